@@ -1,0 +1,111 @@
+/**
+ * The command-line tool: the only way to manage users and their application passwords, and a way to
+ * run migrations. Run as `npm run -s cli -- <command>` against the same DATABASE_URL as the service.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/knex.js';
+import { migrateLatest } from './db/migrate.js';
+import { UserError, UserRepository } from './auth/users.js';
+
+const USAGE = `Usage: npm run -s cli -- <command>
+
+  user add LOGIN --role ROLE [--secret S] [--json]   create a user and print its first secret (once)
+  user list [--json]                                 list users and how many secrets each has
+  user remove LOGIN                                  delete a user and its secrets
+  secret add LOGIN [--secret S] [--json]             add another secret to a user and print it (once)
+  secret revoke LOGIN [--all]                        revoke the user's newest secret, or all of them
+  migrate                                            bring the database schema up to date
+
+ROLE is one of administrator, editor, author, contributor, subscriber.
+Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
+The database is DATABASE_URL (default sqlite:data/events.sqlite).`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      role: { type: 'string' },
+      secret: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const [group, action, login] = positionals;
+  const command = group === 'migrate' ? 'migrate' : `${group} ${action ?? ''}`.trim();
+
+  const config = loadConfig();
+  const { db } = openDatabase(config.databaseUrl);
+  try {
+    const applied = await migrateLatest(db);
+    if (command === 'migrate') {
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
+      return 0;
+    }
+    const users = new UserRepository(db);
+    const needLogin = (): string => {
+      if (!login) throw new UsageError(`${command} needs a LOGIN`);
+      return login;
+    };
+    switch (command) {
+      case 'user add': {
+        if (!values.role) throw new UsageError('user add needs --role ROLE');
+        const { user, secret } = await users.add(needLogin(), values.role, values.secret);
+        if (values.json) console.log(JSON.stringify({ id: user.id, login: user.login, role: user.role, secret }));
+        else console.log(`created ${user.role} "${user.login}" (id ${user.id})\nsecret (shown once): ${secret}`);
+        return 0;
+      }
+      case 'user list': {
+        const list = await users.list();
+        if (values.json) console.log(JSON.stringify(list));
+        else for (const u of list) console.log(`${u.id}\t${u.login}\t${u.role}\t${u.secrets} secret(s)`);
+        return 0;
+      }
+      case 'user remove':
+        await users.remove(needLogin());
+        console.log(`removed "${login}"`);
+        return 0;
+      case 'secret add': {
+        const user = needLogin();
+        const { secret, secretId } = await users.addSecret(user, values.secret);
+        if (values.json) console.log(JSON.stringify({ id: secretId, login: user, secret }));
+        else console.log(`secret ${secretId} for "${user}" (shown once): ${secret}`);
+        return 0;
+      }
+      case 'secret revoke': {
+        const count = await users.revokeSecrets(needLogin(), values.all);
+        console.log(`revoked ${count} secret(s) of "${login}"`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UserError) {
+      console.error(`error: ${err.message}`);
+      process.exit(1);
+    }
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    console.error(`error: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,15 @@
+/** Driver errors told apart in one place, so both engines lead to the same response. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** The database cannot be reached (refused, timed out, gone away, pool exhausted). */
+export function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  const name = (err as { name?: string }).name ?? '';
+  return (
+    ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ECONNRESET'].includes(code) ||
+    name === 'KnexTimeoutError'
+  );
+}

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export type Engine = 'sqlite' | 'mysql';
+
+/** Where a DATABASE_URL points, parsed once. */
+export interface DatabaseTarget {
+  engine: Engine;
+  /** A human description for logs: the file, or host/database (never the password). */
+  description: string;
+  knexConfig: Knex.Config;
+}
+
+/**
+ * Parses DATABASE_URL: `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db`.
+ * All per-engine tuning lives here so both engines return the same values to the repositories.
+ */
+export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const filename = databaseUrl.slice('sqlite:'.length);
+    if (filename === '') throw new Error('DATABASE_URL sqlite: needs a path or :memory:');
+    return {
+      engine: 'sqlite',
+      description: `sqlite ${filename}`,
+      knexConfig: {
+        client: 'better-sqlite3',
+        connection: { filename },
+        useNullAsDefault: true,
+        // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY, and an
+        // in-memory database must stay on a single connection to stay the same database.
+        pool: {
+          min: 1,
+          max: 1,
+          afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+            if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
+            conn.pragma('foreign_keys = ON');
+            conn.pragma('busy_timeout = 5000');
+            conn.pragma('synchronous = NORMAL');
+            done(null, conn);
+          },
+        },
+      },
+    };
+  }
+  if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) {
+    const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
+    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+    if (database === '') throw new Error('DATABASE_URL mysql:// needs a database name');
+    return {
+      engine: 'mysql',
+      description: `mysql ${url.hostname}:${url.port || 3306}/${database}`,
+      knexConfig: {
+        client: 'mysql2',
+        connection: {
+          host: url.hostname,
+          port: Number(url.port || 3306),
+          user: decodeURIComponent(url.username),
+          password: decodeURIComponent(url.password),
+          database,
+          charset: 'utf8mb4',
+          // Dates travel as 'YYYY-MM-DD HH:MM:SS' strings in UTC, decimals as numbers: the same values
+          // SQLite returns.
+          timezone: 'Z',
+          dateStrings: true,
+          decimalNumbers: true,
+          supportBigNumbers: true,
+          connectTimeout: 5000,
+        },
+        pool: {
+          min: 0,
+          max: 10,
+          afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+            conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
+          },
+        },
+        acquireConnectionTimeout: 10000,
+      },
+    };
+  }
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql://, got "${databaseUrl.split(':')[0]}:..."`);
+}
+
+/** Opens the database (creating the folder of a SQLite file on first start). */
+export function openDatabase(databaseUrl: string): { db: Knex; target: DatabaseTarget } {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.engine === 'sqlite') {
+    const filename = (target.knexConfig.connection as { filename: string }).filename;
+    if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  }
+  return { db: knexFactory(target.knexConfig), target };
+}
+
+export function engineOf(db: Knex): Engine {
+  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+}

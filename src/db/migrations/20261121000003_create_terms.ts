@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+import { binaryColumn, tableDefaults } from './helpers.js';
+
+/** Categories and tags share one ID space (one table, told apart by `taxonomy`), and their links to events. */
+export async function up(db: Knex): Promise<void> {
+  await db.schema.createTable('terms', (t) => {
+    tableDefaults(db, t);
+    t.increments('id').primary();
+    t.string('taxonomy', 32).notNullable();
+    t.string('name', 200).notNullable();
+    binaryColumn(db, t.string('slug', 200).notNullable());
+    t.text('description').notNullable();
+    t.integer('parent').unsigned().notNullable().defaultTo(0);
+    t.unique(['taxonomy', 'slug']);
+    t.index(['taxonomy', 'parent']);
+    t.index(['taxonomy', 'name']);
+  });
+  await db.schema.createTable('event_terms', (t) => {
+    tableDefaults(db, t);
+    t.integer('event_id').unsigned().notNullable().references('id').inTable('posts').onDelete('CASCADE');
+    t.integer('term_id').unsigned().notNullable().references('id').inTable('terms').onDelete('CASCADE');
+    t.primary(['event_id', 'term_id']);
+    t.index(['term_id', 'event_id']);
+  });
+}
+
+export async function down(db: Knex): Promise<void> {
+  await db.schema.dropTable('event_terms');
+  await db.schema.dropTable('terms');
+}
