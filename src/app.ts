@@ -1,0 +1,222 @@
+import crypto from 'node:crypto';
+import express, { type Express, type RequestHandler } from 'express';
+import cors from 'cors';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pinoHttp } from 'pino-http';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import './http/request.js';
+import type { Config } from './config.js';
+import { createLogger } from './logger.js';
+import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
+import { inputShapesOf, normaliseBody, queryParser } from './http/input.js';
+import { authenticate } from './http/authentication.js';
+import { errorMiddleware, noRouteHandler } from './http/error-middleware.js';
+import { Urls } from './http/urls.js';
+import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
+import { UserRepository } from './auth/users.js';
+import { buildRouteTable } from './discovery/namespace-index.js';
+import { createOperationTable } from './operations.js';
+
+export interface AppOptions {
+  config: Config;
+  db: Knex;
+  logger?: Logger;
+  /** The clock; tests inject a fixed one. */
+  now?: () => Date;
+}
+
+/** Headers clients may read from another origin: WordPress's list plus the plugin's and ours. */
+const EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages', 'X-Request-Id', 'ETag', 'Location', 'Retry-After'];
+const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'X-Request-Id'];
+
+/** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
+ * every request: logging → WordPress headers → CORS → URL normalisation → body parsers → input
+ * normalisation → authentication → OpenAPI validation (routes, security, parameters, bodies) →
+ * the operation's permission and handler → one error middleware.
+ */
+export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
+  const document = loadDocument();
+  const operations = listOperations(document);
+  const shapes = inputShapesOf(operations);
+  const table = createOperationTable(document, buildRouteTable(operations));
+  const users = new UserRepository(db);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', queryParser(shapes));
+  // Weak ETags on every GET; Express answers If-None-Match with 304 itself.
+  app.set('etag', 'weak');
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId(req, res) {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(wordpressHeaders(config));
+  app.use(
+    cors({
+      origin: true,
+      credentials: true,
+      exposedHeaders: EXPOSED_HEADERS,
+      allowedHeaders: ALLOWED_HEADERS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      maxAge: 600,
+    }),
+  );
+  app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
+  app.use(express.json({ limit: config.bodyLimit }));
+  app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
+  app.use(emptyBodyAsEmptyObject);
+  app.use(normaliseBody(shapes));
+  app.use(authenticate(users));
+  app.use(noStoreForUsers);
+
+  const validatorDocument = { ...document, servers: [{ url: `${config.basePath}/${NAMESPACE}` }] };
+  app.use(
+    OpenApiValidator.middleware({
+      // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
+      // to the namespace and the mount point stays a setting.
+      apiSpec: validatorDocument as never,
+      // Check the document itself at start-up: a broken document must not half-validate requests.
+      validateApiSpec: true,
+      validateRequests: {
+        // WordPress ignores parameters it does not know (contract §2); so do we.
+        allowUnknownQueryParameters: true,
+        // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
+        coerceTypes: true,
+        // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
+        removeAdditional: false,
+        // Report every bad parameter at once, as WordPress lists them all.
+        allErrors: true,
+      },
+      // On in tests (every response must match the document), off in production by default.
+      validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
+      // The document's security requirements decide which operations need a user: writes list only
+      // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
+      // write gets 401 before anything about its input or the record is revealed (contract §4).
+      validateSecurity: {
+        handlers: {
+          basicAuth: async (req) => req.user !== undefined,
+          bearerAuth: async (req) => req.user !== undefined,
+        },
+      },
+      // Formats are checked in full (e.g. real dates), not by the fast approximations.
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
+      // Requests to undocumented paths under the namespace are errors (404), not passed through.
+      ignoreUndocumented: false,
+      // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
+      useRequestUrl: true,
+      // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
+      $refParser: { mode: 'bundle' },
+      // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
+      operationHandlers: false,
+      fileUploader: false,
+    }),
+  );
+  app.use(dispatch(table, config, db, now));
+  app.use(noRouteHandler);
+  app.use(errorMiddleware());
+  return app;
+}
+
+/** Headers WordPress sends on every REST response (plugin-behaviour §2.4). */
+function wordpressHeaders(config: Config): RequestHandler {
+  return (req, res, next) => {
+    const urls = new Urls(config, req);
+    res.locals.urls = urls;
+    res.set({
+      'X-Robots-Tag': 'noindex',
+      'X-Content-Type-Options': 'nosniff',
+      Link: `<${urls.restRoot}/>; rel="https://api.w.org/"`,
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+      'Access-Control-Allow-Headers': ALLOWED_HEADERS.join(', '),
+    });
+    next();
+  };
+}
+
+/**
+ * Trailing slashes are accepted on every route (`/events/` = `/events`); the namespace root itself is
+ * the document's path `/`, so it always gets one. HEAD is served by the GET operation (Node still
+ * sends no body for it).
+ */
+function normaliseUrl(namespaceRoot: string): RequestHandler {
+  return (req, _res, next) => {
+    const queryStart = req.url.indexOf('?');
+    const query = queryStart === -1 ? '' : req.url.slice(queryStart);
+    let pathPart = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
+    if (pathPart.length > 1) pathPart = pathPart.replace(/\/+$/, '') || '/';
+    if (pathPart === namespaceRoot) pathPart += '/';
+    req.url = pathPart + query;
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
+  };
+}
+
+/**
+ * A POST/PUT/PATCH without any body is a request with no parameters, as in WordPress (so a create
+ * says which parameters are missing, and an update changes nothing), not a wrong content type.
+ */
+const emptyBodyAsEmptyObject: RequestHandler = (req, _res, next) => {
+  const bodyless = req.headers['content-type'] === undefined && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+  if (bodyless && ['POST', 'PUT', 'PATCH'].includes(req.method)) {
+    req.headers['content-type'] = 'application/json';
+    req.body = {};
+  }
+  next();
+};
+
+/** Authenticated answers must not be cached by shared caches (as WordPress does). */
+const noStoreForUsers: RequestHandler = (req, res, next) => {
+  if (req.user) {
+    res.set({ 'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private', Expires: 'Wed, 11 Jan 1984 05:00:00 GMT' });
+  }
+  next();
+};
+
+/** Runs the operation the validator matched: its permission, then its handler, then the reply. */
+function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Date): RequestHandler {
+  return async (req, res, next) => {
+    const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
+    const operationId = matched?.schema?.operationId as OperationId | undefined;
+    if (!operationId) return next();
+    const operation = table[operationId] as unknown as {
+      permission: (ctx: OperationContext) => void;
+      handler: (ctx: OperationContext) => ReturnType<OperationTable[OperationId]['handler']>;
+    };
+    const ctx: OperationContext = {
+      operationId,
+      req,
+      res,
+      user: req.user,
+      urls: res.locals.urls as Urls,
+      config,
+      db,
+      now,
+      query: req.query as never,
+      path: (matched?.pathParams ?? req.params) as never,
+      body: (req.body ?? {}) as never,
+    };
+    operation.permission(ctx);
+    const reply = await operation.handler(ctx);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) {
+      // The WordPress discovery Link stays; paging links are added beside it.
+      if (name === 'Link') res.append('Link', value);
+      else res.set(name, value);
+    }
+    res.status(reply.status).json(reply.body);
+  };
+}

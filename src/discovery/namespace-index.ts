@@ -1,0 +1,77 @@
+import { NAMESPACE, type OperationInfo, type ParameterObject, type SchemaObject } from '../openapi/document.js';
+import type { Urls } from '../http/urls.js';
+
+/** JSON-schema keywords WordPress keeps in a route's `args` (plugin-behaviour §7.1). */
+const ARG_KEYWORDS = ['description', 'type', 'default', 'items', 'format', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'anyOf', 'oneOf'];
+
+interface Endpoint {
+  methods: string[];
+  args: Record<string, Record<string, unknown>>;
+}
+
+interface RouteEntry {
+  namespace: string;
+  methods: string[];
+  endpoints: Endpoint[];
+  /** Set for routes without path parameters: their URL relative to the namespace root. */
+  selfPath: string | undefined;
+}
+
+function argOf(schema: SchemaObject, description: string | undefined, required: boolean): Record<string, unknown> {
+  const arg: Record<string, unknown> = {};
+  for (const keyword of ARG_KEYWORDS) {
+    const value = keyword === 'description' ? description ?? schema.description : schema[keyword];
+    if (value !== undefined) arg[keyword] = value;
+  }
+  arg.required = required;
+  return arg;
+}
+
+/** `/events/{id}` → `/tribe/events/v1/events/(?P<id>\d+)`, the WordPress route regex. */
+function routeKey(path: string): string {
+  const tail = path === '/' ? '' : path.replace('{id}', '(?P<id>\\d+)').replace('{slug}', '(?P<slug>[^/]+)');
+  return `/${NAMESPACE}${tail}`;
+}
+
+/**
+ * The namespace index's routes, derived once from the OpenAPI document. Operations on the same path
+ * with the same arguments share one endpoint (so POST, PUT and PATCH on `/events/{id}` form one, like
+ * WordPress's EDITABLE).
+ */
+export function buildRouteTable(operations: OperationInfo[]): Map<string, RouteEntry> {
+  const routes = new Map<string, RouteEntry>();
+  for (const op of operations) {
+    const key = routeKey(op.path);
+    const route = routes.get(key) ?? {
+      namespace: NAMESPACE,
+      methods: [],
+      endpoints: [],
+      selfPath: op.path.includes('{') ? undefined : op.path === '/' ? '' : op.path,
+    };
+    const args: Endpoint['args'] = {};
+    for (const p of op.parameters as ParameterObject[]) {
+      if (p.in === 'query' || p.in === 'path') args[p.name] = argOf(p.schema, p.description, p.required === true);
+    }
+    const body = op.bodySchema;
+    for (const [name, schema] of Object.entries(body?.properties ?? {})) {
+      if (!(name in args)) args[name] = argOf(schema, schema.description, body?.required?.includes(name) ?? false);
+    }
+    const same = route.endpoints.find((e) => JSON.stringify(e.args) === JSON.stringify(args));
+    if (same) same.methods.push(op.method);
+    else route.endpoints.push({ methods: [op.method], args });
+    if (!route.methods.includes(op.method)) route.methods.push(op.method);
+    routes.set(key, route);
+  }
+  return routes;
+}
+
+/** The WordPress namespace index (`GET /wp-json/tribe/events/v1`) with this request's absolute links. */
+export function namespaceIndex(routes: Map<string, RouteEntry>, urls: Urls): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, route] of routes) {
+    const entry: Record<string, unknown> = { namespace: route.namespace, methods: route.methods, endpoints: route.endpoints };
+    if (route.selfPath !== undefined) entry._links = { self: [{ href: `${urls.namespace}${route.selfPath}` }] };
+    out[key] = entry;
+  }
+  return { namespace: NAMESPACE, routes: out, _links: { up: [{ href: `${urls.restRoot}/` }] } };
+}

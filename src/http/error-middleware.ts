@@ -1,0 +1,108 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from './errors.js';
+import { isConnectionError } from '../db/errors.js';
+
+/** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */
+interface ValidatorError {
+  status: number;
+  path?: string;
+  message: string;
+  headers?: Record<string, string>;
+  errors: Array<{ path: string; message: string; errorCode?: string }>;
+}
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  return typeof err === 'object' && err !== null && typeof (err as ValidatorError).status === 'number' && Array.isArray((err as ValidatorError).errors);
+}
+
+/** `/query/per_page` → `per_page`; `/body/venue/venue` → `venue` (the top-level parameter). */
+function parameterName(path: string): { location: string; name: string } {
+  const [, location = '', name = ''] = path.split('/');
+  return { location, name: name.replace(/~1/g, '/').replace(/~0/g, '~') };
+}
+
+const TYPE_MESSAGE = /^must be (integer|number|string|boolean|array|object|null)/;
+
+/**
+ * A 400 from the validator in WordPress terms: any missing required parameter gives
+ * `rest_missing_callback_param` (WordPress checks presence first), otherwise `rest_invalid_param`
+ * with a reason per parameter. A bad path parameter (`/events/abc`) means no route matched, as in
+ * WordPress, whose route regexes only match digits.
+ */
+function fromValidation(err: ValidatorError): RestError {
+  const missing: string[] = [];
+  const invalid: Record<string, ParamProblem> = {};
+  for (const item of err.errors) {
+    const { location, name } = parameterName(item.path);
+    if (location === 'params' || location === 'path') return noRoute();
+    const isRequired = item.errorCode === 'required.openapi.validation' || /must have required property/.test(item.message);
+    if (isRequired && (location === 'query' || (location === 'body' && item.path.split('/').length === 3))) {
+      if (!missing.includes(name)) missing.push(name);
+      continue;
+    }
+    if (name === '' || invalid[name]) continue;
+    const type = TYPE_MESSAGE.exec(item.message);
+    invalid[name] = type
+      ? { message: `${name} is not of type ${type[1]}.`, code: 'rest_invalid_type' }
+      : { message: `${name} ${item.message.replace(/^\/\S+ /, '')}`, code: 'rest_invalid_param' };
+  }
+  if (missing.length) return missingParams(missing);
+  if (Object.keys(invalid).length) return invalidParams(invalid);
+  // A body that is not an object at all (e.g. a JSON string).
+  return invalidParams({ body: { message: err.message } });
+}
+
+/** Everything that can reach the error middleware, as a RestError. Driver text never leaks. */
+export function toRestError(err: unknown): RestError {
+  if (err instanceof RestError) return err;
+  const type = (err as { type?: string }).type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new RestError(400, 'rest_invalid_json', 'Invalid JSON body passed.', { json_error_code: 4, json_error_message: 'Syntax error' });
+    case 'entity.too.large':
+      return new RestError(413, 'rest_request_too_large', 'The request body is too large.');
+    case 'parameters.too.many':
+      return new RestError(413, 'rest_request_too_large', 'The request has too many parameters.');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new RestError(415, 'rest_unsupported_media_type', 'The request body encoding is not supported.');
+  }
+  if (isValidatorError(err)) {
+    switch (err.status) {
+      case 400:
+        return fromValidation(err);
+      case 401:
+        // The document's security requirement for the operation was not met: nobody is logged in.
+        return forbidden(false);
+      case 404:
+      case 405:
+        // WordPress answers an unknown path and an unsupported method on a known path alike.
+        return noRoute();
+      case 413:
+        return new RestError(413, 'rest_request_too_large', 'The request body is too large.');
+      case 415:
+        return new RestError(415, 'rest_unsupported_media_type', `Unsupported content type: use application/json or application/x-www-form-urlencoded.`);
+    }
+  }
+  if (isConnectionError(err)) {
+    return new RestError(503, 'rest_database_unavailable', 'The database is unavailable. Try again shortly.', {}, { 'Retry-After': '5' });
+  }
+  return new RestError(500, 'rest_internal_error', 'An internal error occurred.');
+}
+
+/** The one error middleware: every failure becomes the WordPress envelope. 5xx are logged with the request id. */
+export function errorMiddleware(): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = toRestError(err);
+    // Only a real fault is an error; 501 (not yet built) and 503 (database away) are expected states.
+    if (error.status === 500) req.log.error({ err }, 'request failed');
+    else if (error.status >= 500) req.log.warn({ code: error.code }, 'request not served');
+    else req.log.debug({ err }, 'request refused');
+    if (res.headersSent) return;
+    res.set(error.headers);
+    res.status(error.status).json(error.toBody());
+  };
+}
+
+/** Requests that matched nothing: outside the namespace, or not handled. */
+export const noRouteHandler: RequestHandler = (_req, _res, next) => next(noRoute());

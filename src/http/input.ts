@@ -1,0 +1,105 @@
+import qs from 'qs';
+import type { RequestHandler } from 'express';
+import type { OperationInfo, SchemaObject } from '../openapi/document.js';
+
+/**
+ * Input forms the plugin's clients send that the OpenAPI validator does not accept as they are
+ * (contract §2): booleans as `1`/`0`/`TRUE`, lists as `a=1,2`, `a[]=1&a[]=2` or a JSON array. They
+ * are rewritten into the one form the document declares, before validation, by parameter name. Which
+ * names are booleans or lists is read from the document at start-up, so the two cannot drift.
+ */
+export interface InputShapes {
+  queryBooleans: Set<string>;
+  queryLists: Set<string>;
+  bodyBooleans: Set<string>;
+  bodyLists: Set<string>;
+}
+
+type Kind = 'boolean' | 'list' | 'other';
+
+function kindOf(schema: SchemaObject | undefined): Kind {
+  if (!schema) return 'other';
+  if (schema.type === 'boolean') return 'boolean';
+  if (schema.type === 'array') return 'list';
+  return 'other';
+}
+
+/** Collects names that are booleans (or lists) wherever they appear; a name used both ways is left alone. */
+export function inputShapesOf(operations: OperationInfo[]): InputShapes {
+  const query = new Map<string, Set<Kind>>();
+  const body = new Map<string, Set<Kind>>();
+  const note = (map: Map<string, Set<Kind>>, name: string, kind: Kind) => map.set(name, (map.get(name) ?? new Set()).add(kind));
+  for (const op of operations) {
+    for (const p of op.parameters) if (p.in === 'query') note(query, p.name, kindOf(p.schema));
+    for (const [name, schema] of Object.entries(op.bodySchema?.properties ?? {})) note(body, name, kindOf(schema));
+  }
+  const only = (map: Map<string, Set<Kind>>, kind: Kind) =>
+    new Set([...map].filter(([, kinds]) => kinds.size === 1 && kinds.has(kind)).map(([name]) => name));
+  return {
+    queryBooleans: only(query, 'boolean'),
+    queryLists: only(query, 'list'),
+    bodyBooleans: only(body, 'boolean'),
+    bodyLists: only(body, 'list'),
+  };
+}
+
+const TRUE = /^(true|1)$/i;
+const FALSE = /^(false|0)$/i;
+
+/** `1`, `TRUE`, `"true"`, 1 → true; `0`, `False`, 0 → false; anything else is left for the validator to refuse. */
+export function normaliseBoolean(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (TRUE.test(trimmed)) return true;
+    if (FALSE.test(trimmed)) return false;
+  }
+  if (value === 1) return true;
+  if (value === 0) return false;
+  return value;
+}
+
+/** `"1, 2"` → `["1","2"]`; arrays are flattened the same way; a lone scalar becomes a one-item list. */
+export function normaliseList(value: unknown): unknown {
+  if (typeof value === 'string') return value.trim() === '' ? [] : value.split(',').map((item) => item.trim());
+  if (Array.isArray(value)) return value.flatMap((item) => (typeof item === 'string' && item.includes(',') ? item.split(',').map((s) => s.trim()) : [item]));
+  if (typeof value === 'number') return [value];
+  return value;
+}
+
+/**
+ * Express's query parser, replaced: `qs` (bracket lists such as `a[]=1`) plus the normalisation above.
+ * Query booleans stay strings (`'true'`/`'false'`) because the validator coerces query strings itself.
+ */
+export function queryParser(shapes: InputShapes): (query: string) => Record<string, unknown> {
+  return (query) => {
+    const parsed = qs.parse(query, { depth: 2, arrayLimit: 100, parameterLimit: 1000, allowDots: false }) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(parsed)) {
+      if (shapes.queryLists.has(name)) {
+        const list = normaliseList(value);
+        // An empty list parameter (`include=`) stays visible as one empty item, so validation refuses it.
+        parsed[name] = Array.isArray(list) && list.length === 0 ? [''] : list;
+      } else if (shapes.queryBooleans.has(name)) {
+        const flag = normaliseBoolean(value);
+        parsed[name] = typeof flag === 'boolean' ? String(flag) : value;
+      } else if (Array.isArray(value)) {
+        // A repeated scalar (`page=1&page=2`): WordPress takes the last value.
+        parsed[name] = value[value.length - 1];
+      }
+    }
+    return parsed;
+  };
+}
+
+/** Rewrites top-level body fields in place (bodies are plain objects, unlike Express 5's `req.query`). */
+export function normaliseBody(shapes: InputShapes): RequestHandler {
+  return (req, _res, next) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      for (const [name, value] of Object.entries(body)) {
+        if (shapes.bodyBooleans.has(name)) body[name] = normaliseBoolean(value);
+        else if (shapes.bodyLists.has(name)) body[name] = normaliseList(value);
+      }
+    }
+    next();
+  };
+}

@@ -1,0 +1,85 @@
+import type { Request } from 'express';
+
+/** The plugin silently serves at most 50 records per page (filters `tribe_rest_*_max_per_page`). */
+export const MAX_PER_PAGE = 50;
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+/** `page` and `per_page` as validated, with `per_page` clamped to 50 (validation runs before clamping). */
+export function pageRequest(page: number | undefined, perPage: number | undefined): PageRequest {
+  const p = page ?? 1;
+  const size = Math.min(perPage ?? 10, MAX_PER_PAGE);
+  return { page: p, perPage: size, offset: (p - 1) * size };
+}
+
+export interface PageLinks {
+  restUrl: string;
+  nextUrl: string | undefined;
+  previousUrl: string | undefined;
+  total: number;
+  totalPages: number;
+}
+
+/**
+ * The query names the client actually sent (bracket forms such as `a[]` reduced to `a`), in the order
+ * sent. Paging URLs carry these, so following `next_rest_url` keeps every filter.
+ */
+export function sentQueryNames(req: Request): string[] {
+  const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+  const names: string[] = [];
+  for (const key of new URLSearchParams(search).keys()) {
+    const name = key.replace(/\[.*$/, '');
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+function encodeValue(value: unknown): string {
+  return Array.isArray(value) ? value.map(String).join(',') : String(value);
+}
+
+/**
+ * Paging URLs for a list: `{base}/` (trailing slash, as the plugin) plus `page`, `per_page` and then
+ * every other argument, URL-encoded, lists as CSV. `next` only when a next page exists, `previous`
+ * only for page > 1 (without `page` when it is page 1, as the plugin).
+ */
+export function pageLinks(baseUrl: string, args: Record<string, unknown>, page: PageRequest, total: number): PageLinks {
+  const totalPages = total === 0 ? 0 : Math.ceil(total / page.perPage);
+  const build = (pageNumber: number | undefined): string => {
+    const params = new URLSearchParams();
+    if (pageNumber !== undefined) params.set('page', String(pageNumber));
+    params.set('per_page', String(page.perPage));
+    for (const [name, value] of Object.entries(args)) {
+      if (name === 'page' || name === 'per_page' || value === undefined || value === null) continue;
+      params.set(name, encodeValue(value));
+    }
+    return `${baseUrl}/?${params.toString()}`;
+  };
+  return {
+    restUrl: build(page.page),
+    nextUrl: page.page < totalPages ? build(page.page + 1) : undefined,
+    previousUrl: page.page > 1 ? build(page.page - 1 === 1 ? undefined : page.page - 1) : undefined,
+    total,
+    totalPages,
+  };
+}
+
+/** The list headers: the plugin's `X-TEC-*`, WordPress's `X-WP-*`, and an RFC 8288 `Link`. */
+export function pageHeaders(links: PageLinks): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-TEC-Total': String(links.total),
+    'X-TEC-TotalPages': String(links.totalPages),
+    'X-WP-Total': String(links.total),
+    'X-WP-TotalPages': String(links.totalPages),
+  };
+  const link = [
+    links.nextUrl ? `<${links.nextUrl}>; rel="next"` : undefined,
+    links.previousUrl ? `<${links.previousUrl}>; rel="prev"` : undefined,
+  ].filter(Boolean);
+  if (link.length) headers.Link = link.join(', ');
+  return headers;
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+
+/** The namespace every route lives in, relative to the base path. */
+export const NAMESPACE = 'tribe/events/v1';
+
+/** The parts of an OpenAPI 3.0 document the service reads. The validator checks the rest. */
+export interface ApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  servers: Array<{ url: string; description?: string }>;
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+export interface SchemaObject {
+  type?: string;
+  items?: SchemaObject;
+  properties?: Record<string, SchemaObject>;
+  required?: string[];
+  anyOf?: SchemaObject[];
+  oneOf?: SchemaObject[];
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  [key: string]: unknown;
+}
+
+export interface ParameterObject {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  description?: string;
+  schema: SchemaObject;
+  [key: string]: unknown;
+}
+
+/** One operation of the document, with its `$ref`s resolved. */
+export interface OperationInfo {
+  operationId: string;
+  method: string;
+  /** The path as written in the document, relative to the namespace (`/events/{id}`). */
+  path: string;
+  parameters: ParameterObject[];
+  /** The schema of the request body (the JSON one; the form one is the same), if any. */
+  bodySchema: SchemaObject | undefined;
+  /** `true` when the operation can be called without credentials (its security lists `{}`). */
+  allowsAnonymous: boolean;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The folder holding package.json, found from this module whether it runs from src/ or dist/src/. */
+export function projectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return dir;
+}
+
+export const DOCUMENT_PATH = path.join(projectRoot(), 'openapi', 'openapi.yaml');
+
+/** Reads the hand-written document. Each call returns a fresh copy the caller may change. */
+export function loadDocument(file: string = DOCUMENT_PATH): ApiDocument {
+  return YAML.parse(fs.readFileSync(file, 'utf8')) as ApiDocument;
+}
+
+/** Resolves a local `$ref` (`#/components/...`), following chains. */
+export function resolveRef<T>(doc: ApiDocument, value: T | { $ref: string }): T {
+  let current: unknown = value;
+  for (let hops = 0; hops < 20 && current && typeof current === 'object' && '$ref' in current; hops++) {
+    const ref = (current as { $ref: string }).$ref;
+    if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported: ${ref}`);
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  }
+  return current as T;
+}
+
+/** Resolves every `$ref` inside a schema (properties, items, anyOf/oneOf), without cycles. */
+export function resolveSchema(doc: ApiDocument, schema: SchemaObject | { $ref: string }, seen = new Set<string>()): SchemaObject {
+  if ('$ref' in schema && typeof schema.$ref === 'string') {
+    if (seen.has(schema.$ref)) return {};
+    seen = new Set(seen).add(schema.$ref);
+  }
+  const resolved = resolveRef<SchemaObject>(doc, schema);
+  const out: SchemaObject = { ...resolved };
+  if (resolved.items) out.items = resolveSchema(doc, resolved.items, seen);
+  if (resolved.properties) {
+    out.properties = Object.fromEntries(Object.entries(resolved.properties).map(([k, v]) => [k, resolveSchema(doc, v, seen)]));
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (resolved[key]) out[key] = resolved[key]!.map((s) => resolveSchema(doc, s, seen));
+  }
+  return out;
+}
+
+/** Every operation of the document, in document order. */
+export function listOperations(doc: ApiDocument): OperationInfo[] {
+  const topSecurity = (doc.security as Array<Record<string, unknown>> | undefined) ?? [];
+  const operations: OperationInfo[] = [];
+  for (const [routePath, pathItem] of Object.entries(doc.paths)) {
+    const shared = ((pathItem.parameters as unknown[]) ?? []).map((p) => resolveRef<ParameterObject>(doc, p as ParameterObject));
+    for (const method of HTTP_METHODS) {
+      const op = pathItem[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const own = ((op.parameters as unknown[]) ?? []).map((p) => resolveRef<ParameterObject>(doc, p as ParameterObject));
+      const parameters = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own].map((p) => ({
+        ...p,
+        schema: resolveSchema(doc, p.schema),
+      }));
+      const body = op.requestBody ? resolveRef<{ content: Record<string, { schema: SchemaObject }> }>(doc, op.requestBody as never) : undefined;
+      const bodyContent = body?.content['application/json'] ?? (body ? Object.values(body.content)[0] : undefined);
+      const security = (op.security as Array<Record<string, unknown>> | undefined) ?? topSecurity;
+      operations.push({
+        operationId: String(op.operationId),
+        method: method.toUpperCase(),
+        path: routePath,
+        parameters,
+        bodySchema: bodyContent ? resolveSchema(doc, bodyContent.schema) : undefined,
+        allowsAnonymous: security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0),
+      });
+    }
+  }
+  return operations;
+}

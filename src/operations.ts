@@ -1,0 +1,74 @@
+import type { ApiDocument } from './openapi/document.js';
+import { allowPublic, type Operation, type OperationId, type OperationTable } from './http/operation.js';
+import { notImplemented } from './http/errors.js';
+import { buildRouteTable, namespaceIndex } from './discovery/namespace-index.js';
+import { documentationFor } from './discovery/documentation.js';
+import { categoryOperations, tagOperations } from './terms/handlers.js';
+
+/**
+ * An operation whose capability belongs to a later issue: it answers 501 `rest_not_implemented`.
+ * This is the only place a 501 comes from.
+ */
+function pending<Op extends OperationId>(operationId: Op): Operation<Op> {
+  return {
+    permission: allowPublic,
+    handler: async () => {
+      throw notImplemented(operationId);
+    },
+  };
+}
+
+/** operationId → permission + handler, for every operation of the document (checked by the compiler). */
+export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>): OperationTable {
+  return {
+    getNamespaceIndex: {
+      permission: allowPublic,
+      handler: async (ctx) => ({ status: 200, body: namespaceIndex(routes, ctx.urls) }),
+    },
+    getDocumentation: {
+      permission: allowPublic,
+      handler: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
+    },
+    ...categoryOperations,
+    ...tagOperations,
+
+    listEvents: pending('listEvents'),
+    createEvent: pending('createEvent'),
+    getEvent: pending('getEvent'),
+    updateEvent: pending('updateEvent'),
+    putEvent: pending('putEvent'),
+    patchEvent: pending('patchEvent'),
+    deleteEvent: pending('deleteEvent'),
+    getEventBySlug: pending('getEventBySlug'),
+    updateEventBySlug: pending('updateEventBySlug'),
+    putEventBySlug: pending('putEventBySlug'),
+    patchEventBySlug: pending('patchEventBySlug'),
+    deleteEventBySlug: pending('deleteEventBySlug'),
+
+    listVenues: pending('listVenues'),
+    createVenue: pending('createVenue'),
+    getVenue: pending('getVenue'),
+    updateVenue: pending('updateVenue'),
+    putVenue: pending('putVenue'),
+    patchVenue: pending('patchVenue'),
+    deleteVenue: pending('deleteVenue'),
+    getVenueBySlug: pending('getVenueBySlug'),
+    updateVenueBySlug: pending('updateVenueBySlug'),
+    putVenueBySlug: pending('putVenueBySlug'),
+    patchVenueBySlug: pending('patchVenueBySlug'),
+    deleteVenueBySlug: pending('deleteVenueBySlug'),
+
+    listOrganizers: pending('listOrganizers'),
+    createOrganizer: pending('createOrganizer'),
+    getOrganizer: pending('getOrganizer'),
+    updateOrganizer: pending('updateOrganizer'),
+    putOrganizer: pending('putOrganizer'),
+    patchOrganizer: pending('patchOrganizer'),
+    deleteOrganizer: pending('deleteOrganizer'),
+    getOrganizerBySlug: pending('getOrganizerBySlug'),
+    updateOrganizerBySlug: pending('updateOrganizerBySlug'),
+    putOrganizerBySlug: pending('putOrganizerBySlug'),
+    patchOrganizerBySlug: pending('patchOrganizerBySlug'),
+    deleteOrganizerBySlug: pending('deleteOrganizerBySlug'),
+  };
+}

@@ -1,0 +1,200 @@
+import type { Knex } from 'knex';
+import { likeEscape, withUniqueSlug } from '../text/slugs.js';
+import type { Taxonomy } from './taxonomies.js';
+
+/** A row of `terms`, with numbers cast (the mapper's input). */
+export interface TermRow {
+  id: number;
+  taxonomy: string;
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+}
+
+export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
+
+export interface TermListFilter {
+  search?: string;
+  include?: number[];
+  exclude?: number[];
+  parent?: number;
+  eventId?: number;
+  slug?: string;
+  hideEmpty: boolean;
+  orderBy: TermOrderBy;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+function toRow(row: Record<string, unknown>): TermRow {
+  return {
+    id: Number(row.id),
+    taxonomy: String(row.taxonomy),
+    name: String(row.name),
+    slug: String(row.slug),
+    description: String(row.description),
+    parent: Number(row.parent),
+  };
+}
+
+/** All Knex for event categories and tags (one table, one ID space). */
+export class TermRepository {
+  constructor(private readonly db: Knex) {}
+
+  /** The number of published events carrying the term: WordPress's term `count`. */
+  private publishedCount(db: Knex) {
+    return db('event_terms as ec').join('posts as pc', 'pc.id', 'ec.event_id').where('pc.status', 'publish').whereRaw('ec.term_id = t.id');
+  }
+
+  async findById(id: number): Promise<TermRow | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.db('terms').where({ id }).first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /** One page of a taxonomy's terms and the size of the whole filtered set. */
+  async list(taxonomy: Taxonomy, filter: TermListFilter): Promise<{ rows: TermRow[]; counts: Map<number, number>; total: number }> {
+    const base = this.db('terms as t').where('t.taxonomy', taxonomy.name);
+    if (filter.search !== undefined) {
+      const pattern = `%${likeEscape(filter.search.toLowerCase())}%`;
+      base.where((q) => q.whereRaw("lower(t.name) like ? escape '!'", [pattern]).orWhereRaw("lower(t.slug) like ? escape '!'", [pattern]));
+    }
+    if (filter.include?.length) base.whereIn('t.id', filter.include);
+    if (filter.exclude?.length) base.whereNotIn('t.id', filter.exclude);
+    if (filter.parent !== undefined) base.where('t.parent', filter.parent);
+    if (filter.slug !== undefined) base.where('t.slug', filter.slug);
+    if (filter.eventId !== undefined) {
+      base.whereExists(this.db('event_terms as ef').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId));
+    }
+    if (filter.hideEmpty) base.whereExists(this.publishedCount(this.db).select(this.db.raw('1')));
+
+    const [{ n }] = await base.clone().count({ n: '*' });
+    const page = base.clone().select('t.*', this.publishedCount(this.db).count('*').as('published_count'));
+    this.applyOrder(page, filter);
+    const rows = await page.limit(filter.limit).offset(filter.offset);
+    return {
+      rows: rows.map(toRow),
+      counts: new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), Number(row.published_count)])),
+      total: Number(n),
+    };
+  }
+
+  private applyOrder(query: Knex.QueryBuilder, filter: TermListFilter): void {
+    const direction = filter.order;
+    switch (filter.orderBy) {
+      case 'slug':
+        query.orderBy('t.slug', direction);
+        break;
+      case 'id':
+      case 'term_id':
+      case 'term_group':
+      case 'none':
+        break;
+      case 'description':
+        query.orderByRaw(`lower(t.description) ${direction}`);
+        break;
+      case 'count':
+        query.orderBy('published_count', direction);
+        break;
+      case 'parent':
+        query.orderBy('t.parent', direction);
+        break;
+      case 'include':
+        if (filter.include?.length) {
+          // The order of the include list itself.
+          query.orderByRaw(`case t.id ${filter.include.map(() => 'when ? then ?').join(' ')} end ${direction}`, filter.include.flatMap((id, i) => [id, i]));
+        } else {
+          query.orderByRaw(`lower(t.name) ${direction}`);
+        }
+        break;
+      default:
+        // Names sort case-insensitively on both engines (MySQL's collation does it; SQLite needs lower()).
+        query.orderByRaw(`lower(t.name) ${direction}`);
+    }
+    // A unique tiebreaker keeps pages stable and identical on both engines.
+    query.orderBy('t.id', filter.orderBy === 'id' || filter.orderBy === 'term_id' ? direction : 'asc');
+  }
+
+  /** Published-event counts for some terms. */
+  async countsFor(ids: number[]): Promise<Map<number, number>> {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    const rows = await this.db('event_terms as ec')
+      .join('posts as pc', 'pc.id', 'ec.event_id')
+      .where('pc.status', 'publish')
+      .whereIn('ec.term_id', ids)
+      .groupBy('ec.term_id')
+      .select('ec.term_id')
+      .count({ n: '*' });
+    for (const row of rows as Array<{ term_id: number; n: number }>) counts.set(Number(row.term_id), Number(row.n));
+    return counts;
+  }
+
+  /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
+  async ancestorsOf(rows: TermRow[]): Promise<Map<number, TermRow>> {
+    const known = new Map<number, TermRow>(rows.map((row) => [row.id, row]));
+    let missing = [...new Set(rows.map((row) => row.parent).filter((id) => id !== 0 && !known.has(id)))];
+    for (let depth = 0; missing.length > 0 && depth < 100; depth++) {
+      const found = (await this.db('terms').whereIn('id', missing)).map(toRow);
+      for (const row of found) known.set(row.id, row);
+      missing = [...new Set(found.map((row) => row.parent).filter((id) => id !== 0 && !known.has(id)))];
+    }
+    return known;
+  }
+
+  /** The ids among `ids` that are not terms of the taxonomy. */
+  async unknownIds(taxonomy: Taxonomy, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await this.db('terms').where('taxonomy', taxonomy.name).whereIn('id', ids).pluck('id')).map(Number));
+    return ids.filter((id) => !found.has(id));
+  }
+
+  /** A term of the taxonomy with this name (case-insensitive) under this parent. */
+  async findByName(taxonomy: Taxonomy, parent: number, name: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name, parent }).whereRaw('lower(name) = ?', [name.toLowerCase()]).orderBy('id').first();
+    return row ? toRow(row) : undefined;
+  }
+
+  async findBySlug(taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name, slug }).first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /** Inserts a term under the first free slug at or after `baseSlug`; returns its id. */
+  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>, baseSlug: string): Promise<number> {
+    return withUniqueSlug(
+      this.db,
+      baseSlug,
+      (base) => this.db('terms').where('taxonomy', taxonomy.name).where('slug', 'like', `${likeEscape(base)}%`).whereRaw("1 = 1").pluck('slug'),
+      async (slug) => {
+        const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug });
+        return Number(id);
+      },
+    );
+  }
+
+  async update(id: number, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>): Promise<void> {
+    if (Object.keys(changes).length) await this.db('terms').where({ id }).update(changes);
+  }
+
+  /** Deletes a term for good: its children move up to its parent, its event links go with it. */
+  async delete(term: TermRow): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
+      await trx('terms').where({ id: term.id }).delete();
+    });
+  }
+
+  /** Ids of the term and all its descendants (to refuse a parent that would make a cycle). */
+  async descendantIds(id: number): Promise<Set<number>> {
+    const ids = new Set([id]);
+    let frontier = [id];
+    while (frontier.length) {
+      frontier = (await this.db('terms').whereIn('parent', frontier).pluck('id')).map(Number).filter((child) => !ids.has(child));
+      for (const child of frontier) ids.add(child);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,56 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { UserRepository } from '../../src/auth/users.js';
+import type { Role } from '../../src/auth/capabilities.js';
+import { openTestDatabase } from './database.js';
+
+/** Every API test runs with response validation on: a response the document does not describe is a 500. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'error' }), validateResponses: true, publicUrl: undefined, ...overrides };
+}
+
+export interface TestApp {
+  app: Express;
+  /** supertest against the app; no network listener. */
+  http: () => ReturnType<typeof request>;
+}
+
+export async function testApp(overrides: Partial<Config> = {}, now?: () => Date): Promise<TestApp> {
+  const { db } = await openTestDatabase();
+  const config = testConfig(overrides);
+  const app = createApp({ config, db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'), now });
+  return { app, http: () => request(app) };
+}
+
+export const NS = '/wp-json/tribe/events/v1';
+
+export interface TestUser {
+  id: number;
+  login: string;
+  role: Role;
+  secret: string;
+  /** The value of an Authorization header for this user (HTTP Basic). */
+  authorization: string;
+}
+
+/** Creates a user of the role, with a known secret. */
+export async function createUser(role: Role, login: string = role): Promise<TestUser> {
+  const { db } = await openTestDatabase();
+  const secret = `${login}-secret-0123456789`;
+  const { user } = await new UserRepository(db).add(login, role, secret);
+  return { ...user, secret, authorization: `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}` };
+}
+
+/** One user of every role. */
+export async function createUsers(): Promise<Record<Role, TestUser>> {
+  return {
+    administrator: await createUser('administrator'),
+    editor: await createUser('editor'),
+    author: await createUser('author'),
+    contributor: await createUser('contributor'),
+    subscriber: await createUser('subscriber'),
+  };
+}

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { openDatabase, type DatabaseTarget } from '../../src/db/knex.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+
+/**
+ * The database the whole run uses: in-memory SQLite by default, or the MySQL/MariaDB database named
+ * by TEST_DATABASE_URL (CI sets it). It is emptied and migrated once per run, and emptied again by
+ * `resetDatabase` before every test.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'sqlite::memory:';
+
+let opened: { db: Knex; target: DatabaseTarget } | undefined;
+
+/** Tables in an order that respects foreign keys when emptying them. */
+const TABLES = ['event_terms', 'event_venues', 'event_organizers', 'terms', 'images', 'events', 'venues', 'organizers', 'posts', 'secrets', 'users'];
+
+export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTarget }> {
+  if (opened) return opened;
+  opened = openDatabase(TEST_DATABASE_URL);
+  const { db } = opened;
+  // Start from nothing, so a schema left by an earlier run cannot hide a migration bug.
+  if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 0');
+  for (const table of [...TABLES, 'knex_migrations', 'knex_migrations_lock']) await db.schema.dropTableIfExists(table);
+  if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 1');
+  await migrateLatest(db);
+  return opened;
+}
+
+export async function resetDatabase(db: Knex): Promise<void> {
+  await db('posts').update({ image_id: null });
+  for (const table of TABLES) await db(table).delete();
+}
+
+export async function closeTestDatabase(): Promise<void> {
+  await opened?.db.destroy();
+  opened = undefined;
+}
