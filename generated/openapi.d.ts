@@ -86,24 +86,24 @@ export interface paths {
         get: operations["getEvent"];
         /**
          * Update an event by ID (PUT)
-         * @description Updates a event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. Same as POST.
+         * @description Updates an event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. PUT behaves exactly like POST.
          */
         put: operations["putEvent"];
         /**
          * Update an event by ID
-         * @description Updates a event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create.
+         * @description Updates an event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create.
          */
         post: operations["updateEvent"];
         /**
          * Delete an event by ID
-         * @description Moves a event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
          */
         delete: operations["deleteEvent"];
         options?: never;
         head?: never;
         /**
          * Update an event by ID (PATCH)
-         * @description Updates a event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. Same as POST.
+         * @description Updates an event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. PATCH behaves exactly like POST.
          */
         patch: operations["patchEvent"];
         trace?: never;
@@ -125,24 +125,24 @@ export interface paths {
         get: operations["getEventBySlug"];
         /**
          * Update an event by slug (PUT)
-         * @description Updates a event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin). Same as POST.
+         * @description Updates an event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin). PUT behaves exactly like POST.
          */
         put: operations["putEventBySlug"];
         /**
          * Update an event by slug
-         * @description Updates a event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin).
+         * @description Updates an event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin).
          */
         post: operations["updateEventBySlug"];
         /**
          * Delete an event by slug
-         * @description Moves a event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
          */
         delete: operations["deleteEventBySlug"];
         options?: never;
         head?: never;
         /**
          * Update an event by slug (PATCH)
-         * @description Updates a event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin). Same as POST.
+         * @description Updates an event (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. A `slug` in the body renames the event (impossible with the plugin). PATCH behaves exactly like POST.
          */
         patch: operations["patchEventBySlug"];
         trace?: never;
@@ -188,7 +188,7 @@ export interface paths {
         get: operations["getVenue"];
         /**
          * Update a venue by ID (PUT)
-         * @description Updates a venue (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. Same as POST.
+         * @description Updates a venue (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. PUT behaves exactly like POST.
          */
         put: operations["putVenue"];
         /**
@@ -205,7 +205,7 @@ export interface paths {
         head?: never;
         /**
          * Update a venue by ID (PATCH)
-         * @description Updates a venue (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. Same as POST.
+         * @description Updates a venue (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. PATCH behaves exactly like POST.
          */
         patch: operations["patchVenue"];
         trace?: never;
@@ -227,7 +227,7 @@ export interface paths {
         get: operations["getVenueBySlug"];
         /**
          * Update a venue by slug (PUT)
-         * @description Updates a venue (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the venue (impossible with the plugin). Same as POST.
+         * @description Updates a venue (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the venue (impossible with the plugin). PUT behaves exactly like POST.
          */
         put: operations["putVenueBySlug"];
         /**
@@ -244,7 +244,7 @@ export interface paths {
         head?: never;
         /**
          * Update a venue by slug (PATCH)
-         * @description Updates a venue (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the venue (impossible with the plugin). Same as POST.
+         * @description Updates a venue (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this venue: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the venue (impossible with the plugin). PATCH behaves exactly like POST.
          */
         patch: operations["patchVenueBySlug"];
         trace?: never;
@@ -264,7 +264,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organizer
-         * @description Creates a organizer. Needs the right to edit organizers (contributors and up); the status scale-back of events applies to contributors. When a organizer with the same non-empty name and contact fields exists it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the organizer and a `Location` header.
+         * @description Creates an organizer. Needs the right to edit organizers (contributors and up); the status scale-back of events applies to contributors. When an organizer with the same non-empty name and contact fields exists it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the organizer and a `Location` header.
          */
         post: operations["createOrganizer"];
         delete?: never;
@@ -290,24 +290,24 @@ export interface paths {
         get: operations["getOrganizer"];
         /**
          * Update an organizer by ID (PUT)
-         * @description Updates a organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. Same as POST.
+         * @description Updates an organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. PUT behaves exactly like POST.
          */
         put: operations["putOrganizer"];
         /**
          * Update an organizer by ID
-         * @description Updates a organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body.
+         * @description Updates an organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body.
          */
         post: operations["updateOrganizer"];
         /**
          * Delete an organizer by ID
-         * @description Moves a organizer (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `organizer-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed organizer is restored by updating its `status`. Trashing a organizer unlinks it from its events.
+         * @description Moves an organizer (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `organizer-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed organizer is restored by updating its `status`. Trashing an organizer unlinks it from its events.
          */
         delete: operations["deleteOrganizer"];
         options?: never;
         head?: never;
         /**
          * Update an organizer by ID (PATCH)
-         * @description Updates a organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. Same as POST.
+         * @description Updates an organizer (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. PATCH behaves exactly like POST.
          */
         patch: operations["patchOrganizer"];
         trace?: never;
@@ -329,24 +329,24 @@ export interface paths {
         get: operations["getOrganizerBySlug"];
         /**
          * Update an organizer by slug (PUT)
-         * @description Updates a organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin). Same as POST.
+         * @description Updates an organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin). PUT behaves exactly like POST.
          */
         put: operations["putOrganizerBySlug"];
         /**
          * Update an organizer by slug
-         * @description Updates a organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin).
+         * @description Updates an organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin).
          */
         post: operations["updateOrganizerBySlug"];
         /**
          * Delete an organizer by slug
-         * @description Moves a organizer (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `organizer-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed organizer is restored by updating its `status`. Trashing a organizer unlinks it from its events.
+         * @description Moves an organizer (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `organizer-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed organizer is restored by updating its `status`. Trashing an organizer unlinks it from its events.
          */
         delete: operations["deleteOrganizerBySlug"];
         options?: never;
         head?: never;
         /**
          * Update an organizer by slug (PATCH)
-         * @description Updates a organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin). Same as POST.
+         * @description Updates an organizer (by slug). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this organizer: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. A `slug` in the body renames the organizer (impossible with the plugin). PATCH behaves exactly like POST.
          */
         patch: operations["patchOrganizerBySlug"];
         trace?: never;
@@ -392,7 +392,7 @@ export interface paths {
         get: operations["getCategory"];
         /**
          * Update a category (PUT)
-         * @description Updates an event category; only the fields sent change. Needs the right to manage categories (authors, editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). `parent: 0` moves the category to the top level. Same as POST.
+         * @description Updates an event category; only the fields sent change. Needs the right to manage categories (authors, editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). `parent: 0` moves the category to the top level. PUT behaves exactly like POST.
          */
         put: operations["putCategory"];
         /**
@@ -409,7 +409,7 @@ export interface paths {
         head?: never;
         /**
          * Update a category (PATCH)
-         * @description Updates an event category; only the fields sent change. Needs the right to manage categories (authors, editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). `parent: 0` moves the category to the top level. Same as POST.
+         * @description Updates an event category; only the fields sent change. Needs the right to manage categories (authors, editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). `parent: 0` moves the category to the top level. PATCH behaves exactly like POST.
          */
         patch: operations["patchCategory"];
         trace?: never;
@@ -455,7 +455,7 @@ export interface paths {
         get: operations["getTag"];
         /**
          * Update a tag (PUT)
-         * @description Updates an event tag; only the fields sent change. Needs the right to manage tags (editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). Same as POST.
+         * @description Updates an event tag; only the fields sent change. Needs the right to manage tags (editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). PUT behaves exactly like POST.
          */
         put: operations["putTag"];
         /**
@@ -472,7 +472,7 @@ export interface paths {
         head?: never;
         /**
          * Update a tag (PATCH)
-         * @description Updates an event tag; only the fields sent change. Needs the right to manage tags (editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). Same as POST.
+         * @description Updates an event tag; only the fields sent change. Needs the right to manage tags (editors and administrators). A slug used by another term gives 400 `term_exists` (the plugin answers 500). PATCH behaves exactly like POST.
          */
         patch: operations["patchTag"];
         trace?: never;

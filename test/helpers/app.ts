@@ -18,11 +18,22 @@ export interface TestApp {
   http: () => ReturnType<typeof request>;
 }
 
+const apps = new Map<string, Express>();
+
+/**
+ * An app on the test database. Apps are cached per settings (compiling the validator takes a few
+ * hundred milliseconds); one with an injected clock is always new.
+ */
 export async function testApp(overrides: Partial<Config> = {}, now?: () => Date): Promise<TestApp> {
   const { db } = await openTestDatabase();
-  const config = testConfig(overrides);
-  const app = createApp({ config, db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'), now });
-  return { app, http: () => request(app) };
+  const key = JSON.stringify(overrides);
+  let app = now ? undefined : apps.get(key);
+  if (!app) {
+    app = createApp({ config: testConfig(overrides), db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'), now });
+    if (!now) apps.set(key, app);
+  }
+  const ready = app;
+  return { app: ready, http: () => request(ready) };
 }
 
 export const NS = '/wp-json/tribe/events/v1';

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { testApp, NS, createUser } from '../helpers/app.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { openTestDatabase } from '../helpers/database.js';
+import { UserRepository } from '../../src/auth/users.js';
+
+describe('HTTP behaviour shared by every route', () => {
+  it('answers unknown paths and unsupported methods with rest_no_route', async () => {
+    const { http } = await testApp();
+    expectError(await http().get(`${NS}/nothing-here`), 404, 'rest_no_route');
+    expectError(await http().get('/'), 404, 'rest_no_route');
+    expectError(await http().get(`${NS}/categories/abc`), 404, 'rest_no_route');
+    expectError(await http().get(`${NS}/events/by-slug/`), 404, 'rest_no_route');
+    const admin = await createUser('administrator');
+    expectError(await http().put(`${NS}/categories`).set('Authorization', admin.authorization).send({}), 404, 'rest_no_route');
+    expectError(await http().delete(`${NS}/doc`).set('Authorization', admin.authorization), 404, 'rest_no_route');
+  });
+
+  it('accepts a trailing slash on any route', async () => {
+    const { http } = await testApp();
+    expectStatus(await http().get(`${NS}/categories/`), 200);
+    expectStatus(await http().get(`${NS}/doc/`), 200);
+  });
+
+  it('serves HEAD wherever GET works, with the same headers and no body', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const get = await http().get(`${NS}/categories?hide_empty=0`);
+    const head = await http().head(`${NS}/categories?hide_empty=0`);
+    expectStatus(head, 200);
+    assert.equal(head.text, undefined);
+    assert.equal(head.headers['x-tec-total'], get.headers['x-tec-total']);
+    assert.equal(head.headers.etag, get.headers.etag);
+  });
+
+  it('sends the WordPress headers, a request id and CORS headers exposing the paging headers', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const res = await http().get(`${NS}/categories`).set('Origin', 'https://app.example');
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['x-robots-tag'], 'noindex');
+    assert.equal(res.headers['x-powered-by'], undefined);
+    assert.match(res.headers.link, /<http:\/\/api\.test\/wp-json\/>; rel="https:\/\/api\.w\.org\/"/);
+    assert.match(res.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers['access-control-allow-origin'], 'https://app.example');
+    for (const header of ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages']) {
+      assert.ok(res.headers['access-control-expose-headers'].split(/,\s*/).includes(header), header);
+    }
+  });
+
+  it('keeps a caller-supplied request id', async () => {
+    const { http } = await testApp();
+    const res = await http().get(`${NS}/categories`).set('X-Request-Id', 'trace-42');
+    assert.equal(res.headers['x-request-id'], 'trace-42');
+  });
+
+  it('answers CORS preflight requests without credentials', async () => {
+    const { http } = await testApp();
+    const res = await http().options(`${NS}/events`).set('Origin', 'https://app.example').set('Access-Control-Request-Method', 'POST');
+    assert.equal(res.status, 204);
+    assert.match(res.headers['access-control-allow-methods'], /POST/);
+    assert.match(res.headers['access-control-allow-headers'], /Authorization/);
+  });
+
+  it('answers If-None-Match with 304 on public GETs', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const first = await http().get(`${NS}/categories`);
+    assert.ok(first.headers.etag);
+    const second = await http().get(`${NS}/categories`).set('If-None-Match', first.headers.etag);
+    assert.equal(second.status, 304);
+  });
+
+  it('marks authenticated answers as not cacheable', async () => {
+    const { http } = await testApp();
+    const editor = await createUser('editor');
+    const res = await http().get(`${NS}/categories`).set('Authorization', editor.authorization);
+    assert.match(res.headers['cache-control'], /no-store/);
+    assert.equal((await http().get(`${NS}/categories`)).headers['cache-control'], undefined);
+  });
+
+  it('refuses malformed JSON, unsupported content types and oversized bodies in the error envelope', async () => {
+    const { http } = await testApp({ bodyLimit: '1kb' });
+    const admin = await createUser('administrator');
+    const data = expectError(
+      await http().post(`${NS}/categories`).set('Authorization', admin.authorization).set('Content-Type', 'application/json').send('{"name":'),
+      400,
+      'rest_invalid_json',
+    );
+    assert.equal(data.json_error_message, 'Syntax error');
+    expectError(
+      await http().post(`${NS}/categories`).set('Authorization', admin.authorization).set('Content-Type', 'text/plain').send('name=x'),
+      415,
+      'rest_unsupported_media_type',
+    );
+    expectError(
+      await http().post(`${NS}/categories`).set('Authorization', admin.authorization).send({ name: 'x', description: 'y'.repeat(5000) }),
+      413,
+      'rest_request_too_large',
+    );
+  });
+
+  it('answers 501 rest_not_implemented for the operations of later issues', async () => {
+    const { http } = await testApp();
+    const admin = await createUser('administrator');
+    expectError(await http().get(`${NS}/events`), 501, 'rest_not_implemented');
+    expectError(await http().get(`${NS}/venues/1`), 501, 'rest_not_implemented');
+    expectError(await http().post(`${NS}/organizers`).set('Authorization', admin.authorization).send({ organizer: 'X' }), 501, 'rest_not_implemented');
+  });
+});
+
+describe('authentication', () => {
+  it('accepts HTTP Basic with an application password, with or without spaces', async () => {
+    const { http } = await testApp();
+    const editor = await createUser('editor');
+    expectStatus(await http().post(`${NS}/tags`).set('Authorization', editor.authorization).send({ name: 'One' }), 201);
+    const spaced = editor.secret.replace(/(.{4})/g, '$1 ');
+    expectStatus(await http().post(`${NS}/tags`).auth(editor.login, spaced).send({ name: 'Two' }), 201);
+  });
+
+  it('accepts Authorization: Bearer with the secret alone', async () => {
+    const { http } = await testApp();
+    const editor = await createUser('editor');
+    expectStatus(await http().post(`${NS}/tags`).set('Authorization', `Bearer ${editor.secret}`).send({ name: 'One' }), 201);
+  });
+
+  it('answers 401 rest_invalid_credentials alike for a wrong secret, an unknown login and a bad token', async () => {
+    const { http } = await testApp();
+    const editor = await createUser('editor');
+    const attempts = [
+      http().get(`${NS}/categories`).auth(editor.login, 'wrong-secret-123'),
+      http().get(`${NS}/categories`).auth('nobody', editor.secret),
+      http().post(`${NS}/tags`).set('Authorization', 'Bearer not-a-secret').send({ name: 'x' }),
+      http().get(`${NS}/categories`).set('Authorization', 'Digest abc'),
+      http().get(`${NS}/categories`).set('Authorization', 'Basic !!!'),
+    ];
+    const bodies = [];
+    for (const attempt of attempts) {
+      const res = await attempt;
+      expectError(res, 401, 'rest_invalid_credentials');
+      bodies.push(res.body);
+    }
+    assert.ok(bodies.every((body) => JSON.stringify(body) === JSON.stringify(bodies[0])), 'the same answer every time');
+  });
+
+  it('refuses a Bearer secret shared by two users instead of guessing which one', async () => {
+    const { http } = await testApp();
+    const { db } = await openTestDatabase();
+    await new UserRepository(db).add('one', 'editor', 'shared-secret-1');
+    await new UserRepository(db).add('two', 'subscriber', 'shared-secret-1');
+    expectError(await http().post(`${NS}/tags`).set('Authorization', 'Bearer shared-secret-1').send({ name: 'x' }), 401, 'rest_invalid_credentials');
+    expectStatus(await http().post(`${NS}/tags`).auth('one', 'shared-secret-1').send({ name: 'x' }), 201);
+  });
+
+  it('treats a request without credentials as the anonymous visitor: reads pass, writes get 401 before validation', async () => {
+    const { http } = await testApp();
+    expectStatus(await http().get(`${NS}/tags`), 200);
+    expectError(await http().post(`${NS}/tags`).send({ name: '' }), 401, 'rest_forbidden');
+    expectError(await http().post(`${NS}/events`).send({}), 401, 'rest_forbidden');
+  });
+});

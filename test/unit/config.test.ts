@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { ConfigError, isValidTimezone, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('runs on a fresh machine with no settings', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.databaseUrl, 'sqlite:data/events.sqlite');
+    assert.equal(config.basePath, '/wp-json');
+    assert.equal(config.siteTimezone, 'UTC');
+    assert.equal(config.publicUrl, undefined);
+    assert.equal(config.validateResponses, false);
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadConfig({
+      PORT: '9000', HOST: '127.0.0.1', DATABASE_URL: 'sqlite::memory:', PUBLIC_URL: 'https://api.example.org/', SITE_URL: 'https://example.org',
+      SITE_TIMEZONE: 'America/New_York', BASE_PATH: '/api/', LOG_LEVEL: 'warn', VALIDATE_RESPONSES: 'true',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.publicUrl, 'https://api.example.org');
+    assert.equal(config.siteUrl, 'https://example.org');
+    assert.equal(config.siteTimezone, 'America/New_York');
+    assert.equal(config.basePath, '/api');
+    assert.equal(config.validateResponses, true);
+  });
+
+  it('refuses bad settings with the variable named', () => {
+    assert.throws(() => loadConfig({ PORT: 'x' }), (err: Error) => err instanceof ConfigError && /PORT/.test(err.message));
+    assert.throws(() => loadConfig({ PUBLIC_URL: 'ftp://x' }), /PUBLIC_URL/);
+    assert.throws(() => loadConfig({ SITE_TIMEZONE: 'Mars/Base' }), /SITE_TIMEZONE/);
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
+    assert.throws(() => loadConfig({ BASE_PATH: 'no slash' }), /BASE_PATH/);
+  });
+
+  it('knows IANA zones and WordPress UTC offsets', () => {
+    for (const zone of ['UTC', 'Europe/Paris', 'UTC+5', 'UTC-3.5']) assert.ok(isValidTimezone(zone), zone);
+    for (const zone of ['', 'Nowhere/City', 'UTC+']) assert.ok(!isValidTimezone(zone), zone);
+  });
+});
