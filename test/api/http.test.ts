@@ -132,7 +132,7 @@ describe('authentication', () => {
       http().get(`${NS}/categories`).set('Authorization', 'Digest abc'),
       http().get(`${NS}/categories`).set('Authorization', 'Basic !!!'),
     ];
-    const bodies = [];
+    const bodies: unknown[] = [];
     for (const attempt of attempts) {
       const res = await attempt;
       expectError(res, 401, 'rest_invalid_credentials');
