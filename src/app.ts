@@ -42,7 +42,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
   const document = loadDocument();
   const operations = listOperations(document);
-  const shapes = inputShapesOf(operations);
+  const shapes = inputShapesOf(operations, `${config.basePath}/${NAMESPACE}`);
   const table = createOperationTable(document, buildRouteTable(operations));
   const users = new UserRepository(db);
 

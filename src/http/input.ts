@@ -9,10 +9,11 @@ import type { OperationInfo, SchemaObject } from '../openapi/document.js';
  * names are booleans or lists is read from the document at start-up, so the two cannot drift.
  */
 export interface InputShapes {
+  /** Query names that are booleans (or lists) wherever they appear: query names are used consistently. */
   queryBooleans: Set<string>;
   queryLists: Set<string>;
-  bodyBooleans: Set<string>;
-  bodyLists: Set<string>;
+  /** Body field shapes per operation (`POST /venues`), because one name may differ between resources. */
+  bodies: Array<{ method: string; pattern: RegExp; booleans: Set<string>; lists: Set<string> }>;
 }
 
 type Kind = 'boolean' | 'list' | 'other';
@@ -24,23 +25,31 @@ function kindOf(schema: SchemaObject | undefined): Kind {
   return 'other';
 }
 
-/** Collects names that are booleans (or lists) wherever they appear; a name used both ways is left alone. */
-export function inputShapesOf(operations: OperationInfo[]): InputShapes {
+/** `/venues/{id}` under the namespace root → a regex matching request paths. */
+function pathPattern(namespaceRoot: string, path: string): RegExp {
+  const escaped = (namespaceRoot + (path === '/' ? '/' : path)).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+/** Reads, from the document, which names are booleans or lists (a query name used both ways is left alone). */
+export function inputShapesOf(operations: OperationInfo[], namespaceRoot = ''): InputShapes {
   const query = new Map<string, Set<Kind>>();
-  const body = new Map<string, Set<Kind>>();
-  const note = (map: Map<string, Set<Kind>>, name: string, kind: Kind) => map.set(name, (map.get(name) ?? new Set()).add(kind));
   for (const op of operations) {
-    for (const p of op.parameters) if (p.in === 'query') note(query, p.name, kindOf(p.schema));
-    for (const [name, schema] of Object.entries(op.bodySchema?.properties ?? {})) note(body, name, kindOf(schema));
+    for (const p of op.parameters) if (p.in === 'query') query.set(p.name, (query.get(p.name) ?? new Set<Kind>()).add(kindOf(p.schema)));
   }
-  const only = (map: Map<string, Set<Kind>>, kind: Kind) =>
-    new Set([...map].filter(([, kinds]) => kinds.size === 1 && kinds.has(kind)).map(([name]) => name));
-  return {
-    queryBooleans: only(query, 'boolean'),
-    queryLists: only(query, 'list'),
-    bodyBooleans: only(body, 'boolean'),
-    bodyLists: only(body, 'list'),
-  };
+  const only = (kind: Kind) => new Set([...query].filter(([, kinds]) => kinds.size === 1 && kinds.has(kind)).map(([name]) => name));
+  const bodies = operations
+    .filter((op) => op.bodySchema?.properties)
+    .map((op) => {
+      const fields = Object.entries(op.bodySchema?.properties ?? {});
+      return {
+        method: op.method,
+        pattern: pathPattern(namespaceRoot, op.path),
+        booleans: new Set(fields.filter(([, schema]) => kindOf(schema) === 'boolean').map(([name]) => name)),
+        lists: new Set(fields.filter(([, schema]) => kindOf(schema) === 'list').map(([name]) => name)),
+      };
+    });
+  return { queryBooleans: only('boolean'), queryLists: only('list'), bodies };
 }
 
 const TRUE = /^(true|1)$/i;
@@ -94,10 +103,11 @@ export function queryParser(shapes: InputShapes): (query: string) => Record<stri
 export function normaliseBody(shapes: InputShapes): RequestHandler {
   return (req, _res, next) => {
     const body = req.body as Record<string, unknown> | undefined;
-    if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const shape = shapes.bodies.find((b) => b.method === req.method && b.pattern.test(req.path));
+    if (shape && body && typeof body === 'object' && !Array.isArray(body)) {
       for (const [name, value] of Object.entries(body)) {
-        if (shapes.bodyBooleans.has(name)) body[name] = normaliseBoolean(value);
-        else if (shapes.bodyLists.has(name)) body[name] = normaliseList(value);
+        if (shape.booleans.has(name)) body[name] = normaliseBoolean(value);
+        else if (shape.lists.has(name)) body[name] = normaliseList(value);
       }
     }
     next();

@@ -3,13 +3,18 @@ import { inputShapesOf, normaliseBoolean, normaliseList, queryParser } from '../
 import { listOperations, loadDocument } from '../../src/openapi/document.js';
 
 describe('input normalisation', () => {
-  const shapes = inputShapesOf(listOperations(loadDocument()));
+  const shapes = inputShapesOf(listOperations(loadDocument()), '/wp-json/tribe/events/v1');
+  const bodyShape = (method: string, path: string) => shapes.bodies.find((b) => b.method === method && b.pattern.test(path));
 
   it('reads boolean and list parameter names from the document', () => {
     for (const name of ['hide_empty', 'strict_dates', 'featured', 'has_events', 'force']) assert.ok(shapes.queryBooleans.has(name), name);
     for (const name of ['include', 'exclude', 'categories', 'tags', 'venue', 'organizer', 'status']) assert.ok(shapes.queryLists.has(name), name);
-    for (const name of ['all_day', 'sticky', 'featured', 'hide_from_listings']) assert.ok(shapes.bodyBooleans.has(name), name);
-    assert.ok(shapes.bodyLists.has('categories'));
+    const createEvent = bodyShape('POST', '/wp-json/tribe/events/v1/events');
+    for (const name of ['all_day', 'sticky', 'featured', 'hide_from_listings', 'show_map']) assert.ok(createEvent?.booleans.has(name), name);
+    assert.ok(createEvent?.lists.has('categories'));
+    const updateVenue = bodyShape('PATCH', '/wp-json/tribe/events/v1/venues/12');
+    assert.ok(updateVenue && !updateVenue.booleans.has('show_map'), 'venue show_map also takes strings');
+    assert.equal(bodyShape('POST', '/wp-json/tribe/events/v1/venues/12/extra'), undefined);
     assert.ok(!shapes.queryLists.has('search'));
   });
 
