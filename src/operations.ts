@@ -4,6 +4,7 @@ import { notImplemented } from './http/errors.js';
 import { buildRouteTable, namespaceIndex } from './discovery/namespace-index.js';
 import { documentationFor } from './discovery/documentation.js';
 import { categoryOperations, tagOperations } from './terms/handlers.js';
+import { organizerOperations, venueOperations } from './linked/handlers.js';
 
 /**
  * An operation whose capability belongs to a later issue: it answers 501 `rest_not_implemented`.
@@ -31,6 +32,8 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     },
     ...categoryOperations,
     ...tagOperations,
+    ...venueOperations,
+    ...organizerOperations,
 
     listEvents: pending('listEvents'),
     createEvent: pending('createEvent'),
@@ -45,30 +48,5 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     patchEventBySlug: pending('patchEventBySlug'),
     deleteEventBySlug: pending('deleteEventBySlug'),
 
-    listVenues: pending('listVenues'),
-    createVenue: pending('createVenue'),
-    getVenue: pending('getVenue'),
-    updateVenue: pending('updateVenue'),
-    putVenue: pending('putVenue'),
-    patchVenue: pending('patchVenue'),
-    deleteVenue: pending('deleteVenue'),
-    getVenueBySlug: pending('getVenueBySlug'),
-    updateVenueBySlug: pending('updateVenueBySlug'),
-    putVenueBySlug: pending('putVenueBySlug'),
-    patchVenueBySlug: pending('patchVenueBySlug'),
-    deleteVenueBySlug: pending('deleteVenueBySlug'),
-
-    listOrganizers: pending('listOrganizers'),
-    createOrganizer: pending('createOrganizer'),
-    getOrganizer: pending('getOrganizer'),
-    updateOrganizer: pending('updateOrganizer'),
-    putOrganizer: pending('putOrganizer'),
-    patchOrganizer: pending('patchOrganizer'),
-    deleteOrganizer: pending('deleteOrganizer'),
-    getOrganizerBySlug: pending('getOrganizerBySlug'),
-    updateOrganizerBySlug: pending('updateOrganizerBySlug'),
-    putOrganizerBySlug: pending('putOrganizerBySlug'),
-    patchOrganizerBySlug: pending('patchOrganizerBySlug'),
-    deleteOrganizerBySlug: pending('deleteOrganizerBySlug'),
   };
 }

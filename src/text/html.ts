@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
+import { autop } from '@wordpress/autop';
 
 /**
  * HTML from users without `unfiltered_html` (everybody below editor) is cleaned on write, as
@@ -14,4 +15,17 @@ export function sanitizeUserHtml(html: string): string {
     },
     allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   });
+}
+
+/**
+ * WordPress's `wpautop` (through its own JavaScript port): plain `Text` becomes `<p>Text</p>`, single
+ * line breaks `<br />`. Applied on read to descriptions and excerpts, trimmed as the plugin does.
+ */
+export function autoParagraph(text: string): string {
+  return text.trim() === '' ? '' : autop(text).trim();
+}
+
+/** Text without tags, for JSON-LD descriptions. */
+export function plainText(html: string): string {
+  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
 }

@@ -1,0 +1,263 @@
+import type { Knex } from 'knex';
+import type { OperationContext, Operation, OperationId, OperationTable, Reply } from '../http/operation.js';
+import { allowPublic } from '../http/operation.js';
+import { invalidParams, RestError, forbidden } from '../http/errors.js';
+import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
+import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
+import { can } from '../auth/capabilities.js';
+import { findPost } from '../posts/repository.js';
+import { findPostHeader } from '../posts/lookup.js';
+import { statusFilter } from '../posts/visibility.js';
+import { commonColumns, modifiedNow, parseCommon, type CommonInput } from '../posts/writes.js';
+import { ImageInputError, loadImages, resolveImageInput } from '../posts/images.js';
+import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../posts/fields.js';
+import { passwordMatches } from '../posts/passwords.js';
+import { formatUtc } from '../db/dates.js';
+import { sanitizeSlug } from '../text/slugs.js';
+import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
+import { LinkedRepository, type KindColumns, type LinkedRow } from './repository.js';
+import { toOrganizerRecord, toVenueRecord, type MapOptions } from './mapper.js';
+
+type Body = CommonInput & Record<string, unknown>;
+
+const LIST_PARAMETERS = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
+
+/**
+ * The venue and organizer operations, written once (contract §4-§6, plugin-behaviour §1.2-§1.3,
+ * §6.1-§6.4). Order of checks on writes: credentials (the validator's security step) → parameters
+ * (400) → the record (404, or 400 for an id of another type) → the caller's right on it (403).
+ */
+function linkedHandlers(kind: LinkedKind) {
+  const notFound = (what: string) => new RestError(404, `rest-${kind.type}-not-found`, `${kind.Label} with ${what} does not exist.`);
+
+  async function records(ctx: OperationContext, rows: LinkedRow[], single: boolean): Promise<unknown[]> {
+    const images = await loadImages(ctx.db, rows.map((row) => row.imageId));
+    const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
+    return rows.map((row) => {
+      const options: MapOptions = { single, masked: row.password !== null && !canEditRecord(ctx.user, row) };
+      return toRecord(row, kind, ctx.urls, images, options);
+    });
+  }
+
+  async function record(ctx: OperationContext, row: LinkedRow, single = false, masked?: boolean): Promise<unknown> {
+    const images = await loadImages(ctx.db, [row.imageId]);
+    const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
+    return toRecord(row, kind, ctx.urls, images, { single, masked: masked ?? (row.password !== null && !canEditRecord(ctx.user, row)) });
+  }
+
+  /** The record named by the path: `{id}` (404 if nothing, 400 if another type) or `{slug}` (404). */
+  async function findTarget(ctx: OperationContext, db: Knex = ctx.db): Promise<LinkedRow> {
+    const path = ctx.path as { id?: number; slug?: string };
+    const repo = new LinkedRepository(db, kind);
+    if (path.slug !== undefined) {
+      const row = await repo.findBySlug(path.slug);
+      if (!row) throw notFound(`slug ${path.slug}`);
+      return row;
+    }
+    const id = path.id as number;
+    const row = await repo.findById(id);
+    if (row) return row;
+    if (await findPost(db, id)) throw new RestError(400, `rest-invalid-${kind.type}-id`, `The specified ID is not a valid ${kind.label}.`);
+    throw notFound(`ID ${id}`);
+  }
+
+  /**
+   * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
+   * does (§6.2) when it is not sent: `state` for the US (or no country), else `province`.
+   */
+  function kindColumns(body: Body, existing: LinkedRow | undefined, problems: Record<string, string>): KindColumns {
+    const own: KindColumns = {};
+    for (const field of kind.textFields) {
+      if (body[field] === undefined || body[field] === null) continue;
+      const value = sanitizeTextField(String(body[field]));
+      if (field === 'website' && value !== '' && !isHttpUrl(value)) problems.website = 'website must be an http(s) URL.';
+      if (field === 'email' && value !== '' && !isEmail(value)) problems.email = 'email must be an e-mail address.';
+      own[field] = value;
+    }
+    if (kind.type === 'venue') {
+      for (const flag of ['show_map', 'show_map_link']) {
+        if (body[flag] !== undefined && body[flag] !== null) own[flag] = isTruthy(body[flag]);
+        else if (!existing) own[flag] = true;
+      }
+      for (const axis of ['geo_lat', 'geo_lng']) if (body[axis] !== undefined) own[axis] = body[axis] === null || body[axis] === '' ? null : Number(body[axis]);
+      const sentStateProvince = typeof own.stateprovince === 'string' && own.stateprovince !== '';
+      if (!sentStateProvince && (!existing || ['state', 'province', 'country', 'stateprovince'].some((f) => f in own))) {
+        const value = (field: string) => String(own[field] ?? existing?.fields[field] ?? '');
+        const country = value('country');
+        own.stateprovince = value('state') !== '' && ['', 'US', 'United States'].includes(country) ? value('state') : value('province');
+      }
+    }
+    if (!existing) for (const field of kind.textFields) own[field] ??= '';
+    return own;
+  }
+
+  async function resolveImage(trx: Knex, ctx: OperationContext, body: Body): Promise<number | null | undefined> {
+    try {
+      return await resolveImageInput(trx, body.image, ctx.user);
+    } catch (err) {
+      if (err instanceof ImageInputError) throw invalidParams({ image: err.message });
+      throw err;
+    }
+  }
+
+  const list = async (ctx: OperationContext): Promise<Reply> => {
+    const query = ctx.query as {
+      page?: number; per_page?: number; search?: string; event?: number; has_events?: boolean; only_with_upcoming?: boolean; status?: string[];
+    };
+    const page = pageRequest(query.page, query.per_page);
+    const status = statusFilter(query.status, ctx.user);
+    if (query.event !== undefined) {
+      const event = await findPostHeader(ctx.db, query.event);
+      if (!event || event.type !== 'event' || !canReadRecord(ctx.user, event)) throw invalidParams({ event: `event ${query.event} is not an event.` });
+    }
+    const { rows, total } = await new LinkedRepository(ctx.db, kind).list({
+      statuses: status.statuses,
+      user: ctx.user,
+      search: query.search,
+      eventId: query.event,
+      hasEvents: query.has_events,
+      upcomingFrom: query.only_with_upcoming ? formatUtc(ctx.now()) : undefined,
+      upcomingStatuses: statusFilter(undefined, ctx.user).statuses,
+      limit: page.perPage,
+      offset: page.offset,
+    });
+    const sent = sentQueryNames(ctx.req).filter((name) => LIST_PARAMETERS.includes(name) && name !== 'status');
+    const args: Record<string, unknown> = Object.fromEntries(sent.map((name) => [name, (query as Record<string, unknown>)[name]]));
+    args.status = status.urlValue;
+    const links = pageLinks(ctx.urls.collection(kind.collection).replace(/\/$/, ''), args, page, total);
+    if (page.page > 1 && page.page > links.totalPages) {
+      throw new RestError(404, `${kind.type}-archive-page-not-found`, `The requested ${kind.label} archive page does not exist`);
+    }
+    const body: Record<string, unknown> = { [kind.collection]: await records(ctx, rows, false), rest_url: links.restUrl };
+    if (links.nextUrl) body.next_rest_url = links.nextUrl;
+    if (links.previousUrl) body.previous_rest_url = links.previousUrl;
+    body.total = links.total;
+    body.total_pages = links.totalPages;
+    return { status: 200, body, headers: pageHeaders(links) };
+  };
+
+  const create = async (ctx: OperationContext): Promise<Reply> => {
+    const body = ctx.body as Body;
+    const problems: Record<string, string> = {};
+    const parsed = await parseCommon(ctx.db, body, kind.nameField, ctx.user, ctx.config.siteTimezone, ctx.now(), problems);
+    const own = kindColumns(body, undefined, problems);
+    if (Object.keys(problems).length) throw invalidParams(problems);
+
+    // Duplicate detection (contract §6): the same name and the same sent fields give back the
+    // existing record, unchanged, with 201.
+    const compared: Record<string, string> = { description: parsed.description ?? '' };
+    for (const field of kind.duplicateFields) compared[field] = typeof own[field] === 'string' && field in body ? (own[field] as string) : '';
+    const repo = new LinkedRepository(ctx.db, kind);
+    const duplicate = await repo.findDuplicate(parsed.title as string, compared, ctx.user);
+    if (duplicate) {
+      return { status: 201, body: await record(ctx, duplicate), headers: { Location: ctx.urls.item(kind.collection, duplicate.id) } };
+    }
+
+    const columns = commonColumns(parsed, undefined, ctx.user, ctx.now(), ctx.config.siteTimezone);
+    const id = await ctx.db.transaction(async (trx) => {
+      const imageId = await resolveImage(trx, ctx, body);
+      return new LinkedRepository(trx, kind).create(
+        trx,
+        { ...(columns as Required<typeof columns>), image_id: imageId ?? null },
+        parsed.slug ?? (sanitizeSlug(parsed.title as string) || kind.type),
+        own,
+      );
+    });
+    const created = (await repo.findById(id)) as LinkedRow;
+    return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
+  };
+
+  const get = async (ctx: OperationContext): Promise<Reply> => {
+    const row = await findTarget(ctx);
+    if (!canReadRecord(ctx.user, row)) {
+      if (row.status === 'trash') throw new RestError(403, `${kind.type}-no-longer-available`, `This ${kind.label} is no longer available`);
+      throw new RestError(403, `${kind.type}-not-accessible`, `The requested ${kind.label} is not accessible`);
+    }
+    const password = (ctx.query as { password?: string }).password;
+    if (row.password !== null && !canEditRecord(ctx.user, row) && !passwordMatches(row.password, password)) {
+      throw new RestError(403, `${kind.type}-password-protected`, `The requested ${kind.label} is not accessible without a password`);
+    }
+    return { status: 200, body: await record(ctx, row, true, false) };
+  };
+
+  const update = async (ctx: OperationContext): Promise<Reply> => {
+    const body = (ctx.body ?? {}) as Body;
+    const problems: Record<string, string> = {};
+    const parsed = await parseCommon(ctx.db, body, kind.nameField, ctx.user, ctx.config.siteTimezone, ctx.now(), problems);
+    if (Object.keys(problems).length) throw invalidParams(problems);
+    const row = await findTarget(ctx);
+    if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
+    const own = kindColumns(body, row, problems);
+    if (Object.keys(problems).length) throw invalidParams(problems);
+    const columns = commonColumns(parsed, row, ctx.user, ctx.now(), ctx.config.siteTimezone);
+    await ctx.db.transaction(async (trx) => {
+      const imageId = await resolveImage(trx, ctx, body);
+      if (imageId !== undefined) columns.image_id = imageId;
+      await new LinkedRepository(trx, kind).update(trx, row, columns, parsed.slug, own);
+    });
+    const updated = (await new LinkedRepository(ctx.db, kind).findById(row.id)) as LinkedRow;
+    return { status: 200, body: await record(ctx, updated) };
+  };
+
+  const remove = async (ctx: OperationContext): Promise<Reply> => {
+    const row = await findTarget(ctx);
+    if (!canDeleteRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
+    const force = (ctx.query as { force?: boolean }).force === true;
+    const repo = new LinkedRepository(ctx.db, kind);
+    if (force) {
+      const last = await record(ctx, row);
+      await ctx.db.transaction((trx) => repo.destroy(trx, row.id));
+      return { status: 200, body: last };
+    }
+    if (row.status === 'trash') throw new RestError(410, `${kind.type}-is-in-trash`, `The ${kind.label} is already trashed`);
+    await ctx.db.transaction((trx) => repo.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
+    return { status: 200, body: await record(ctx, (await repo.findById(row.id)) as LinkedRow) };
+  };
+
+  /** Creating needs the generic edit right (contributors and up); the record rules come later. */
+  const mayCreate = (ctx: OperationContext): void => requireCapability(ctx.user, 'edit_posts');
+
+  return { list, create, get, update, remove, mayCreate };
+}
+
+type Handler = (ctx: OperationContext) => Promise<Reply>;
+
+/** An operation anybody may call; record rules are checked in the handler once the record is found. */
+function open<Op extends OperationId>(handler: Handler): Operation<Op> {
+  return { permission: allowPublic, handler };
+}
+
+const venues = linkedHandlers(VENUES);
+const organizers = linkedHandlers(ORGANIZERS);
+
+// Writes on an existing record need credentials (the document's security step) and then the
+// record's own rule, which the handler checks once the record is found.
+export const venueOperations = {
+  listVenues: open<'listVenues'>(venues.list),
+  createVenue: { permission: venues.mayCreate, handler: venues.create },
+  getVenue: open<'getVenue'>(venues.get),
+  updateVenue: open<'updateVenue'>(venues.update),
+  putVenue: open<'putVenue'>(venues.update),
+  patchVenue: open<'patchVenue'>(venues.update),
+  deleteVenue: open<'deleteVenue'>(venues.remove),
+  getVenueBySlug: open<'getVenueBySlug'>(venues.get),
+  updateVenueBySlug: open<'updateVenueBySlug'>(venues.update),
+  putVenueBySlug: open<'putVenueBySlug'>(venues.update),
+  patchVenueBySlug: open<'patchVenueBySlug'>(venues.update),
+  deleteVenueBySlug: open<'deleteVenueBySlug'>(venues.remove),
+} satisfies Partial<OperationTable>;
+
+export const organizerOperations = {
+  listOrganizers: open<'listOrganizers'>(organizers.list),
+  createOrganizer: { permission: organizers.mayCreate, handler: organizers.create },
+  getOrganizer: open<'getOrganizer'>(organizers.get),
+  updateOrganizer: open<'updateOrganizer'>(organizers.update),
+  putOrganizer: open<'putOrganizer'>(organizers.update),
+  patchOrganizer: open<'patchOrganizer'>(organizers.update),
+  deleteOrganizer: open<'deleteOrganizer'>(organizers.remove),
+  getOrganizerBySlug: open<'getOrganizerBySlug'>(organizers.get),
+  updateOrganizerBySlug: open<'updateOrganizerBySlug'>(organizers.update),
+  putOrganizerBySlug: open<'putOrganizerBySlug'>(organizers.update),
+  patchOrganizerBySlug: open<'patchOrganizerBySlug'>(organizers.update),
+  deleteOrganizerBySlug: open<'deleteOrganizerBySlug'>(organizers.remove),
+} satisfies Partial<OperationTable>;

@@ -1,0 +1,140 @@
+import type { components } from '../../generated/openapi.js';
+import type { Urls } from '../http/urls.js';
+import { autoParagraph, plainText } from '../text/html.js';
+import type { ImageRecord } from '../posts/images.js';
+import type { LinkedKind } from './kinds.js';
+import type { LinkedRow } from './repository.js';
+
+export type VenueRecord = components['schemas']['Venue'];
+export type OrganizerRecord = components['schemas']['Organizer'];
+
+export interface MapOptions {
+  /** Single-record GET: adds `json_ld` (plugin-behaviour §1.9). */
+  single: boolean;
+  /** Password-protected and the caller may not see it: protected fields are emptied (contract §5). */
+  masked: boolean;
+}
+
+/**
+ * Fields emptied when a record is masked. Names stay visible and `state` is masked too (the plugin
+ * blanks the names and forgets `state`).
+ */
+const MASKED: Record<string, unknown> = {
+  description: '',
+  excerpt: '',
+  image: false,
+  address: '',
+  city: '',
+  country: '',
+  province: '',
+  state: '',
+  zip: '',
+  phone: '',
+  website: '',
+  stateprovince: '',
+  email: '',
+  geo_lat: 0,
+  geo_lng: 0,
+};
+
+/** The plugin builds these records and then drops every empty value (`""`, `"0"`, `false`). */
+function withoutEmpty(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== '0' && value !== false && value !== null && value !== undefined));
+}
+
+function mask(record: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(record)) if (key in MASKED) record[key] = MASKED[key];
+  return record;
+}
+
+function head(row: LinkedRow, kind: LinkedKind, urls: Urls): Record<string, unknown> {
+  return {
+    id: row.id,
+    author: row.authorId === null ? '' : String(row.authorId),
+    status: row.status,
+    date: row.date,
+    date_utc: row.dateUtc,
+    modified: row.modified,
+    modified_utc: row.modifiedUtc,
+    url: urls.permalink(kind.type, row.slug),
+    [kind.nameField]: row.title,
+    description: autoParagraph(row.description),
+    excerpt: autoParagraph(row.excerpt),
+    slug: row.slug,
+    image: row.imageId === null ? false : undefined,
+  };
+}
+
+function globalIds(row: LinkedRow, urls: Urls): { global_id: string; global_id_lineage: string[] } {
+  const id = urls.globalId(row.id);
+  return { global_id: id, global_id_lineage: [id] };
+}
+
+function compact(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
+}
+
+/** A venue record (plugin-behaviour §1.2). */
+export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): VenueRecord {
+  const f = row.fields;
+  const hasGeo = row.geoLat !== null && row.geoLng !== null;
+  let record = withoutEmpty({
+    ...head(row, kind, urls),
+    image: row.imageId === null ? false : images.get(row.imageId) ?? false,
+    address: f.address,
+    city: f.city,
+    country: f.country,
+    province: f.province,
+    state: f.state,
+    zip: f.zip,
+    phone: f.phone,
+    website: f.website,
+    stateprovince: f.stateprovince,
+    geo_lat: hasGeo ? row.geoLat : undefined,
+    geo_lng: hasGeo ? row.geoLng : undefined,
+  });
+  if (options.masked) record = mask(record);
+  if (options.single) {
+    record.json_ld = compact({
+      '@context': 'http://schema.org',
+      '@type': 'Place',
+      name: row.title,
+      description: plainText(row.description),
+      url: urls.permalink(kind.type, row.slug),
+      address: {
+        '@type': 'PostalAddress',
+        ...compact({ streetAddress: f.address, addressLocality: f.city, addressRegion: f.stateprovince || f.state || f.province, postalCode: f.zip, addressCountry: f.country }),
+      },
+      geo: hasGeo ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
+      telephone: f.phone,
+      sameAs: f.website,
+    });
+  }
+  return { ...record, show_map: row.showMap, show_map_link: row.showMapLink, ...globalIds(row, urls) } as VenueRecord;
+}
+
+/** An organizer record (plugin-behaviour §1.3). */
+export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): OrganizerRecord {
+  const f = row.fields;
+  let record = withoutEmpty({
+    ...head(row, kind, urls),
+    image: row.imageId === null ? false : images.get(row.imageId) ?? false,
+    phone: f.phone,
+    website: f.website,
+    email: f.email,
+  });
+  if (options.masked) record = mask(record);
+  if (options.single) {
+    record.json_ld = compact({
+      '@context': 'http://schema.org',
+      '@type': 'Person',
+      name: row.title,
+      description: plainText(row.description),
+      url: f.website || urls.permalink(kind.type, row.slug),
+      telephone: f.phone,
+      email: f.email,
+      sameAs: f.website,
+    });
+  }
+  return { ...record, ...globalIds(row, urls) } as OrganizerRecord;
+}
