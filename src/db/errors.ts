@@ -13,3 +13,9 @@ export function isConnectionError(err: unknown): boolean {
     name === 'KnexTimeoutError'
   );
 }
+
+/** A value longer than its column (MySQL in strict mode); the column name, when the driver gives it. */
+export function tooLongColumn(err: unknown): string | undefined {
+  if ((err as { code?: string }).code !== 'ER_DATA_TOO_LONG') return undefined;
+  return /column '([^']+)'/.exec(String((err as { sqlMessage?: string }).sqlMessage ?? ''))?.[1] ?? 'value';
+}

@@ -32,7 +32,13 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
         pool: {
           min: 1,
           max: 1,
-          afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          afterCreate(
+            conn: { pragma(sql: string): unknown; function(name: string, options: object, fn: (value: unknown) => unknown): unknown },
+            done: (err: Error | null, conn: unknown) => void,
+          ) {
+            // SQLite's lower() only knows ASCII; MySQL's collations know every script. Case-insensitive
+            // comparisons (names, search) must agree on both engines.
+            conn.function('lower', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
             if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');

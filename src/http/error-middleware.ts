@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from './errors.js';
-import { isConnectionError } from '../db/errors.js';
+import { isConnectionError, tooLongColumn } from '../db/errors.js';
 
 /** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */
 interface ValidatorError {
@@ -84,6 +84,8 @@ export function toRestError(err: unknown): RestError {
         return new RestError(415, 'rest_unsupported_media_type', `Unsupported content type: use application/json or application/x-www-form-urlencoded.`);
     }
   }
+  const column = tooLongColumn(err);
+  if (column) return invalidParams({ [column]: { message: `${column} is too long.` } });
   if (isConnectionError(err)) {
     return new RestError(503, 'rest_database_unavailable', 'The database is unavailable. Try again shortly.', {}, { 'Retry-After': '5' });
   }

@@ -86,8 +86,10 @@ function termHandlers(taxonomy: Taxonomy) {
       const unknown = await repo.unknownIds(taxonomy, query[name] ?? []);
       if (unknown.length) problems[name] = `${name} contains IDs that are not ${taxonomy.collection}: ${unknown.join(', ')}.`;
     }
-    if (query.parent !== undefined && query.parent !== 0) {
-      const parent = await repo.findById(query.parent);
+    // Only categories have `parent`; on tags it is an unknown parameter, ignored like any other.
+    const parentFilter = taxonomy.hierarchical ? query.parent : undefined;
+    if (parentFilter !== undefined && parentFilter !== 0) {
+      const parent = await repo.findById(parentFilter);
       if (!parent || parent.taxonomy !== taxonomy.name) problems.parent = `parent ${query.parent} is not an existing category.`;
     }
     // `event` is an alias of `post` and wins when both are sent. An event the caller may not read is
@@ -104,7 +106,7 @@ function termHandlers(taxonomy: Taxonomy) {
       search: query.search,
       include: query.include,
       exclude: query.exclude,
-      parent: query.parent,
+      parent: parentFilter,
       eventId,
       slug: query.slug,
       hideEmpty: query.hide_empty ?? true,
@@ -114,7 +116,7 @@ function termHandlers(taxonomy: Taxonomy) {
       offset: page.offset,
     };
     const { rows, counts, total } = await repo.list(taxonomy, filter);
-    const links = pageLinks(ctx.urls.collection(taxonomy.collection), sentArguments(ctx), page, total);
+    const links = pageLinks(ctx.urls.collection(taxonomy.collection), sentArguments(ctx, taxonomy), page, total);
     if (page.page > 1 && page.page > links.totalPages) {
       throw new RestError(404, 'term-archive-page-not-found', 'The requested event term archive page does not exist');
     }
@@ -145,6 +147,8 @@ function termHandlers(taxonomy: Taxonomy) {
       taxonomy,
       { name, description: input.description ?? '', parent },
       input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug),
+      sameName !== undefined,
+      (existing) => new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: existing.id }),
     );
     const [record] = await records(ctx, [(await repo.findById(id)) as TermRow]);
     return { status: 201, body: record, headers: { Location: ctx.urls.item(taxonomy.collection, id) } };
@@ -177,7 +181,10 @@ function termHandlers(taxonomy: Taxonomy) {
     if (input.description !== undefined) changes.description = input.description;
     if (input.slug !== undefined) changes.slug = input.slug;
     if (input.parent !== undefined) changes.parent = input.parent;
-    await repo.update(term.id, changes);
+    await repo.update(term, changes, async () => {
+      const clash = (input.slug !== undefined && (await repo.findBySlug(taxonomy, input.slug))) || (await repo.findByName(taxonomy, parent, input.name ?? term.name));
+      return new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: clash ? clash.id : term.id });
+    });
     const [record] = await records(ctx, [(await repo.findById(term.id)) as TermRow]);
     return { status: 200, body: record };
   };
@@ -194,9 +201,10 @@ function termHandlers(taxonomy: Taxonomy) {
 }
 
 /** Only the list arguments the client sent (validated and normalised), for the paging URLs. */
-function sentArguments(ctx: OperationContext): Record<string, unknown> {
+function sentArguments(ctx: OperationContext, taxonomy: Taxonomy): Record<string, unknown> {
   const query = ctx.query as Record<string, unknown>;
-  const sent = sentQueryNames(ctx.req).filter((name) => LIST_PARAMETERS.includes(name));
+  const known = taxonomy.hierarchical ? LIST_PARAMETERS : LIST_PARAMETERS.filter((name) => name !== 'parent');
+  const sent = sentQueryNames(ctx.req).filter((name) => known.includes(name));
   return Object.fromEntries(sent.map((name) => [name, query[name]]));
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { likeEscape, withUniqueSlug } from '../text/slugs.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Taxonomy } from './taxonomies.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
@@ -26,6 +27,11 @@ export interface TermListFilter {
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
+}
+
+/** The key one-name-per-level is enforced on: the name, lower-cased. */
+function nameKeyOf(name: string): string {
+  return name.toLowerCase().slice(0, 200);
 }
 
 function toRow(row: Record<string, unknown>): TermRow {
@@ -162,21 +168,53 @@ export class TermRepository {
     return row ? toRow(row) : undefined;
   }
 
-  /** Inserts a term under the first free slug at or after `baseSlug`; returns its id. */
-  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>, baseSlug: string): Promise<number> {
+  /**
+   * Inserts a term under the first free slug at or after `baseSlug`; returns its id. `sharesName`
+   * marks a term allowed to repeat a name at its level (it was given its own slug). A concurrent
+   * create of the same name at the same level loses on the unique name key and gets `onNameTaken`.
+   */
+  async insert(
+    taxonomy: Taxonomy,
+    term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>,
+    baseSlug: string,
+    sharesName: boolean,
+    onNameTaken: (existing: TermRow) => Error,
+  ): Promise<number> {
+    const nameKey = sharesName ? null : nameKeyOf(term.name);
     return withUniqueSlug(
       this.db,
       baseSlug,
-      (base) => this.db('terms').where('taxonomy', taxonomy.name).where('slug', 'like', `${likeEscape(base)}%`).whereRaw("1 = 1").pluck('slug'),
+      (base) => this.db('terms').where('taxonomy', taxonomy.name).where('slug', 'like', `${likeEscape(base)}%`).pluck('slug'),
       async (slug) => {
-        const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug });
-        return Number(id);
+        try {
+          const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });
+          return Number(id);
+        } catch (err) {
+          // A unique violation is either the slug (withUniqueSlug tries the next one) or the name.
+          const taken = isUniqueViolation(err) && nameKey !== null ? await this.findByName(taxonomy, term.parent, term.name) : undefined;
+          throw taken ? onNameTaken(taken) : err;
+        }
       },
     );
   }
 
-  async update(id: number, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>): Promise<void> {
-    if (Object.keys(changes).length) await this.db('terms').where({ id }).update(changes);
+  /**
+   * Updates a term. A new name or parent puts the term back under the one-name-per-level rule; a
+   * concurrent clash on the name or the slug is reported by `onClash`.
+   */
+  async update(
+    term: TermRow,
+    changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>,
+    onClash: () => Promise<Error>,
+  ): Promise<void> {
+    if (Object.keys(changes).length === 0) return;
+    const row: Record<string, unknown> = { ...changes };
+    if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
+    try {
+      await this.db('terms').where({ id: term.id }).update(row);
+    } catch (err) {
+      throw isUniqueViolation(err) ? await onClash() : err;
+    }
   }
 
   /** Deletes a term for good: its children move up to its parent, its event links go with it. */

@@ -14,9 +14,9 @@ export async function up(db: Knex): Promise<void> {
     t.string('status', 20).notNullable();
     t.integer('author_id').unsigned().nullable().references('id').inTable('users').onDelete('SET NULL');
     binaryColumn(db, t.string('slug', 200).notNullable());
-    t.text('title').notNullable();
-    t.text('description').notNullable();
-    t.text('excerpt').notNullable();
+    t.text('title', 'mediumtext').notNullable();
+    t.text('description', 'mediumtext').notNullable();
+    t.text('excerpt', 'mediumtext').notNullable();
     t.string('password', 255).nullable();
     t.integer('image_id').unsigned().nullable();
     t.string('date', 19).notNullable();

@@ -9,9 +9,13 @@ export async function up(db: Knex): Promise<void> {
     t.string('taxonomy', 32).notNullable();
     t.string('name', 200).notNullable();
     binaryColumn(db, t.string('slug', 200).notNullable());
-    t.text('description').notNullable();
+    t.text('description', 'mediumtext').notNullable();
     t.integer('parent').unsigned().notNullable().defaultTo(0);
+    // The lower-cased name, so that one name per level is enforced by the database even under
+    // concurrent creates. NULL for a term WordPress lets share a name because it was given its own slug.
+    t.string('name_key', 200).nullable();
     t.unique(['taxonomy', 'slug']);
+    t.unique(['taxonomy', 'parent', 'name_key']);
     t.index(['taxonomy', 'parent']);
     t.index(['taxonomy', 'name']);
   });
