@@ -4,21 +4,18 @@ import { allowPublic } from '../http/operation.js';
 import { invalidParams, RestError, forbidden } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
-import { can } from '../auth/capabilities.js';
 import { findPost } from '../posts/repository.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
-import { commonColumns, modifiedNow, parseCommon, type CommonInput } from '../posts/writes.js';
-import { ImageInputError, loadImages, resolveImageInput } from '../posts/images.js';
-import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../posts/fields.js';
+import { commonColumns, modifiedNow, parseCommon } from '../posts/writes.js';
+import { loadImages } from '../posts/images.js';
 import { passwordMatches } from '../posts/passwords.js';
 import { formatUtc } from '../db/dates.js';
-import { sanitizeSlug } from '../text/slugs.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
-import { LinkedRepository, type KindColumns, type LinkedRow } from './repository.js';
+import { LinkedRepository, type LinkedRow } from './repository.js';
+import { createOrReuse, kindColumns, prepareCreate, resolveImage, writeContext, type Body } from './writes.js';
 import { toOrganizerRecord, toVenueRecord, type MapOptions } from './mapper.js';
 
-type Body = CommonInput & Record<string, unknown>;
 
 const LIST_PARAMETERS = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
 
@@ -61,45 +58,6 @@ function linkedHandlers(kind: LinkedKind) {
     throw notFound(`ID ${id}`);
   }
 
-  /**
-   * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
-   * does (§6.2) when it is not sent: `state` for the US (or no country), else `province`.
-   */
-  function kindColumns(body: Body, existing: LinkedRow | undefined, problems: Record<string, string>): KindColumns {
-    const own: KindColumns = {};
-    for (const field of kind.textFields) {
-      if (body[field] === undefined || body[field] === null) continue;
-      const value = sanitizeTextField(String(body[field]));
-      if (field === 'website' && value !== '' && !isHttpUrl(value)) problems.website = 'website must be an http(s) URL.';
-      if (field === 'email' && value !== '' && !isEmail(value)) problems.email = 'email must be an e-mail address.';
-      own[field] = value;
-    }
-    if (kind.type === 'venue') {
-      for (const flag of ['show_map', 'show_map_link']) {
-        if (body[flag] !== undefined && body[flag] !== null) own[flag] = isTruthy(body[flag]);
-        else if (!existing) own[flag] = true;
-      }
-      for (const axis of ['geo_lat', 'geo_lng']) if (body[axis] !== undefined) own[axis] = body[axis] === null || body[axis] === '' ? null : Number(body[axis]);
-      const sentStateProvince = typeof own.stateprovince === 'string' && own.stateprovince !== '';
-      if (!sentStateProvince && (!existing || ['state', 'province', 'country', 'stateprovince'].some((f) => f in own))) {
-        const value = (field: string) => String(own[field] ?? existing?.fields[field] ?? '');
-        const country = value('country');
-        own.stateprovince = value('state') !== '' && ['', 'US', 'United States'].includes(country) ? value('state') : value('province');
-      }
-    }
-    if (!existing) for (const field of kind.textFields) own[field] ??= '';
-    return own;
-  }
-
-  async function resolveImage(trx: Knex, ctx: OperationContext, body: Body): Promise<number | null | undefined> {
-    try {
-      return await resolveImageInput(trx, body.image, ctx.user);
-    } catch (err) {
-      if (err instanceof ImageInputError) throw invalidParams({ image: err.message });
-      throw err;
-    }
-  }
-
   const list = async (ctx: OperationContext): Promise<Reply> => {
     const query = ctx.query as {
       page?: number; per_page?: number; search?: string; event?: number; has_events?: boolean; only_with_upcoming?: boolean; status?: string[];
@@ -137,33 +95,13 @@ function linkedHandlers(kind: LinkedKind) {
   };
 
   const create = async (ctx: OperationContext): Promise<Reply> => {
-    const body = ctx.body as Body;
+    const writer = writeContext(ctx);
     const problems: Record<string, string> = {};
-    const parsed = await parseCommon(ctx.db, body, kind.nameField, ctx.user, ctx.config.siteTimezone, ctx.now(), problems);
-    const own = kindColumns(body, undefined, problems);
+    const prepared = await prepareCreate(kind, ctx.body as Body, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
-
-    // Duplicate detection (contract §6): the same name and the same sent fields give back the
-    // existing record, unchanged, with 201.
-    const compared: Record<string, string> = { description: parsed.description ?? '' };
-    for (const field of kind.duplicateFields) compared[field] = typeof own[field] === 'string' && field in body ? (own[field] as string) : '';
-    const repo = new LinkedRepository(ctx.db, kind);
-    const duplicate = await repo.findDuplicate(parsed.title as string, compared, ctx.user);
-    if (duplicate) {
-      return { status: 201, body: await record(ctx, duplicate), headers: { Location: ctx.urls.item(kind.collection, duplicate.id) } };
-    }
-
-    const columns = commonColumns(parsed, undefined, ctx.user, ctx.now(), ctx.config.siteTimezone);
-    const id = await ctx.db.transaction(async (trx) => {
-      const imageId = await resolveImage(trx, ctx, body);
-      return new LinkedRepository(trx, kind).create(
-        trx,
-        { ...(columns as Required<typeof columns>), image_id: imageId ?? null },
-        parsed.slug ?? (sanitizeSlug(parsed.title as string) || kind.type),
-        own,
-      );
-    });
-    const created = (await repo.findById(id)) as LinkedRow;
+    // A duplicate (contract §6) comes back unchanged, with 201 like a new record.
+    const { id } = await ctx.db.transaction((trx) => createOrReuse(trx, prepared, writer));
+    const created = (await new LinkedRepository(ctx.db, kind).findById(id)) as LinkedRow;
     return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
   };
 
@@ -187,11 +125,11 @@ function linkedHandlers(kind: LinkedKind) {
     if (Object.keys(problems).length) throw invalidParams(problems);
     const row = await findTarget(ctx);
     if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
-    const own = kindColumns(body, row, problems);
+    const own = kindColumns(kind, body, row, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
     const columns = commonColumns(parsed, row, ctx.user, ctx.now(), ctx.config.siteTimezone);
     await ctx.db.transaction(async (trx) => {
-      const imageId = await resolveImage(trx, ctx, body);
+      const imageId = await resolveImage(trx, body.image, ctx.user);
       if (imageId !== undefined) columns.image_id = imageId;
       await new LinkedRepository(trx, kind).update(trx, row, columns, parsed.slug, own);
     });
