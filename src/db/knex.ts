@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { haversineKm } from './geo.js';
 
 export type Engine = 'sqlite' | 'mysql';
 
@@ -39,6 +40,9 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
             // SQLite's lower() only knows ASCII; MySQL's collations know every script. Case-insensitive
             // comparisons (names, search) must agree on both engines.
             conn.function('lower', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
+            // Great-circle distance for the geoloc filter; MySQL computes the same formula in SQL (db/geo.ts).
+            conn.function('geo_distance_km', { deterministic: true }, ((lat1: number, lng1: number, lat2: number, lng2: number) =>
+              lat1 === null || lng1 === null ? null : haversineKm(lat1, lng1, lat2, lng2)) as (value: unknown) => unknown);
             if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');

@@ -62,7 +62,3 @@ export function invalidCredentials(): RestError {
     'WWW-Authenticate': 'Basic realm="tribe/events/v1", charset="UTF-8"',
   });
 }
-
-export function notImplemented(operationId: string): RestError {
-  return new RestError(501, 'rest_not_implemented', `The operation ${operationId} is not implemented yet.`);
-}

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { likeEscape, withUniqueSlug } from '../text/slugs.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
@@ -58,6 +59,13 @@ export class TermRepository {
     if (!Number.isSafeInteger(id)) return undefined;
     const row = await this.db('terms').where({ id }).first();
     return row ? toRow(row) : undefined;
+  }
+
+  /** Some terms by id (one query per 500 ids). */
+  async findByIds(ids: number[]): Promise<TermRow[]> {
+    const rows: TermRow[] = [];
+    for (const part of chunks(ids)) rows.push(...(await this.db('terms').whereIn('id', part)).map(toRow));
+    return rows;
   }
 
   /** One page of a taxonomy's terms and the size of the whole filtered set. */
@@ -160,6 +168,12 @@ export class TermRepository {
   /** A term of the taxonomy with this name (case-insensitive) under this parent. */
   async findByName(taxonomy: Taxonomy, parent: number, name: string): Promise<TermRow | undefined> {
     const row = await this.db('terms').where({ taxonomy: taxonomy.name, parent }).whereRaw('lower(name) = ?', [name.toLowerCase()]).orderBy('id').first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /** The oldest term of the taxonomy with this name (case-insensitive), at any level. */
+  async findByNameAnyLevel(taxonomy: Taxonomy, name: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name }).whereRaw('lower(name) = ?', [name.toLowerCase()]).orderBy('id').first();
     return row ? toRow(row) : undefined;
   }
 

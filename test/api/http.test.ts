@@ -97,14 +97,6 @@ describe('HTTP behaviour shared by every route', () => {
       'rest_request_too_large',
     );
   });
-
-  it('answers 501 rest_not_implemented for the operations of later issues', async () => {
-    const { http } = await testApp();
-    const admin = await createUser('administrator');
-    expectError(await http().get(`${NS}/events`), 501, 'rest_not_implemented');
-    expectError(await http().get(`${NS}/venues/1`), 501, 'rest_not_implemented');
-    expectError(await http().post(`${NS}/organizers`).set('Authorization', admin.authorization).send({ organizer: 'X' }), 501, 'rest_not_implemented');
-  });
 });
 
 describe('authentication', () => {

@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import { engineOf } from './knex.js';
+
+const EARTH_RADIUS_KM = 6371;
+const rad = (degrees: number) => (degrees * Math.PI) / 180;
+
+/** Great-circle distance in kilometres (haversine). */
+export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const a = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/**
+ * SQL for the distance from a row's coordinates to a point, the same formula on both engines:
+ * a function registered on each SQLite connection, plain SQL on MySQL.
+ */
+export function distanceSql(db: Knex, latColumn: string, lngColumn: string, lat: number, lng: number): Knex.Raw {
+  if (engineOf(db) === 'sqlite') return db.raw(`geo_distance_km(${latColumn}, ${lngColumn}, ?, ?)`, [lat, lng]);
+  return db.raw(
+    `${2 * EARTH_RADIUS_KM} * ASIN(LEAST(1, SQRT(POWER(SIN(RADIANS(? - ${latColumn}) / 2), 2) + COS(RADIANS(${latColumn})) * COS(RADIANS(?)) * POWER(SIN(RADIANS(? - ${lngColumn}) / 2), 2))))`,
+    [lat, lat, lng],
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * Event cost (plugin-behaviour §5.8): parsed once on write, formatted on read.
+ */
+
+export interface ParsedCost {
+  /** The raw inputs, one string each. */
+  raw: string[];
+  /** `cost_details.values`: every number found, as written, sorted numerically; then label slugs. */
+  values: string[];
+  min: number | null;
+  max: number | null;
+  /** Inferred from the text around the numbers; `''` when absent or inconsistent. */
+  symbol: string;
+  position: '' | 'prefix' | 'postfix';
+}
+
+const NUMBER = /\d+(?:[.,]\d+)*/g;
+
+/**
+ * A written number as a value: with two different separators the last one is the decimal one; a
+ * single separator followed by exactly three digits is a thousands separator (the site locale is
+ * English); otherwise it is the decimal separator.
+ */
+export function numericValue(text: string): number {
+  const separators = [...text.matchAll(/[.,]/g)].map((m) => m[0]);
+  if (separators.length === 0) return Number(text);
+  const last = separators[separators.length - 1];
+  const lastIndex = text.lastIndexOf(last);
+  const distinct = new Set(separators);
+  const decimal = distinct.size > 1 || (separators.length === 1 && text.length - lastIndex - 1 !== 3) ? last : undefined;
+  const digits = decimal ? text.slice(0, lastIndex).replace(/[.,]/g, '') + '.' + text.slice(lastIndex + 1) : text.replace(/[.,]/g, '');
+  return Number(digits);
+}
+
+function slugOf(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/** Parses `cost` as sent: a string, a number, or a list of them. Empty means no cost. */
+export function parseCost(input: unknown): ParsedCost {
+  const list = Array.isArray(input) ? input : input === undefined || input === null ? [] : [input];
+  const raw = list.map((item) => String(item).trim()).filter((item) => item !== '');
+  const numbers: string[] = [];
+  const labels: string[] = [];
+  const leftovers: Array<{ leftover: string; prefix: boolean }> = [];
+  for (const piece of raw.flatMap((item) => item.split(/,(?!\d{3}(?!\d))/))) {
+    const found = piece.match(NUMBER);
+    if (!found) {
+      const label = slugOf(piece);
+      if (label) labels.push(label);
+      continue;
+    }
+    numbers.push(...found);
+    const leftover = piece.replace(NUMBER, '').replace(/[-–—]/g, '').trim();
+    leftovers.push({ leftover, prefix: piece.trim().startsWith(leftover) });
+  }
+  numbers.sort((a, b) => numericValue(a) - numericValue(b));
+  const uniqueNumbers = numbers.filter((n, i) => numbers.findIndex((m) => numericValue(m) === numericValue(n)) === i);
+  const symbols = new Set(leftovers.map((l) => l.leftover));
+  const symbol = symbols.size === 1 && leftovers[0].leftover !== '' && leftovers[0].leftover.length <= 8 ? leftovers[0].leftover : '';
+  return {
+    raw,
+    values: [...uniqueNumbers, ...labels],
+    min: uniqueNumbers.length ? numericValue(uniqueNumbers[0]) : null,
+    max: uniqueNumbers.length ? numericValue(uniqueNumbers[uniqueNumbers.length - 1]) : null,
+    symbol,
+    position: symbol === '' ? '' : leftovers[0].prefix ? 'prefix' : 'postfix',
+  };
+}
+
+/**
+ * The formatted `cost`: the minimum and the maximum, each `Free` when zero or with the currency
+ * symbol (the stored one, else `$`) at its position (stored, else prefix); equal → one value,
+ * otherwise `min – max` with an en dash. Only labels (`Donation`) → the text as written; none → `""`.
+ */
+export function formatCost(raw: string[], values: string[], symbol: string, position: string): string {
+  const numbers = values.filter((value) => /^\d/.test(value));
+  if (numbers.length === 0) return raw.join(', ');
+  const sign = symbol || '$';
+  const show = (value: string) => (numericValue(value) === 0 ? 'Free' : position === 'postfix' ? `${value}${sign}` : `${sign}${value}`);
+  const low = numbers[0];
+  const high = numbers[numbers.length - 1];
+  return numericValue(low) === numericValue(high) ? show(low) : `${show(low)} – ${show(high)}`;
+}

@@ -1,0 +1,172 @@
+import type { Knex } from 'knex';
+import { can } from '../auth/capabilities.js';
+import { canReadRecord } from '../auth/permissions.js';
+import { fromStorage, zoneOf } from '../dates/parse.js';
+import { isHttpUrl } from '../posts/fields.js';
+import { parseCommon, type ParsedCommon } from '../posts/writes.js';
+import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds.js';
+import { LinkedRepository } from '../linked/repository.js';
+import { prepareCreate, type Body, type PreparedCreate, type WriteContext } from '../linked/writes.js';
+import { TermRepository } from '../terms/repository.js';
+import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
+import { parseCost, type ParsedCost } from './cost.js';
+import { applyAllDay, parseEventDate, timesOf, type EventTimes } from './dates.js';
+import type { EventRow } from './repository.js';
+
+/** A venue or organizer of an event: an existing one, or one to create (or find as a duplicate). */
+export type LinkedItem = { id: number } | { prepared: PreparedCreate };
+
+/** Terms of an event: existing ids, and names to create. */
+export interface TermsInput {
+  ids: number[];
+  create: string[];
+}
+
+/** An event body, checked and parsed; undefined fields were not sent. */
+export interface ParsedEvent {
+  common: ParsedCommon;
+  timezone?: string;
+  times?: EventTimes;
+  allDay?: boolean;
+  cost?: ParsedCost;
+  website?: string;
+  flags: Partial<Record<'show_map' | 'show_map_link' | 'hide_from_listings' | 'sticky' | 'featured', boolean>>;
+  venues?: LinkedItem[];
+  organizers?: LinkedItem[];
+  categories?: TermsInput;
+  tags?: TermsInput;
+}
+
+const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
+
+/**
+ * Checks and parses an event create or update body (spec §2.1, contract §2 and §6), collecting every
+ * 400 into `problems`. On update, `existing` supplies what was not sent (the event's zone, dates and
+ * all-day flag), so a partial update is checked against the whole result (an end before the start
+ * is refused however it came about).
+ */
+export async function parseEventBody(body: Body, existing: EventRow | undefined, writer: WriteContext, problems: Record<string, string>): Promise<ParsedEvent> {
+  const common = await parseCommon(writer.db, body, 'title', writer.user, writer.siteTimezone, writer.now, problems);
+  const parsed: ParsedEvent = { common, flags: {} };
+
+  let zoneName = existing?.timezone ?? writer.siteTimezone;
+  if (body.timezone !== undefined && body.timezone !== null) {
+    const given = String(body.timezone).trim();
+    if (given === '') zoneName = writer.siteTimezone;
+    else if (zoneOf(given)) zoneName = given;
+    else problems.timezone = 'timezone must be an IANA time zone, UTC or a UTC offset such as UTC+5.';
+    parsed.timezone = zoneName;
+  }
+  const zone = zoneOf(zoneName) ?? zoneOf('UTC')!;
+  const allDay = body.all_day !== undefined ? Boolean(body.all_day) : existing?.allDay ?? false;
+  if (body.all_day !== undefined) parsed.allDay = allDay;
+
+  const dateOf = (name: 'start_date' | 'end_date', stored: string | undefined) => {
+    const value = body[name];
+    if (value === undefined) return stored === undefined ? undefined : fromStorage(stored, zone);
+    const moment = value === null || value === '' ? undefined : parseEventDate(value, zone, writer.now);
+    if (!moment) problems[name] = `${name} is not a date this service understands.`;
+    return moment;
+  };
+  let start = dateOf('start_date', existing?.startLocal);
+  let end = dateOf('end_date', existing?.endLocal);
+  const datesChange = body.start_date !== undefined || body.end_date !== undefined || body.all_day !== undefined || parsed.timezone !== undefined;
+  if (start && end && datesChange) {
+    if (allDay) [start, end] = applyAllDay(start, end);
+    if (end < start) problems.end_date = 'end_date must not be before start_date.';
+    else parsed.times = timesOf(start, end);
+  }
+
+  if (body.cost !== undefined) parsed.cost = parseCost(body.cost);
+  if (body.website !== undefined && body.website !== null) {
+    const website = String(body.website).trim();
+    if (website !== '' && !isHttpUrl(website)) problems.website = 'website must be an http(s) URL.';
+    parsed.website = website;
+  }
+  for (const flag of FLAGS) if (typeof body[flag] === 'boolean') parsed.flags[flag] = body[flag] as boolean;
+
+  parsed.venues = await parseLinked(VENUES, body.venue, writer, problems);
+  parsed.organizers = await parseLinked(ORGANIZERS, body.organizer, writer, problems);
+  parsed.categories = await parseTerms(writer.db, CATEGORIES, body.categories, writer, problems);
+  parsed.tags = await parseTerms(writer.db, TAGS, body.tags, writer, problems);
+  return parsed;
+}
+
+/** `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (contract §6). */
+function isUnlink(value: unknown): boolean {
+  return value === null || value === '' || value === 0 || value === '0' || value === false || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * `venue` / `organizer` on an event (plugin-behaviour §5.11, contract §6): ids (numbers, numeric
+ * strings, comma-separated), `{id}` objects, or objects describing a new record, alone or in a list.
+ * An id must name a record of that kind the caller may read. New records follow the standalone
+ * create rules (and rights), duplicate detection included.
+ */
+async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<LinkedItem[] | undefined> {
+  if (input === undefined) return undefined;
+  if (isUnlink(input)) return [];
+  const field = kind.nameField;
+  const items = Array.isArray(input) ? input : typeof input === 'string' && input.includes(',') ? input.split(',').map((s) => s.trim()) : [input];
+  const repo = new LinkedRepository(writer.db, kind);
+  const out: LinkedItem[] = [];
+  for (const item of items) {
+    const id =
+      typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))
+        ? Number(item)
+        : item && typeof item === 'object' && (item as Body).id !== undefined && /^\d+$/.test(String((item as Body).id))
+          ? Number((item as Body).id)
+          : undefined;
+    if (id !== undefined) {
+      const row = await repo.findById(id);
+      if (!row || row.status === 'trash' || !canReadRecord(writer.user, row)) {
+        problems[field] = `${field} ${id} is not a ${kind.label}.`;
+        return undefined;
+      }
+      out.push({ id });
+    } else if (item && typeof item === 'object' && !Array.isArray(item)) {
+      if (!can(writer.user, 'edit_posts')) {
+        problems[field] = `creating a ${kind.label} needs the right to create ${kind.collection}.`;
+        return undefined;
+      }
+      const nested: Record<string, string> = {};
+      const prepared = await prepareCreate(kind, item as Body, writer, nested);
+      if (Object.keys(nested).length) {
+        problems[field] = `the new ${kind.label} is invalid: ${Object.values(nested).join(' ')}`;
+        return undefined;
+      }
+      out.push({ prepared });
+    } else {
+      problems[field] = `${field} must be ${kind.label} IDs or ${kind.label} objects.`;
+      return undefined;
+    }
+  }
+  return out;
+}
+
+/**
+ * `categories` / `tags` on an event (plugin-behaviour §5.12, contract §6): term ids, slugs or names.
+ * An unknown id is 400; an unknown slug or name creates the term for callers allowed to manage that
+ * taxonomy, and is 400 for others. An empty list removes every term of the taxonomy.
+ */
+async function parseTerms(db: Knex, taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
+  if (input === undefined || input === null) return undefined;
+  const items = (Array.isArray(input) ? input : [input]).map((item) => String(item).trim()).filter((item) => item !== '');
+  const repo = new TermRepository(db);
+  const found: TermsInput = { ids: [], create: [] };
+  const unknown: string[] = [];
+  for (const item of items) {
+    if (/^\d+$/.test(item)) {
+      const term = await repo.findById(Number(item));
+      if (term && term.taxonomy === taxonomy.name) found.ids.push(term.id);
+      else unknown.push(item);
+      continue;
+    }
+    const term = (await repo.findBySlug(taxonomy, item)) ?? (await repo.findByNameAnyLevel(taxonomy, item));
+    if (term) found.ids.push(term.id);
+    else if (can(writer.user, taxonomy.manageCapability)) found.create.push(item);
+    else unknown.push(item);
+  }
+  if (unknown.length) problems[taxonomy.collection] = `${taxonomy.collection} contains unknown ${taxonomy.collection === 'categories' ? 'categories' : 'tags'}: ${unknown.join(', ')}.`;
+  return found;
+}

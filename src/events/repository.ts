@@ -1,0 +1,265 @@
+import type { Knex } from 'knex';
+import type { User } from '../auth/capabilities.js';
+import { distanceSql } from '../db/geo.js';
+import { likeEscape } from '../text/slugs.js';
+import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
+import { whereReadable } from '../posts/visibility.js';
+
+/** An event: the shared post columns plus its own. */
+export interface EventRow extends PostRow {
+  startLocal: string;
+  endLocal: string;
+  startUtc: string;
+  endUtc: string;
+  timezone: string;
+  allDay: boolean;
+  costRaw: string[];
+  costValues: string[];
+  currencySymbol: string;
+  currencyPosition: string;
+  currencyCode: string;
+  website: string;
+  showMap: boolean;
+  showMapLink: boolean;
+  hideFromListings: boolean;
+  sticky: boolean;
+  featured: boolean;
+  postParent: number | null;
+}
+
+/** Columns of `events` as written. */
+export type EventColumns = Partial<{
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  all_day: boolean;
+  cost_raw: string;
+  cost_values: string;
+  cost_min: number | null;
+  cost_max: number | null;
+  currency_symbol: string;
+  currency_position: string;
+  currency_code: string;
+  website: string;
+  show_map: boolean;
+  show_map_link: boolean;
+  hide_from_listings: boolean;
+  sticky: boolean;
+  featured: boolean;
+}>;
+
+const EVENT_COLUMNS = [
+  'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost_raw', 'cost_values', 'currency_symbol',
+  'currency_position', 'currency_code', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'post_parent',
+];
+
+const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`)];
+
+function jsonList(value: unknown): string[] {
+  const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+function toEventRow(row: Record<string, unknown>): EventRow {
+  const flag = (name: string) => Boolean(Number(row[name]));
+  return {
+    ...toPostRow(row),
+    startLocal: String(row.start_local),
+    endLocal: String(row.end_local),
+    startUtc: String(row.start_utc),
+    endUtc: String(row.end_utc),
+    timezone: String(row.timezone),
+    allDay: flag('all_day'),
+    costRaw: jsonList(row.cost_raw),
+    costValues: jsonList(row.cost_values),
+    currencySymbol: String(row.currency_symbol),
+    currencyPosition: String(row.currency_position),
+    currencyCode: String(row.currency_code),
+    website: String(row.website),
+    showMap: flag('show_map'),
+    showMapLink: flag('show_map_link'),
+    hideFromListings: flag('hide_from_listings'),
+    sticky: flag('sticky'),
+    featured: flag('featured'),
+    postParent: row.post_parent === null || row.post_parent === undefined ? null : Number(row.post_parent),
+  };
+}
+
+/** Local wall-time bounds of the list, each optional (plugin-behaviour §5.5). */
+export interface DateBounds {
+  /** start ≥ */
+  startFrom?: string;
+  /** end ≤ */
+  endTo?: string;
+  startsAfter?: string;
+  startsBefore?: string;
+  endsAfter?: string;
+  endsBefore?: string;
+}
+
+export interface EventListFilter {
+  statuses: string[];
+  user: User | undefined;
+  bounds: DateBounds;
+  /** WordPress keyword search: every `include` term in title, description or excerpt; no `exclude` term. */
+  search?: { include: string[]; exclude: string[] };
+  /** One list per taxonomy: an event matches a list when it has any of its terms. */
+  termLists: number[][];
+  venueIds?: number[];
+  organizerIds?: number[];
+  featured?: boolean;
+  include?: number[];
+  postParent?: number;
+  /** `geoloc=true`: a linked venue has coordinates. */
+  hasCoordinates?: boolean;
+  /** `geoloc_lat` + `geoloc_lng`: a linked venue within the radius; nearest first. */
+  near?: { lat: number; lng: number; radiusKm: number };
+  limit: number;
+  offset: number;
+}
+
+/** All Knex for events and their links. */
+export class EventRepository {
+  constructor(private readonly db: Knex) {}
+
+  private base(db: Knex = this.db): Knex.QueryBuilder {
+    return db('posts as p').join('events as x', 'x.post_id', 'p.id').where('p.type', 'event');
+  }
+
+  async findById(id: number, db: Knex = this.db): Promise<EventRow | undefined> {
+    const row = await this.base(db).where('p.id', id).first(SELECT);
+    return row ? toEventRow(row) : undefined;
+  }
+
+  async findBySlug(slug: string): Promise<EventRow | undefined> {
+    const row = await this.base().where('p.slug', slug).first(SELECT);
+    return row ? toEventRow(row) : undefined;
+  }
+
+  /**
+   * One page of the list and the size of the filtered set: one query for the page, one for the count.
+   * Ordered by local start, then publication date, then id (plugin-behaviour §5.7); with `include`
+   * by publication date then id; near a point, nearest first.
+   */
+  async list(filter: EventListFilter): Promise<{ rows: EventRow[]; total: number }> {
+    const query = this.base().whereIn('p.status', filter.statuses).where('x.hide_from_listings', false);
+    whereReadable(query, 'p', filter.user);
+    const b = filter.bounds;
+    if (b.startFrom) query.where('x.start_local', '>=', b.startFrom);
+    if (b.endTo) query.where('x.end_local', '<=', b.endTo);
+    if (b.startsAfter) query.where('x.start_local', '>', b.startsAfter);
+    if (b.startsBefore) query.where('x.start_local', '<', b.startsBefore);
+    if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
+    if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore);
+    if (filter.search) {
+      const fields = ['p.title', 'p.description', 'p.excerpt'];
+      for (const term of filter.search.include) {
+        const pattern = `%${likeEscape(term.toLowerCase())}%`;
+        query.where((any) => fields.forEach((field) => any.orWhereRaw(`lower(${field}) like ? escape '!'`, [pattern])));
+      }
+      for (const term of filter.search.exclude) {
+        const pattern = `%${likeEscape(term.toLowerCase())}%`;
+        for (const field of fields) query.whereRaw(`lower(${field}) not like ? escape '!'`, [pattern]);
+      }
+    }
+    for (const termIds of filter.termLists) {
+      query.whereExists(this.db('event_terms as ft').whereRaw('ft.event_id = p.id').whereIn('ft.term_id', termIds));
+    }
+    if (filter.venueIds) query.whereExists(this.db('event_venues as fv').whereRaw('fv.event_id = p.id').whereIn('fv.venue_id', filter.venueIds));
+    if (filter.organizerIds) {
+      query.whereExists(this.db('event_organizers as fo').whereRaw('fo.event_id = p.id').whereIn('fo.organizer_id', filter.organizerIds));
+    }
+    if (filter.featured !== undefined) query.where('x.featured', filter.featured);
+    if (filter.include) query.whereIn('p.id', filter.include);
+    if (filter.postParent !== undefined) query.where('x.post_parent', filter.postParent);
+    if (filter.hasCoordinates !== undefined) {
+      const located = this.db('event_venues as gv')
+        .join('venues as gvv', 'gvv.post_id', 'gv.venue_id')
+        .whereRaw('gv.event_id = p.id')
+        .whereNotNull('gvv.geo_lat')
+        .whereNotNull('gvv.geo_lng');
+      if (filter.hasCoordinates) query.whereExists(located);
+      else query.whereNotExists(located);
+    }
+    let distance: Knex.QueryBuilder | undefined;
+    if (filter.near) {
+      const { lat, lng, radiusKm } = filter.near;
+      distance = this.db('event_venues as dv')
+        .join('venues as dvv', 'dvv.post_id', 'dv.venue_id')
+        .whereRaw('dv.event_id = p.id')
+        .whereNotNull('dvv.geo_lat')
+        .whereNotNull('dvv.geo_lng')
+        .min({ km: distanceSql(this.db, 'dvv.geo_lat', 'dvv.geo_lng', lat, lng) });
+      query.where(this.db.raw('(?)', [distance.clone()]), '<=', radiusKm);
+    }
+
+    const [{ n }] = await query.clone().count({ n: '*' });
+    const page = query.clone().select(SELECT);
+    if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
+    else if (filter.include) page.orderBy('p.date_utc', 'asc');
+    else page.orderBy('x.start_local', 'asc').orderBy('p.date_utc', 'asc');
+    page.orderBy('p.id', 'asc').limit(filter.limit).offset(filter.offset);
+    return { rows: (await page).map((row: Record<string, unknown>) => toEventRow(row)), total: Number(n) };
+  }
+
+  async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
+    return insertPost(trx, 'event', columns, baseSlug, async (id) => {
+      await trx('events').insert({ ...own, post_id: id });
+    });
+  }
+
+  async update(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
+    await updatePost(trx, post, columns, newBaseSlug);
+    if (Object.keys(own).length) await trx('events').where('post_id', post.id).update(own);
+  }
+
+  /** Replaces the event's links of one kind, keeping the given order. */
+  async setLinks(trx: Knex, eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[]): Promise<void> {
+    await trx(table).where('event_id', eventId).delete();
+    const unique = [...new Set(ids)];
+    for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
+  }
+
+  /** Replaces the event's terms of one taxonomy. */
+  async setTerms(trx: Knex, eventId: number, taxonomy: string, termIds: number[]): Promise<void> {
+    const current = trx('terms').where('taxonomy', taxonomy).select('id');
+    await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
+    for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
+  }
+
+  /** Venue and organizer ids of some events, in link order (one query per link table). */
+  async linkedIds(eventIds: number[]): Promise<{ venues: Map<number, number[]>; organizers: Map<number, number[]> }> {
+    const venues = new Map<number, number[]>();
+    const organizers = new Map<number, number[]>();
+    for (const part of chunks(eventIds)) {
+      for (const row of await this.db('event_venues').whereIn('event_id', part).orderBy(['event_id', 'position', 'venue_id'])) {
+        venues.set(Number(row.event_id), [...(venues.get(Number(row.event_id)) ?? []), Number(row.venue_id)]);
+      }
+      for (const row of await this.db('event_organizers').whereIn('event_id', part).orderBy(['event_id', 'position', 'organizer_id'])) {
+        organizers.set(Number(row.event_id), [...(organizers.get(Number(row.event_id)) ?? []), Number(row.organizer_id)]);
+      }
+    }
+    return { venues, organizers };
+  }
+
+  /** Term ids of some events (one query). */
+  async termIds(eventIds: number[]): Promise<Map<number, number[]>> {
+    const terms = new Map<number, number[]>();
+    for (const part of chunks(eventIds)) {
+      for (const row of await this.db('event_terms').whereIn('event_id', part).select('event_id', 'term_id')) {
+        terms.set(Number(row.event_id), [...(terms.get(Number(row.event_id)) ?? []), Number(row.term_id)]);
+      }
+    }
+    return terms;
+  }
+
+  async trash(trx: Knex, id: number, modified: Partial<PostColumns>): Promise<void> {
+    await trx('posts').where('id', id).update({ ...modified, status: 'trash' });
+  }
+
+  async destroy(trx: Knex, id: number): Promise<void> {
+    await trx('posts').where('id', id).delete();
+  }
+}
