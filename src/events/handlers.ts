@@ -3,11 +3,11 @@ import type { Operation, OperationContext, OperationId, OperationTable, Reply } 
 import { allowPublic } from '../http/operation.js';
 import { forbidden, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
-import { canDeleteRecord, canEditRecord, canReadRecord, requireCapability } from '../auth/permissions.js';
+import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
-import { passwordMatches } from '../posts/passwords.js';
+import { assertSingleRead } from '../posts/reads.js';
 import { commonColumns, modifiedNow } from '../posts/writes.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { createOrReuse, resolveImage, writeContext, type Body, type WriteContext } from '../linked/writes.js';
@@ -221,14 +221,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
 
 const get = async (ctx: OperationContext): Promise<Reply> => {
   const row = await findTarget(ctx);
-  if (!canReadRecord(ctx.user, row)) {
-    if (row.status === 'trash') throw new RestError(403, 'event-no-longer-available', 'This event is no longer available');
-    throw new RestError(403, 'event-not-accessible', 'The requested event is not accessible');
-  }
-  const password = (ctx.query as { password?: string }).password;
-  if (row.password !== null && !canEditRecord(ctx.user, row) && !passwordMatches(row.password, password)) {
-    throw new RestError(403, 'event-password-protected', 'The requested event is not accessible without a password');
-  }
+  assertSingleRead(ctx.user, row, 'event', (ctx.query as { password?: string }).password);
   return { status: 200, body: await single(ctx, row, { single: true }) };
 };
 

@@ -9,7 +9,7 @@ import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
 import { commonColumns, modifiedNow, parseCommon } from '../posts/writes.js';
 import { loadImages } from '../posts/images.js';
-import { passwordMatches } from '../posts/passwords.js';
+import { assertSingleRead } from '../posts/reads.js';
 import { formatUtc } from '../db/dates.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
 import { LinkedRepository, type LinkedRow } from './repository.js';
@@ -107,14 +107,7 @@ function linkedHandlers(kind: LinkedKind) {
 
   const get = async (ctx: OperationContext): Promise<Reply> => {
     const row = await findTarget(ctx);
-    if (!canReadRecord(ctx.user, row)) {
-      if (row.status === 'trash') throw new RestError(403, `${kind.type}-no-longer-available`, `This ${kind.label} is no longer available`);
-      throw new RestError(403, `${kind.type}-not-accessible`, `The requested ${kind.label} is not accessible`);
-    }
-    const password = (ctx.query as { password?: string }).password;
-    if (row.password !== null && !canEditRecord(ctx.user, row) && !passwordMatches(row.password, password)) {
-      throw new RestError(403, `${kind.type}-password-protected`, `The requested ${kind.label} is not accessible without a password`);
-    }
+    assertSingleRead(ctx.user, row, kind.type, (ctx.query as { password?: string }).password);
     return { status: 200, body: await record(ctx, row, true, false) };
   };
 
