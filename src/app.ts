@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import cors from 'cors';
+import helmet from 'helmet';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
@@ -11,6 +12,8 @@ import { createLogger } from './logger.js';
 import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
 import { inputShapesOf, normaliseBody, queryParser } from './http/input.js';
 import { authenticate } from './http/authentication.js';
+import { limitAuthFailures } from './http/auth-failures.js';
+import { healthz, readyz } from './http/health.js';
 import { errorMiddleware, noRouteHandler } from './http/error-middleware.js';
 import { Urls } from './http/urls.js';
 import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
@@ -64,6 +67,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
     }),
   );
+  // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
+  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   app.use(wordpressHeaders(config));
   app.use(
     cors({
@@ -76,10 +81,14 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
     }),
   );
   app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
+  // Operations endpoints, outside the namespace and the OpenAPI document.
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(db));
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
   app.use(emptyBodyAsEmptyObject);
   app.use(normaliseBody(shapes));
+  app.use(limitAuthFailures(config));
   app.use(authenticate(users));
   app.use(noStoreForUsers);
 

@@ -23,6 +23,10 @@ export interface Config {
   bodyLimit: string;
   /** Validate every response against the OpenAPI document (VALIDATE_RESPONSES); on in tests, off by default. */
   validateResponses: boolean;
+  /** Failed authentications one client may make per window before it gets 429 (AUTH_FAILURE_LIMIT). */
+  authFailureLimit: number;
+  /** That window, in seconds (AUTH_FAILURE_WINDOW). */
+  authFailureWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimit: env.BODY_LIMIT ?? '1mb',
     validateResponses: parseFlag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, false),
+    authFailureLimit: positiveInteger('AUTH_FAILURE_LIMIT', env.AUTH_FAILURE_LIMIT, 20),
+    authFailureWindowSeconds: positiveInteger('AUTH_FAILURE_WINDOW', env.AUTH_FAILURE_WINDOW, 900),
   };
 }
 
@@ -67,6 +73,13 @@ function normaliseBasePath(value: string): string {
   const trimmed = value.replace(/\/+$/, '');
   if (trimmed !== '' && !/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new ConfigError(`BASE_PATH must be a URL path such as /wp-json, got "${value}"`);
   return trimmed;
+}
+
+function positiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  return number;
 }
 
 function parseFlag(name: string, value: string | undefined, fallback: boolean): boolean {

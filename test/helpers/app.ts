@@ -9,7 +9,7 @@ import { openTestDatabase } from './database.js';
 
 /** Every API test runs with response validation on: a response the document does not describe is a 500. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ LOG_LEVEL: 'error' }), validateResponses: true, publicUrl: undefined, ...overrides };
+  return { ...loadConfig({ LOG_LEVEL: 'error' }), validateResponses: true, publicUrl: undefined, authFailureLimit: 100_000, ...overrides };
 }
 
 export interface TestApp {
