@@ -76,13 +76,24 @@ export function normaliseList(value: unknown): unknown {
 }
 
 /**
+ * Query values are strings or lists of strings. Bracket keys can build objects (`a[x]=1`) or lists of
+ * objects; those become their values, as strings, so the validator sees a shape it can refuse.
+ */
+function flattenQueryValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : item));
+  if (typeof value === 'object' && value !== null) return Object.values(value).map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : item));
+  return value;
+}
+
+/**
  * Express's query parser, replaced: `qs` (bracket lists such as `a[]=1`) plus the normalisation above.
  * Query booleans stay strings (`'true'`/`'false'`) because the validator coerces query strings itself.
  */
 export function queryParser(shapes: InputShapes): (query: string) => Record<string, unknown> {
   return (query) => {
     const parsed = qs.parse(query, { depth: 2, arrayLimit: 100, parameterLimit: 1000, allowDots: false }) as Record<string, unknown>;
-    for (const [name, value] of Object.entries(parsed)) {
+    for (const [name, raw] of Object.entries(parsed)) {
+      const value = flattenQueryValue(raw);
       if (shapes.queryLists.has(name)) {
         const list = normaliseList(value);
         // An empty list parameter (`include=`) stays visible as one empty item, so validation refuses it.
@@ -93,6 +104,8 @@ export function queryParser(shapes: InputShapes): (query: string) => Record<stri
       } else if (Array.isArray(value)) {
         // A repeated scalar (`page=1&page=2`): WordPress takes the last value.
         parsed[name] = value[value.length - 1];
+      } else {
+        parsed[name] = value;
       }
     }
     return parsed;
