@@ -962,8 +962,10 @@ export interface components {
              * @default false
              */
             all_day?: boolean;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
             cost?: string | number | (string | number)[];
             /** @description Website of the event: a URL, or an empty string to clear it. */
@@ -979,9 +981,13 @@ export interface components {
             /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             featured?: boolean;
             /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
-            categories?: (number | string)[];
+            categories?: (number | string | {
+                id: number;
+            })[];
             /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
-            tags?: (number | string)[];
+            tags?: (number | string | {
+                id: number;
+            })[];
             /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
             venue?: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
             /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
@@ -1018,8 +1024,10 @@ export interface components {
             timezone?: string;
             /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             all_day?: boolean;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
             cost?: string | number | (string | number)[];
             /** @description Website of the event: a URL, or an empty string to clear it. */
@@ -1035,9 +1043,13 @@ export interface components {
             /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             featured?: boolean;
             /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
-            categories?: (number | string)[];
+            categories?: (number | string | {
+                id: number;
+            })[];
             /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
-            tags?: (number | string)[];
+            tags?: (number | string | {
+                id: number;
+            })[];
             /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
             venue?: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
             /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
@@ -1086,8 +1098,10 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1120,10 +1134,12 @@ export interface components {
             phone?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description E-mail address (not checked as an address). */
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1168,8 +1184,10 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1218,8 +1236,10 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1250,10 +1270,12 @@ export interface components {
             phone?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description E-mail address (not checked as an address). */
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1280,10 +1302,12 @@ export interface components {
             phone?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description E-mail address (not checked as an address). */
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. */
-            image?: number | (string | null);
+            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+            image?: number | (string | null) | boolean | {
+                id: number;
+            };
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */

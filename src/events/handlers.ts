@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../http/operation.js';
-import { allowPublic } from '../http/operation.js';
+import { allowPublic, checkedByHandler } from '../http/operation.js';
 import { forbidden, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
@@ -203,6 +203,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
   const problems: Record<string, string> = {};
   const parsed = await parseEventBody(body, undefined, writer, problems);
   if (Object.keys(problems).length) throw invalidParams(problems);
+  requireCapability(ctx.user, 'edit_posts');
   const columns = commonColumns(parsed.common, undefined, ctx.user, writer.now, writer.siteTimezone);
   // The event, its new venues, organizers, terms and image, and its links: one transaction.
   const id = await ctx.db.transaction(async (trx) => {
@@ -261,23 +262,25 @@ const remove = async (ctx: OperationContext): Promise<Reply> => {
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };
 
-function open<Op extends OperationId>(handler: (ctx: OperationContext) => Promise<Reply>): Operation<Op> {
+function read<Op extends OperationId>(handler: (ctx: OperationContext) => Promise<Reply>): Operation<Op> {
   return { permission: allowPublic, handler };
 }
 
-// Writes on an existing event need credentials (the document's security step) and then the
-// event's own rule, checked once it is found.
+function write<Op extends OperationId>(handler: (ctx: OperationContext) => Promise<Reply>): Operation<Op> {
+  return { permission: checkedByHandler, handler };
+}
+
 export const eventOperations = {
   listEvents: { permission: allowPublic, handler: list },
-  createEvent: { permission: (ctx: OperationContext) => requireCapability(ctx.user, 'edit_posts'), handler: create },
-  getEvent: open<'getEvent'>(get),
-  updateEvent: open<'updateEvent'>(update),
-  putEvent: open<'putEvent'>(update),
-  patchEvent: open<'patchEvent'>(update),
-  deleteEvent: open<'deleteEvent'>(remove),
-  getEventBySlug: open<'getEventBySlug'>(get),
-  updateEventBySlug: open<'updateEventBySlug'>(update),
-  putEventBySlug: open<'putEventBySlug'>(update),
-  patchEventBySlug: open<'patchEventBySlug'>(update),
-  deleteEventBySlug: open<'deleteEventBySlug'>(remove),
+  createEvent: write<'createEvent'>(create),
+  getEvent: read<'getEvent'>(get),
+  updateEvent: write<'updateEvent'>(update),
+  putEvent: write<'putEvent'>(update),
+  patchEvent: write<'patchEvent'>(update),
+  deleteEvent: write<'deleteEvent'>(remove),
+  getEventBySlug: read<'getEventBySlug'>(get),
+  updateEventBySlug: write<'updateEventBySlug'>(update),
+  putEventBySlug: write<'putEventBySlug'>(update),
+  patchEventBySlug: write<'patchEventBySlug'>(update),
+  deleteEventBySlug: write<'deleteEventBySlug'>(remove),
 } satisfies Partial<OperationTable>;

@@ -3,6 +3,7 @@ import { can } from '../auth/capabilities.js';
 import { canReadRecord } from '../auth/permissions.js';
 import { fromStorage, zoneOf } from '../dates/parse.js';
 import { isHttpUrl } from '../posts/fields.js';
+import { checkImageInput } from '../posts/images.js';
 import { parseCommon, type ParsedCommon } from '../posts/writes.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds.js';
 import { LinkedRepository } from '../linked/repository.js';
@@ -85,6 +86,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   }
   for (const flag of FLAGS) if (typeof body[flag] === 'boolean') parsed.flags[flag] = body[flag] as boolean;
 
+  const image = await checkImageInput(writer.db, body.image, writer.user);
+  if (image) problems.image = image;
   parsed.venues = await parseLinked(VENUES, body.venue, writer, problems);
   parsed.organizers = await parseLinked(ORGANIZERS, body.organizer, writer, problems);
   parsed.categories = await parseTerms(writer.db, CATEGORIES, body.categories, writer, problems);
@@ -151,7 +154,10 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
  */
 async function parseTerms(db: Knex, taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
   if (input === undefined || input === null) return undefined;
-  const items = (Array.isArray(input) ? input : [input]).map((item) => String(item).trim()).filter((item) => item !== '');
+  // An embedded term sent back as read is named by its id.
+  const items = (Array.isArray(input) ? input : [input])
+    .map((item) => String(typeof item === 'object' && item !== null && 'id' in item ? (item as { id: unknown }).id : item).trim())
+    .filter((item) => item !== '');
   const repo = new TermRepository(db);
   const found: TermsInput = { ids: [], create: [] };
   const unknown: string[] = [];

@@ -41,9 +41,9 @@ export interface Reply {
 
 /**
  * One operation: a permission decision and a handler. The permission is mandatory, so no operation
- * can be added without deciding who may call it (`allowPublic` says so explicitly). It runs after
- * request validation (WordPress validates before its permission callback); record-level rules run in
- * the handler once the record is found.
+ * can be added without deciding who may call it (`allowPublic` and `checkedByHandler` say so
+ * explicitly). It runs after the validator; rules that depend on the record or on the body run in
+ * the handler.
  */
 export interface Operation<Op extends OperationId> {
   permission: (ctx: OperationContext<Op>) => void;
@@ -55,3 +55,10 @@ export type OperationTable = { [Op in OperationId]: Operation<Op> };
 
 /** For operations anybody may call (reads, with per-record visibility applied by the handler). */
 export function allowPublic(): void {}
+
+/**
+ * For writes: the document's security step has already required credentials (401); the caller's
+ * right is checked by the handler once the parameters are valid (400) and the record is found (404),
+ * the order contract §4 sets.
+ */
+export function checkedByHandler(): void {}

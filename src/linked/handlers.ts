@@ -1,19 +1,19 @@
 import type { Knex } from 'knex';
 import type { OperationContext, Operation, OperationId, OperationTable, Reply } from '../http/operation.js';
-import { allowPublic } from '../http/operation.js';
+import { allowPublic, checkedByHandler } from '../http/operation.js';
 import { invalidParams, RestError, forbidden } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
-import { commonColumns, modifiedNow, parseCommon } from '../posts/writes.js';
+import { commonColumns, modifiedNow } from '../posts/writes.js';
 import { loadImages } from '../posts/images.js';
 import { assertSingleRead } from '../posts/reads.js';
 import { formatUtc } from '../db/dates.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
 import { LinkedRepository, type LinkedRow } from './repository.js';
-import { createOrReuse, kindColumns, prepareCreate, resolveImage, writeContext, type Body } from './writes.js';
+import { createOrReuse, parseLinkedInput, prepareCreate, resolveImage, writeContext, type Body } from './writes.js';
 import { toOrganizerRecord, toVenueRecord, type MapOptions } from './mapper.js';
 
 
@@ -99,6 +99,8 @@ function linkedHandlers(kind: LinkedKind) {
     const problems: Record<string, string> = {};
     const prepared = await prepareCreate(kind, ctx.body as Body, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
+    // Creating needs the generic edit right (contributors and up).
+    requireCapability(ctx.user, 'edit_posts');
     // A duplicate (contract §6) comes back unchanged, with 201 like a new record.
     const { id } = await ctx.db.transaction((trx) => createOrReuse(trx, prepared, writer));
     const created = (await new LinkedRepository(ctx.db, kind).findById(id)) as LinkedRow;
@@ -113,18 +115,19 @@ function linkedHandlers(kind: LinkedKind) {
 
   const update = async (ctx: OperationContext): Promise<Reply> => {
     const body = (ctx.body ?? {}) as Body;
+    const writer = writeContext(ctx);
     const problems: Record<string, string> = {};
-    const parsed = await parseCommon(ctx.db, body, kind.nameField, ctx.user, ctx.config.siteTimezone, ctx.now(), problems);
+    // Parameters (400) first, then the record (404), then the right (403): contract §4.
+    await parseLinkedInput(kind, body, undefined, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
     const row = await findTarget(ctx);
     if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
-    const own = kindColumns(kind, body, row, problems);
-    if (Object.keys(problems).length) throw invalidParams(problems);
-    const columns = commonColumns(parsed, row, ctx.user, ctx.now(), ctx.config.siteTimezone);
+    const { common, own } = await parseLinkedInput(kind, body, row, writer, problems);
+    const columns = commonColumns(common, row, ctx.user, writer.now, writer.siteTimezone);
     await ctx.db.transaction(async (trx) => {
       const imageId = await resolveImage(trx, body.image, ctx.user);
       if (imageId !== undefined) columns.image_id = imageId;
-      await new LinkedRepository(trx, kind).update(trx, row, columns, parsed.slug, own);
+      await new LinkedRepository(trx, kind).update(trx, row, columns, common.slug, own);
     });
     const updated = (await new LinkedRepository(ctx.db, kind).findById(row.id)) as LinkedRow;
     return { status: 200, body: await record(ctx, updated) };
@@ -145,50 +148,48 @@ function linkedHandlers(kind: LinkedKind) {
     return { status: 200, body: await record(ctx, (await repo.findById(row.id)) as LinkedRow) };
   };
 
-  /** Creating needs the generic edit right (contributors and up); the record rules come later. */
-  const mayCreate = (ctx: OperationContext): void => requireCapability(ctx.user, 'edit_posts');
-
-  return { list, create, get, update, remove, mayCreate };
+  return { list, create, get, update, remove };
 }
 
 type Handler = (ctx: OperationContext) => Promise<Reply>;
 
-/** An operation anybody may call; record rules are checked in the handler once the record is found. */
-function open<Op extends OperationId>(handler: Handler): Operation<Op> {
+function read<Op extends OperationId>(handler: Handler): Operation<Op> {
   return { permission: allowPublic, handler };
+}
+
+function write<Op extends OperationId>(handler: Handler): Operation<Op> {
+  return { permission: checkedByHandler, handler };
 }
 
 const venues = linkedHandlers(VENUES);
 const organizers = linkedHandlers(ORGANIZERS);
 
-// Writes on an existing record need credentials (the document's security step) and then the
-// record's own rule, which the handler checks once the record is found.
 export const venueOperations = {
-  listVenues: open<'listVenues'>(venues.list),
-  createVenue: { permission: venues.mayCreate, handler: venues.create },
-  getVenue: open<'getVenue'>(venues.get),
-  updateVenue: open<'updateVenue'>(venues.update),
-  putVenue: open<'putVenue'>(venues.update),
-  patchVenue: open<'patchVenue'>(venues.update),
-  deleteVenue: open<'deleteVenue'>(venues.remove),
-  getVenueBySlug: open<'getVenueBySlug'>(venues.get),
-  updateVenueBySlug: open<'updateVenueBySlug'>(venues.update),
-  putVenueBySlug: open<'putVenueBySlug'>(venues.update),
-  patchVenueBySlug: open<'patchVenueBySlug'>(venues.update),
-  deleteVenueBySlug: open<'deleteVenueBySlug'>(venues.remove),
+  listVenues: read<'listVenues'>(venues.list),
+  createVenue: write<'createVenue'>(venues.create),
+  getVenue: read<'getVenue'>(venues.get),
+  updateVenue: write<'updateVenue'>(venues.update),
+  putVenue: write<'putVenue'>(venues.update),
+  patchVenue: write<'patchVenue'>(venues.update),
+  deleteVenue: write<'deleteVenue'>(venues.remove),
+  getVenueBySlug: read<'getVenueBySlug'>(venues.get),
+  updateVenueBySlug: write<'updateVenueBySlug'>(venues.update),
+  putVenueBySlug: write<'putVenueBySlug'>(venues.update),
+  patchVenueBySlug: write<'patchVenueBySlug'>(venues.update),
+  deleteVenueBySlug: write<'deleteVenueBySlug'>(venues.remove),
 } satisfies Partial<OperationTable>;
 
 export const organizerOperations = {
-  listOrganizers: open<'listOrganizers'>(organizers.list),
-  createOrganizer: { permission: organizers.mayCreate, handler: organizers.create },
-  getOrganizer: open<'getOrganizer'>(organizers.get),
-  updateOrganizer: open<'updateOrganizer'>(organizers.update),
-  putOrganizer: open<'putOrganizer'>(organizers.update),
-  patchOrganizer: open<'patchOrganizer'>(organizers.update),
-  deleteOrganizer: open<'deleteOrganizer'>(organizers.remove),
-  getOrganizerBySlug: open<'getOrganizerBySlug'>(organizers.get),
-  updateOrganizerBySlug: open<'updateOrganizerBySlug'>(organizers.update),
-  putOrganizerBySlug: open<'putOrganizerBySlug'>(organizers.update),
-  patchOrganizerBySlug: open<'patchOrganizerBySlug'>(organizers.update),
-  deleteOrganizerBySlug: open<'deleteOrganizerBySlug'>(organizers.remove),
+  listOrganizers: read<'listOrganizers'>(organizers.list),
+  createOrganizer: write<'createOrganizer'>(organizers.create),
+  getOrganizer: read<'getOrganizer'>(organizers.get),
+  updateOrganizer: write<'updateOrganizer'>(organizers.update),
+  putOrganizer: write<'putOrganizer'>(organizers.update),
+  patchOrganizer: write<'patchOrganizer'>(organizers.update),
+  deleteOrganizer: write<'deleteOrganizer'>(organizers.remove),
+  getOrganizerBySlug: read<'getOrganizerBySlug'>(organizers.get),
+  updateOrganizerBySlug: write<'updateOrganizerBySlug'>(organizers.update),
+  putOrganizerBySlug: write<'putOrganizerBySlug'>(organizers.update),
+  patchOrganizerBySlug: write<'patchOrganizerBySlug'>(organizers.update),
+  deleteOrganizerBySlug: write<'deleteOrganizerBySlug'>(organizers.remove),
 } satisfies Partial<OperationTable>;

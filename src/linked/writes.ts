@@ -3,7 +3,7 @@ import type { User } from '../auth/capabilities.js';
 import type { OperationContext } from '../http/operation.js';
 import { invalidParams } from '../http/errors.js';
 import { commonColumns, parseCommon, type CommonInput, type ParsedCommon } from '../posts/writes.js';
-import { ImageInputError, resolveImageInput } from '../posts/images.js';
+import { checkImageInput, ImageInputError, resolveImageInput } from '../posts/images.js';
 import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../posts/fields.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import type { LinkedKind } from './kinds.js';
@@ -82,9 +82,26 @@ export interface PreparedCreate {
  */
 export async function prepareCreate(kind: LinkedKind, body: Body, writer: WriteContext, problems: Record<string, string>): Promise<PreparedCreate> {
   if (body[kind.nameField] === undefined || body[kind.nameField] === null) problems[kind.nameField] = `${kind.nameField} is required.`;
-  const parsed = await parseCommon(writer.db, body, kind.nameField, writer.user, writer.siteTimezone, writer.now, problems);
-  const own = kindColumns(kind, body, undefined, problems);
-  return { kind, body, parsed, own };
+  const parsed = await parseLinkedInput(kind, body, undefined, writer, problems);
+  return { kind, body, parsed: parsed.common, own: parsed.own };
+}
+
+/**
+ * Every check of a venue/organizer body that can be made without writing (the 400s): shared fields,
+ * the kind's own fields and the image. `existing` only shapes the derived columns.
+ */
+export async function parseLinkedInput(
+  kind: LinkedKind,
+  body: Body,
+  existing: LinkedRow | undefined,
+  writer: WriteContext,
+  problems: Record<string, string>,
+): Promise<{ common: ParsedCommon; own: KindColumns }> {
+  const common = await parseCommon(writer.db, body, kind.nameField, writer.user, writer.siteTimezone, writer.now, problems);
+  const own = kindColumns(kind, body, existing, problems);
+  const image = await checkImageInput(writer.db, body.image, writer.user);
+  if (image) problems.image = image;
+  return { common, own };
 }
 
 /**
@@ -94,12 +111,13 @@ export async function prepareCreate(kind: LinkedKind, body: Body, writer: WriteC
  */
 export async function createOrReuse(trx: Knex, prepared: PreparedCreate, writer: WriteContext): Promise<{ id: number; reused: boolean }> {
   const { kind, body, parsed, own } = prepared;
+  // The values decide some rights (`private`, another `author`): refused before a duplicate is looked for.
+  const columns = commonColumns(parsed, undefined, writer.user, writer.now, writer.siteTimezone);
   const repo = new LinkedRepository(trx, kind);
   const compared: Record<string, string> = { description: parsed.description ?? '' };
   for (const field of kind.duplicateFields) compared[field] = typeof own[field] === 'string' && field in body ? (own[field] as string) : '';
   const duplicate = await repo.findDuplicate(parsed.title as string, compared, writer.user);
   if (duplicate) return { id: duplicate.id, reused: true };
-  const columns = commonColumns(parsed, undefined, writer.user, writer.now, writer.siteTimezone);
   const imageId = await resolveImage(trx, body.image, writer.user);
   const id = await repo.create(
     trx,

@@ -19,10 +19,13 @@ export class ImageInputError extends Error {}
  * must name a known image. Recording a new URL needs `upload_files` (authors and up); contributors may
  * only reference known images. `null`, `""`, `0` and `false` remove the image.
  *
- * @returns the image id, `null` to remove the image, or `undefined` when `image` was not sent.
+ * @returns the image id, `null` to remove the image, or `undefined` when `image` was not sent (or
+ *   when `dryRun` only checked a new URL).
  */
-export async function resolveImageInput(trx: Knex, input: unknown, user: User | undefined): Promise<number | null | undefined> {
+export async function resolveImageInput(trx: Knex, input: unknown, user: User | undefined, dryRun = false): Promise<number | null | undefined> {
   if (input === undefined) return undefined;
+  // A record sent back as read (GET-modify-PUT) carries the image object: its id names the image.
+  if (typeof input === 'object' && input !== null && !Array.isArray(input) && 'id' in input) input = (input as { id: unknown }).id;
   if (input === null || input === '' || input === 0 || input === '0' || input === false || input === 'false') return null;
   if (typeof input === 'number' || (typeof input === 'string' && /^\d+$/.test(input.trim()))) {
     const id = Number(input);
@@ -36,6 +39,7 @@ export async function resolveImageInput(trx: Knex, input: unknown, user: User | 
   const existing = await trx('images').where('url_hash', urlHash).first('post_id');
   if (existing) return Number(existing.post_id);
   if (!can(user, 'upload_files')) throw new ImageInputError('recording a new image from a URL needs the upload right; use the ID of a known image.');
+  if (dryRun) return undefined;
   const fileName = decodeURIComponent(path.posix.basename(new URL(url).pathname)) || 'image';
   const extension = path.posix.extname(fileName).slice(1).toLowerCase().slice(0, 16);
   const now = utcNow();
@@ -60,6 +64,17 @@ export async function resolveImageInput(trx: Knex, input: unknown, user: User | 
       await trx('images').insert({ post_id: id, url, url_hash: urlHash, extension, width: null, height: null });
     },
   );
+}
+
+/** Checks an `image` input without recording anything (the 400s come before any write). */
+export async function checkImageInput(db: Knex, input: unknown, user: User | undefined): Promise<string | undefined> {
+  try {
+    await resolveImageInput(db, input, user, true);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ImageInputError) return err.message;
+    throw err;
+  }
 }
 
 /** The image objects of some ids, in one query per 500 ids. */

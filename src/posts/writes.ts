@@ -75,7 +75,8 @@ export async function parseCommon(
   if (moment) parsed.published = { local: toStorage(moment), utc: toStorageUtc(moment) };
   const mayWriteHtml = can(user, 'unfiltered_html');
   if (input.description !== undefined) parsed.description = mayWriteHtml ? String(input.description) : sanitizeUserHtml(String(input.description));
-  if (input.excerpt !== undefined) parsed.excerpt = mayWriteHtml ? String(input.excerpt) : sanitizeUserHtml(String(input.excerpt));
+  // Only events take an excerpt; on venues and organizers it is an output field, ignored on input.
+  if (titleParam === 'title' && input.excerpt !== undefined) parsed.excerpt = mayWriteHtml ? String(input.excerpt) : sanitizeUserHtml(String(input.excerpt));
   if (input.slug !== undefined) {
     parsed.slug = sanitizeSlug(String(input.slug));
     if (parsed.slug === '') problems.slug = 'slug must contain a letter or a digit.';

@@ -1,5 +1,5 @@
 import type { OperationContext, Operation, Reply } from '../http/operation.js';
-import { allowPublic } from '../http/operation.js';
+import { allowPublic, checkedByHandler } from '../http/operation.js';
 import { invalidParam, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { requireCapability, canReadRecord } from '../auth/permissions.js';
@@ -136,6 +136,7 @@ function termHandlers(taxonomy: Taxonomy) {
     const repo = new TermRepository(ctx.db);
     const parent = input.parent ?? 0;
     await checkParent(ctx, parent);
+    manage(ctx);
     const name = input.name as string;
     // WordPress refuses a second term with the same name at the same level, unless the caller gives
     // it a different slug that is still free.
@@ -161,10 +162,11 @@ function termHandlers(taxonomy: Taxonomy) {
   };
 
   const update = async (ctx: OperationContext<UpdateOp>): Promise<Reply> => {
-    const term = await findTerm(ctx, (ctx.path as { id: number }).id);
     const input = cleanInput(ctx, (ctx.body ?? {}) as TermInput);
+    const term = await findTerm(ctx, (ctx.path as { id: number }).id);
     const repo = new TermRepository(ctx.db);
     if (input.parent !== undefined) await checkParent(ctx, input.parent, term.id);
+    manage(ctx);
     const parent = input.parent ?? term.parent;
     if (input.slug !== undefined && input.slug !== term.slug) {
       const owner = await repo.findBySlug(taxonomy, input.slug);
@@ -191,13 +193,14 @@ function termHandlers(taxonomy: Taxonomy) {
 
   const remove = async (ctx: OperationContext<ReadOp>): Promise<Reply> => {
     const term = await findTerm(ctx, (ctx.path as { id: number }).id);
+    manage(ctx);
     // The answer is the term as it was, with its last count (plugin-behaviour §6.6).
     const [record] = await records(ctx, [term]);
     await new TermRepository(ctx.db).delete(term);
     return { status: 200, body: record };
   };
 
-  return { list, create, get, update, remove, manage };
+  return { list, create, get, update, remove };
 }
 
 /** Only the list arguments the client sent (validated and normalised), for the paging URLs. */
@@ -212,25 +215,25 @@ const categories = termHandlers(CATEGORIES);
 const tags = termHandlers(TAGS);
 
 function edit<Op extends UpdateOp>(handlers: ReturnType<typeof termHandlers>): Operation<Op> {
-  return { permission: handlers.manage, handler: handlers.update };
+  return { permission: checkedByHandler, handler: handlers.update };
 }
 
 export const categoryOperations = {
   listCategories: { permission: allowPublic, handler: categories.list },
-  createCategory: { permission: categories.manage, handler: categories.create },
+  createCategory: { permission: checkedByHandler, handler: categories.create },
   getCategory: { permission: allowPublic, handler: categories.get },
   updateCategory: edit<'updateCategory'>(categories),
   putCategory: edit<'putCategory'>(categories),
   patchCategory: edit<'patchCategory'>(categories),
-  deleteCategory: { permission: categories.manage, handler: categories.remove },
+  deleteCategory: { permission: checkedByHandler, handler: categories.remove },
 } satisfies { [Op in ListOp | CreateOp | ReadOp | UpdateOp as Op extends `${string}Category` | 'listCategories' ? Op : never]: Operation<Op> };
 
 export const tagOperations = {
   listTags: { permission: allowPublic, handler: tags.list },
-  createTag: { permission: tags.manage, handler: tags.create },
+  createTag: { permission: checkedByHandler, handler: tags.create },
   getTag: { permission: allowPublic, handler: tags.get },
   updateTag: edit<'updateTag'>(tags),
   putTag: edit<'putTag'>(tags),
   patchTag: edit<'patchTag'>(tags),
-  deleteTag: { permission: tags.manage, handler: tags.remove },
+  deleteTag: { permission: checkedByHandler, handler: tags.remove },
 } satisfies { [Op in ListOp | CreateOp | ReadOp | UpdateOp as Op extends `${string}Tag` | 'listTags' ? Op : never]: Operation<Op> };

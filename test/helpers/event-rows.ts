@@ -1,0 +1,63 @@
+import type { Knex } from 'knex';
+
+/**
+ * Events written straight into the database, for tests of the venue and organizer filters
+ * (`event`, `has_events`, `only_with_upcoming`) while the events API does not exist yet. Only for
+ * tests: no validation, local times equal UTC times, time zone `UTC`.
+ */
+export interface EventRow {
+  title: string;
+  /** Post status, `publish` by default. */
+  status?: string;
+  /** Author user id, none by default. */
+  authorId?: number | null;
+  /** Start and end in UTC, `YYYY-MM-DD HH:MM:SS`. */
+  startUtc: string;
+  endUtc: string;
+  /** Linked venues and organizers, in order. */
+  venueIds?: number[];
+  organizerIds?: number[];
+}
+
+let counter = 0;
+
+/** Inserts a `posts` row (type `event`), its `events` row and its link rows; returns the event id. */
+export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
+  const { title, status = 'publish', authorId = null, startUtc, endUtc, venueIds = [], organizerIds = [] } = event;
+  counter += 1;
+  const slug = `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'event'}-row-${process.pid}-${counter}`;
+  const stamp = '2026-01-01 00:00:00';
+  return db.transaction(async (trx) => {
+    const [inserted] = await trx('posts').insert({
+      type: 'event',
+      status,
+      author_id: authorId,
+      slug,
+      title,
+      description: '',
+      excerpt: '',
+      password: null,
+      image_id: null,
+      date: stamp,
+      date_utc: stamp,
+      modified: stamp,
+      modified_utc: stamp,
+    });
+    const id = Number(inserted);
+    await trx('events').insert({
+      post_id: id,
+      start_local: startUtc,
+      end_local: endUtc,
+      start_utc: startUtc,
+      end_utc: endUtc,
+      timezone: 'UTC',
+      cost_raw: '[]',
+      cost_values: '[]',
+      website: '',
+    });
+    for (const [position, venueId] of venueIds.entries()) await trx('event_venues').insert({ event_id: id, venue_id: venueId, position });
+    for (const [position, organizerId] of organizerIds.entries()) await trx('event_organizers').insert({ event_id: id, organizer_id: organizerId, position });
+    return id;
+  });
+}
+
