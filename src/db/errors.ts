@@ -4,6 +4,12 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A unique violation on an index that includes `column` (the driver names the key or the columns). */
+export function isUniqueViolationOn(err: unknown, column: string): boolean {
+  const text = String((err as { sqlMessage?: string }).sqlMessage ?? (err as Error).message ?? '');
+  return isUniqueViolation(err) && text.includes(column);
+}
+
 /** The database cannot be reached (refused, timed out, gone away, pool exhausted). */
 export function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: string }).code ?? '';

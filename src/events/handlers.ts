@@ -5,6 +5,7 @@ import { forbidden, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
+import { inTransaction } from '../db/transactions.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
 import { assertSingleRead } from '../posts/reads.js';
@@ -13,7 +14,7 @@ import { sanitizeSlug } from '../text/slugs.js';
 import { createOrReuse, resolveImage, writeContext, type Body, type WriteContext } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
 import { LinkedRepository } from '../linked/repository.js';
-import { TermRepository } from '../terms/repository.js';
+import { TermNameTaken, TermRepository } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { EventRepository, type EventColumns, type EventRow } from './repository.js';
 import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
@@ -191,7 +192,16 @@ async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, write
     const repo = new TermRepository(trx);
     for (const name of input.create) {
       const existing = await repo.findByName(taxonomy, 0, name);
-      termIds.push(existing ? existing.id : await repo.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false, () => new Error('term name taken')));
+      if (existing) {
+        termIds.push(existing.id);
+        continue;
+      }
+      try {
+        termIds.push(await repo.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
+      } catch (err) {
+        if (!(err instanceof TermNameTaken)) throw err;
+        termIds.push(err.existing.id);
+      }
     }
     await events.setTerms(trx, eventId, taxonomy.name, termIds);
   }
@@ -206,7 +216,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
   requireCapability(ctx.user, 'edit_posts');
   const columns = commonColumns(parsed.common, undefined, ctx.user, writer.now, writer.siteTimezone);
   // The event, its new venues, organizers, terms and image, and its links: one transaction.
-  const id = await ctx.db.transaction(async (trx) => {
+  const id = await inTransaction(ctx.db, async (trx) => {
     const imageId = await resolveImage(trx, body.image, ctx.user);
     const eventId = await new EventRepository(trx).create(
       trx,
@@ -239,7 +249,7 @@ const update = async (ctx: OperationContext): Promise<Reply> => {
   if (Object.keys(problems).length) throw invalidParams(problems);
   if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
   const columns = commonColumns(parsed.common, row, ctx.user, writer.now, writer.siteTimezone);
-  await ctx.db.transaction(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const imageId = await resolveImage(trx, body.image, ctx.user);
     if (imageId !== undefined) columns.image_id = imageId;
     await new EventRepository(trx).update(trx, row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone));
@@ -254,11 +264,11 @@ const remove = async (ctx: OperationContext): Promise<Reply> => {
   const events = new EventRepository(ctx.db);
   if ((ctx.query as { force?: boolean }).force === true) {
     const last = await single(ctx, row);
-    await ctx.db.transaction((trx) => events.destroy(trx, row.id));
+    await inTransaction(ctx.db, (trx) => events.destroy(trx, row.id));
     return { status: 200, body: last };
   }
   if (row.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
-  await ctx.db.transaction((trx) => events.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
+  await inTransaction(ctx.db, (trx) => events.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };
 

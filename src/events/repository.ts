@@ -3,7 +3,7 @@ import type { User } from '../auth/capabilities.js';
 import { distanceSql } from '../db/geo.js';
 import { likeEscape } from '../text/slugs.js';
 import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { whereReadable } from '../posts/visibility.js';
+import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -154,14 +154,21 @@ export class EventRepository {
     if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
     if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore);
     if (filter.search) {
-      const fields = ['p.title', 'p.description', 'p.excerpt'];
+      // Text behind a password is not searchable by callers who could not read it (WordPress leaves
+      // protected posts out of searches for them): for those, only the title of a protected event counts.
+      const hidden = protectedTextHidden(this.db, 'p', filter.user);
+      const matches = (q: Knex.QueryBuilder, pattern: string) =>
+        q.whereRaw("lower(p.title) like ? escape '!'", [pattern]).orWhere((body) => {
+          body.where((f) => f.whereRaw("lower(p.description) like ? escape '!'", [pattern]).orWhereRaw("lower(p.excerpt) like ? escape '!'", [pattern]));
+          if (hidden) body.whereNot(hidden);
+        });
       for (const term of filter.search.include) {
         const pattern = `%${likeEscape(term.toLowerCase())}%`;
-        query.where((any) => fields.forEach((field) => any.orWhereRaw(`lower(${field}) like ? escape '!'`, [pattern])));
+        query.where((q) => matches(q, pattern));
       }
       for (const term of filter.search.exclude) {
         const pattern = `%${likeEscape(term.toLowerCase())}%`;
-        for (const field of fields) query.whereRaw(`lower(${field}) not like ? escape '!'`, [pattern]);
+        query.whereNot((q) => matches(q, pattern));
       }
     }
     for (const termIds of filter.termLists) {

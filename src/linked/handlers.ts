@@ -5,6 +5,7 @@ import { invalidParams, RestError, forbidden } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
+import { inTransaction } from '../db/transactions.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
 import { commonColumns, modifiedNow } from '../posts/writes.js';
@@ -102,7 +103,7 @@ function linkedHandlers(kind: LinkedKind) {
     // Creating needs the generic edit right (contributors and up).
     requireCapability(ctx.user, 'edit_posts');
     // A duplicate (contract §6) comes back unchanged, with 201 like a new record.
-    const { id } = await ctx.db.transaction((trx) => createOrReuse(trx, prepared, writer));
+    const { id } = await inTransaction(ctx.db, (trx) => createOrReuse(trx, prepared, writer));
     const created = (await new LinkedRepository(ctx.db, kind).findById(id)) as LinkedRow;
     return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
   };
@@ -124,7 +125,7 @@ function linkedHandlers(kind: LinkedKind) {
     if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
     const { common, own } = await parseLinkedInput(kind, body, row, writer, problems);
     const columns = commonColumns(common, row, ctx.user, writer.now, writer.siteTimezone);
-    await ctx.db.transaction(async (trx) => {
+    await inTransaction(ctx.db, async (trx) => {
       const imageId = await resolveImage(trx, body.image, ctx.user);
       if (imageId !== undefined) columns.image_id = imageId;
       await new LinkedRepository(trx, kind).update(trx, row, columns, common.slug, own);
@@ -140,11 +141,11 @@ function linkedHandlers(kind: LinkedKind) {
     const repo = new LinkedRepository(ctx.db, kind);
     if (force) {
       const last = await record(ctx, row);
-      await ctx.db.transaction((trx) => repo.destroy(trx, row.id));
+      await inTransaction(ctx.db, (trx) => repo.destroy(trx, row.id));
       return { status: 200, body: last };
     }
     if (row.status === 'trash') throw new RestError(410, `${kind.type}-is-in-trash`, `The ${kind.label} is already trashed`);
-    await ctx.db.transaction((trx) => repo.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
+    await inTransaction(ctx.db, (trx) => repo.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
     return { status: 200, body: await record(ctx, (await repo.findById(row.id)) as LinkedRow) };
   };
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { User } from '../auth/capabilities.js';
 import { likeEscape } from '../text/slugs.js';
 import { POST_COLUMNS, insertPost, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { whereReadable } from '../posts/visibility.js';
+import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
 import type { LinkedKind } from './kinds.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
@@ -84,7 +84,7 @@ export class LinkedRepository {
   async list(filter: LinkedListFilter): Promise<{ rows: LinkedRow[]; total: number }> {
     const query = this.base().whereIn('p.status', filter.statuses);
     whereReadable(query, 'p', filter.user);
-    if (filter.search !== undefined) this.whereSearch(query, filter.search);
+    if (filter.search !== undefined) this.whereSearch(query, filter.search, filter.user);
     if (filter.eventId !== undefined) {
       query.whereExists(this.db(`${this.kind.linkTable} as le`).whereRaw(`le.${this.kind.linkColumn} = p.id`).where('le.event_id', filter.eventId));
     }
@@ -116,16 +116,19 @@ export class LinkedRepository {
    * The plugin's venue/organizer search: words are runs of ASCII letters, digits and hyphens; a
    * record matches when one of its fields contains every word (case-insensitive).
    */
-  private whereSearch(query: Knex.QueryBuilder, search: string): void {
+  private whereSearch(query: Knex.QueryBuilder, search: string, user: User | undefined): void {
     const words = (search.match(/[A-Za-z0-9-]+/g) ?? []).map((w) => `%${likeEscape(w.toLowerCase())}%`);
     if (words.length === 0) return;
-    const fields = ['p.title', 'p.description', 'p.excerpt', ...this.kind.searchFields.map((f) => `k.${f}`)];
+    const allWordsIn = (q: Knex.QueryBuilder, field: string) => q.where((all) => words.forEach((word) => all.whereRaw(`lower(${field}) like ? escape '!'`, [word])));
+    // Fields behind a password only count for callers who could read them; the name always does.
+    const hidden = protectedTextHidden(this.db, 'p', user);
+    const others = ['p.description', 'p.excerpt', ...this.kind.searchFields.map((f) => `k.${f}`)];
     query.where((any) => {
-      for (const field of fields) {
-        any.orWhere((all) => {
-          for (const word of words) all.whereRaw(`lower(${field}) like ? escape '!'`, [word]);
-        });
-      }
+      any.orWhere((q) => allWordsIn(q, 'p.title'));
+      any.orWhere((q) => {
+        q.where((fields) => others.forEach((field) => fields.orWhere((f) => allWordsIn(f, field))));
+        if (hidden) q.whereNot(hidden);
+      });
     });
   }
 

@@ -43,3 +43,15 @@ export function statusFilter(requested: string[] | undefined, user: User | undef
   const statuses = [...new Set(requested.flatMap((status) => (status === 'any' ? ANY : [status])))];
   return { statuses, urlValue: requested.join(',') };
 }
+
+/**
+ * The condition "this record's protected text is hidden from the caller" (it has a password and the
+ * caller may not edit it), or undefined when nothing is hidden from this caller (editors).
+ */
+export function protectedTextHidden(db: Knex, alias: string, user: User | undefined): ((q: Knex.QueryBuilder) => void) | undefined {
+  if (can(user, 'edit_others_posts')) return undefined;
+  return (q) => {
+    q.whereNotNull(`${alias}.password`).whereNot(`${alias}.password`, '');
+    if (user && can(user, 'edit_posts')) q.whereNot(`${alias}.author_id`, user.id);
+  };
+}

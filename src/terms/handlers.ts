@@ -8,7 +8,8 @@ import { findPostHeader } from '../posts/lookup.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { sanitizeUserHtml } from '../text/html.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
-import { TermRepository, type TermListFilter, type TermRow } from './repository.js';
+import { TermNameTaken, TermRepository, type TermListFilter, type TermRow } from './repository.js';
+import { inTransaction } from '../db/transactions.js';
 import { toTermRecord } from './mapper.js';
 
 type ListOp = 'listCategories' | 'listTags';
@@ -138,19 +139,19 @@ function termHandlers(taxonomy: Taxonomy) {
     await checkParent(ctx, parent);
     manage(ctx);
     const name = input.name as string;
-    // WordPress refuses a second term with the same name at the same level, unless the caller gives
-    // it a different slug that is still free.
-    const sameName = await repo.findByName(taxonomy, parent, name);
-    if (sameName && (input.slug === undefined || (await repo.findBySlug(taxonomy, input.slug)))) {
-      throw new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: sameName.id });
-    }
-    const id = await repo.insert(
-      taxonomy,
-      { name, description: input.description ?? '', parent },
-      input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug),
-      sameName !== undefined,
-      (existing) => new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: existing.id }),
-    );
+    const exists = (term: TermRow) => new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: term.id });
+    const id = await inTransaction(ctx.db, async (trx) => {
+      const terms = new TermRepository(trx);
+      // WordPress refuses a second term with the same name at the same level, unless the caller
+      // gives it a different slug that is still free.
+      const sameName = await terms.findByName(taxonomy, parent, name);
+      if (sameName && (input.slug === undefined || (await terms.findBySlug(taxonomy, input.slug)))) throw exists(sameName);
+      try {
+        return await terms.insert(taxonomy, { name, description: input.description ?? '', parent }, input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug), sameName !== undefined);
+      } catch (err) {
+        throw err instanceof TermNameTaken ? exists(err.existing) : err;
+      }
+    });
     const [record] = await records(ctx, [(await repo.findById(id)) as TermRow]);
     return { status: 201, body: record, headers: { Location: ctx.urls.item(taxonomy.collection, id) } };
   };

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { likeEscape, withUniqueSlug } from '../text/slugs.js';
-import { isUniqueViolation } from '../db/errors.js';
+import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 
@@ -28,6 +28,13 @@ export interface TermListFilter {
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
+}
+
+/** A term with this name already exists at this level. */
+export class TermNameTaken extends Error {
+  constructor(readonly existing: TermRow) {
+    super(`a term named "${existing.name}" already exists at this level`);
+  }
 }
 
 /** The key one-name-per-level is enforced on: the name, lower-cased. */
@@ -184,16 +191,10 @@ export class TermRepository {
 
   /**
    * Inserts a term under the first free slug at or after `baseSlug`; returns its id. `sharesName`
-   * marks a term allowed to repeat a name at its level (it was given its own slug). A concurrent
-   * create of the same name at the same level loses on the unique name key and gets `onNameTaken`.
+   * marks a term allowed to repeat a name at its level (it was given its own slug). A create of a
+   * name already used at the same level (also a concurrent one) throws TermNameTaken.
    */
-  async insert(
-    taxonomy: Taxonomy,
-    term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>,
-    baseSlug: string,
-    sharesName: boolean,
-    onNameTaken: (existing: TermRow) => Error,
-  ): Promise<number> {
+  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>, baseSlug: string, sharesName: boolean): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     return withUniqueSlug(
       this.db,
@@ -204,9 +205,11 @@ export class TermRepository {
           const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });
           return Number(id);
         } catch (err) {
-          // A unique violation is either the slug (withUniqueSlug tries the next one) or the name.
-          const taken = isUniqueViolation(err) && nameKey !== null ? await this.findByName(taxonomy, term.parent, term.name) : undefined;
-          throw taken ? onNameTaken(taken) : err;
+          // A unique violation is either the slug (withUniqueSlug tries the next one) or the name. A
+          // name taken by a writer whose row this transaction cannot see yet is left to the caller's
+          // transaction retry (db/transactions.ts).
+          const taken = isUniqueViolationOn(err, 'name_key') ? await this.findByName(taxonomy, term.parent, term.name) : undefined;
+          throw taken ? new TermNameTaken(taken) : err;
         }
       },
     );

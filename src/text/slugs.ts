@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isUniqueViolation } from '../db/errors.js';
+import { isUniqueViolationOn } from '../db/errors.js';
 
 export const MAX_SLUG_LENGTH = 200;
 
@@ -46,7 +46,7 @@ export async function withUniqueSlug<T>(
     try {
       return await write(slugCandidate(base, attempt));
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!isUniqueViolationOn(err, 'slug')) throw err;
     }
   }
   throw new Error(`no free slug found for "${base}"`);

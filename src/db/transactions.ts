@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import { isUniqueViolation } from './errors.js';
+
+/** MySQL/MariaDB errors after which the whole transaction was rolled back and may simply run again. */
+function isRetryable(err: unknown): boolean {
+  const errno = (err as { errno?: number }).errno;
+  // 1213 deadlock, 1205 lock wait timeout; a unique violation that no code path resolved is a
+  // concurrent writer that committed first: a new attempt reads a fresh snapshot and sees its row.
+  return errno === 1213 || errno === 1205 || isUniqueViolation(err);
+}
+
+/**
+ * Runs `work` in a transaction, again (up to four attempts, after a short random pause) when a
+ * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
+ * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
+ */
+export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (err) {
+      if (attempt >= 4 || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
