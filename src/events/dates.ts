@@ -1,20 +1,17 @@
 import { DateTime, type Zone } from 'luxon';
+import moment from 'moment-timezone';
 import { fromStorage, parseDateInput, toStorage, toStorageUtc, zoneOf } from '../dates/parse.js';
 
 /**
- * The zone abbreviation valid at an instant (DST-aware: `CST` or `CDT`). Where the time-zone data
- * has no letters for a zone, the offset is written as PHP does (`+08`, `+0930`); `UTC±N` zones are
- * their own abbreviation.
+ * The zone abbreviation valid at an instant, DST-aware (`CST`/`CDT`), from the tz database as PHP
+ * writes it (`JST`, `AEDT`, `+04` where the database has no letters): `Intl` does not expose those
+ * abbreviations, moment-timezone ships the database with them. `UTC±N` zones are their own
+ * abbreviation.
  */
 export function timezoneAbbreviation(zoneName: string, utc: string): string {
   if (/^UTC[+-]/.test(zoneName)) return zoneName;
-  const instant = new Date(`${utc.replace(' ', 'T')}Z`);
-  for (const locale of ['en-US', 'en-GB']) {
-    const name = new Intl.DateTimeFormat(locale, { timeZone: zoneName, timeZoneName: 'short' }).formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value;
-    if (name && !/^GMT[+-]/.test(name)) return name;
-  }
-  const offset = DateTime.fromJSDate(instant, { zone: zoneName }).toFormat('ZZZ');
-  return offset.endsWith('00') ? offset.slice(0, 3) : offset;
+  const instant = moment.tz(`${utc.replace(' ', 'T')}Z`, zoneName);
+  return instant.isValid() ? instant.zoneAbbr() : zoneName;
 }
 
 /** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */
