@@ -65,6 +65,11 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
         return id;
       },
       customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
+      // One short line per request: no headers (credentials, cookies) and no bodies.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
     }),
   );
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
