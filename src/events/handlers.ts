@@ -207,6 +207,15 @@ async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, write
   }
 }
 
+async function termIdsOf(trx: Knex, eventId: number): Promise<number[]> {
+  return (await new EventRepository(trx).termIds([eventId])).get(eventId) ?? [];
+}
+
+/** Term counts follow every write that can change them: the event's terms now, and those it had. */
+async function recountTermsOf(trx: Knex, eventId: number, before: number[] = []): Promise<void> {
+  await new TermRepository(trx).recount([...before, ...(await termIdsOf(trx, eventId))]);
+}
+
 const create = async (ctx: OperationContext): Promise<Reply> => {
   const body = ctx.body as Body;
   const writer = writeContext(ctx);
@@ -225,6 +234,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
       eventColumns(parsed, true, writer.siteTimezone),
     );
     await writeLinks(trx, eventId, parsed, writer);
+    await recountTermsOf(trx, eventId);
     return eventId;
   });
   return { status: 201, body: await single(ctx, await reload(ctx, id)), headers: { Location: ctx.urls.item('events', id) } };
@@ -252,8 +262,10 @@ const update = async (ctx: OperationContext): Promise<Reply> => {
   await inTransaction(ctx.db, async (trx) => {
     const imageId = await resolveImage(trx, body.image, ctx.user);
     if (imageId !== undefined) columns.image_id = imageId;
+    const termsBefore = await termIdsOf(trx, row.id);
     await new EventRepository(trx).update(trx, row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone));
     await writeLinks(trx, row.id, parsed, writer);
+    await recountTermsOf(trx, row.id, termsBefore);
   });
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };
@@ -264,11 +276,18 @@ const remove = async (ctx: OperationContext): Promise<Reply> => {
   const events = new EventRepository(ctx.db);
   if ((ctx.query as { force?: boolean }).force === true) {
     const last = await single(ctx, row);
-    await inTransaction(ctx.db, (trx) => events.destroy(trx, row.id));
+    await inTransaction(ctx.db, async (trx) => {
+      const terms = await termIdsOf(trx, row.id);
+      await events.destroy(trx, row.id);
+      await new TermRepository(trx).recount(terms);
+    });
     return { status: 200, body: last };
   }
   if (row.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
-  await inTransaction(ctx.db, (trx) => events.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
+  await inTransaction(ctx.db, async (trx) => {
+    await new EventRepository(trx).trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone));
+    await recountTermsOf(trx, row.id);
+  });
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };
 

@@ -57,11 +57,6 @@ function toRow(row: Record<string, unknown>): TermRow {
 export class TermRepository {
   constructor(private readonly db: Knex) {}
 
-  /** The number of published events carrying the term: WordPress's term `count`. */
-  private publishedCount(db: Knex) {
-    return db('event_terms as ec').join('posts as pc', 'pc.id', 'ec.event_id').where('pc.status', 'publish').whereRaw('ec.term_id = t.id');
-  }
-
   async findById(id: number): Promise<TermRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
     const row = await this.db('terms').where({ id }).first();
@@ -89,10 +84,10 @@ export class TermRepository {
     if (filter.eventId !== undefined) {
       base.whereExists(this.db('event_terms as ef').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId));
     }
-    if (filter.hideEmpty) base.whereExists(this.publishedCount(this.db).select(this.db.raw('1')));
+    if (filter.hideEmpty) base.where('t.published_count', '>', 0);
 
     const [{ n }] = await base.clone().count({ n: '*' });
-    const page = base.clone().select('t.*', this.publishedCount(this.db).count('*').as('published_count'));
+    const page = base.clone().select('t.*');
     this.applyOrder(page, filter);
     const rows = await page.limit(filter.limit).offset(filter.offset);
     return {
@@ -117,7 +112,7 @@ export class TermRepository {
         query.orderByRaw(`lower(t.description) ${direction}`);
         break;
       case 'count':
-        query.orderBy('published_count', direction);
+        query.orderBy('t.published_count', direction);
         break;
       case 'parent':
         query.orderBy('t.parent', direction);
@@ -138,19 +133,28 @@ export class TermRepository {
     query.orderBy('t.id', filter.orderBy === 'id' || filter.orderBy === 'term_id' ? direction : 'asc');
   }
 
-  /** Published-event counts for some terms. */
+  /** Published-event counts for some terms (WordPress's term `count`, kept on the term). */
   async countsFor(ids: number[]): Promise<Map<number, number>> {
     const counts = new Map(ids.map((id) => [id, 0]));
-    if (ids.length === 0) return counts;
-    const rows = await this.db('event_terms as ec')
-      .join('posts as pc', 'pc.id', 'ec.event_id')
-      .where('pc.status', 'publish')
-      .whereIn('ec.term_id', ids)
-      .groupBy('ec.term_id')
-      .select('ec.term_id')
-      .count({ n: '*' });
-    for (const row of rows as Array<{ term_id: number; n: number }>) counts.set(Number(row.term_id), Number(row.n));
+    for (const part of chunks(ids)) {
+      for (const row of await this.db('terms').whereIn('id', part).select('id', 'published_count')) counts.set(Number(row.id), Number(row.published_count));
+    }
     return counts;
+  }
+
+  /** Recomputes the published-event count of some terms (after a write that may change it). */
+  async recount(termIds: number[]): Promise<void> {
+    for (const part of chunks([...new Set(termIds)])) {
+      await this.db('terms')
+        .whereIn('id', part)
+        .update({
+          published_count: this.db('event_terms as ec')
+            .join('posts as pc', 'pc.id', 'ec.event_id')
+            .where('pc.status', 'publish')
+            .whereRaw('ec.term_id = terms.id')
+            .count('*'),
+        });
+    }
   }
 
   /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */

@@ -11,6 +11,9 @@ export async function up(db: Knex): Promise<void> {
     binaryColumn(db, t.string('slug', 200).notNullable());
     t.text('description', 'mediumtext').notNullable();
     t.integer('parent').unsigned().notNullable().defaultTo(0);
+    // WordPress's term count: published events carrying the term, kept up to date by every event
+    // write (events/repository.ts recountTerms) so that reads never count.
+    t.integer('published_count').unsigned().notNullable().defaultTo(0);
     // The lower-cased name, so that one name per level is enforced by the database even under
     // concurrent creates. NULL for a term WordPress lets share a name because it was given its own slug.
     t.string('name_key', 200).nullable();
@@ -18,6 +21,7 @@ export async function up(db: Knex): Promise<void> {
     t.unique(['taxonomy', 'parent', 'name_key']);
     t.index(['taxonomy', 'parent']);
     t.index(['taxonomy', 'name']);
+    t.index(['taxonomy', 'published_count']);
   });
   await db.schema.createTable('event_terms', (t) => {
     tableDefaults(db, t);
