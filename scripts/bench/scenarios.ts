@@ -1,0 +1,171 @@
+/**
+ * The benchmark scenarios (issue 6) and the samples they draw random ids, slugs and terms from.
+ * Shared by run.ts (load) and explain.ts (query plans), so both look at the same requests.
+ */
+import type { Knex } from 'knex';
+import { BENCH_ADMIN, NAMESPACE_PATH, pick } from './common.js';
+import { SUBJECTS } from './seed.js';
+
+export interface Samples {
+  events: Array<{ id: number; slug: string }>;
+  categorySlugs: string[];
+  categoryIds: number[];
+  tagIds: number[];
+  venueIds: number[];
+  organizerIds: number[];
+  /** First and last start day of the seeded events, as epoch ms (UTC midnight). */
+  firstDay: number;
+  lastDay: number;
+}
+
+export interface BenchRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** What the issue calls it. */
+  label: string;
+  /** List scenarios are the ones `--scale` runs at 10k, 100k and 1M events. */
+  list: boolean;
+  write: boolean;
+  request(samples: Samples, random: () => number): BenchRequest;
+}
+
+const DAY = 86_400_000;
+const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
+const JSON_WRITE = { 'content-type': 'application/json', authorization: AUTH };
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const api = (path: string) => `${NAMESPACE_PATH}${path}`;
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'event-by-id',
+    label: 'GET /events/{id}',
+    list: false,
+    write: false,
+    request: (s, r) => ({ method: 'GET', path: api(`/events/${pick(r, s.events).id}`) }),
+  },
+  {
+    name: 'event-by-slug',
+    label: 'GET /events/by-slug/{slug}',
+    list: false,
+    write: false,
+    request: (s, r) => ({ method: 'GET', path: api(`/events/by-slug/${encodeURIComponent(pick(r, s.events).slug)}`) }),
+  },
+  {
+    name: 'events-default',
+    label: 'GET /events (default window)',
+    list: true,
+    write: false,
+    request: () => ({ method: 'GET', path: api('/events') }),
+  },
+  {
+    name: 'events-filtered',
+    label: 'GET /events?categories&start_date&end_date&search',
+    list: true,
+    write: false,
+    request: (s, r) => {
+      // A 60-day range somewhere in the seeded 3 years, one category, one word of the titles.
+      const from = s.firstDay + Math.floor(r() * Math.max(1, (s.lastDay - s.firstDay) / DAY - 60)) * DAY;
+      const query = new URLSearchParams({ categories: pick(r, s.categorySlugs), start_date: day(from), end_date: day(from + 60 * DAY), search: pick(r, SUBJECTS) });
+      return { method: 'GET', path: api(`/events?${query}`) };
+    },
+  },
+  {
+    name: 'events-per-page-50',
+    label: 'GET /events?per_page=50',
+    list: true,
+    write: false,
+    request: () => ({ method: 'GET', path: api('/events?per_page=50') }),
+  },
+  {
+    name: 'venues-upcoming',
+    label: 'GET /venues?only_with_upcoming=1',
+    list: true,
+    write: false,
+    request: () => ({ method: 'GET', path: api('/venues?only_with_upcoming=1') }),
+  },
+  {
+    name: 'categories',
+    label: 'GET /categories',
+    list: true,
+    write: false,
+    request: () => ({ method: 'GET', path: api('/categories') }),
+  },
+  {
+    name: 'create-event',
+    label: 'POST /events (venue, organizer, 2 terms)',
+    list: false,
+    write: true,
+    request: (s, r) => {
+      const start = Date.now() + Math.floor(1 + r() * 300) * DAY;
+      const startText = `${day(start)} 19:00:00`;
+      const body = {
+        title: `Bench ${pick(r, SUBJECTS)} evening ${Math.floor(r() * 1e9).toString(36)}`,
+        description: 'Created by the benchmark: a venue, an organizer, a category and a tag, in one transaction.',
+        status: 'publish',
+        start_date: startText,
+        end_date: `${day(start)} 22:00:00`,
+        cost: '$15',
+        venue: pick(r, s.venueIds),
+        organizer: pick(r, s.organizerIds),
+        categories: [pick(r, s.categoryIds)],
+        tags: [pick(r, s.tagIds)],
+      };
+      return { method: 'POST', path: api('/events'), headers: JSON_WRITE, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: 'patch-event',
+    label: 'PATCH /events/{id}',
+    list: false,
+    write: true,
+    request: (s, r) => {
+      const body = { title: `Updated ${pick(r, SUBJECTS)} night`, cost: `$${5 + Math.floor(r() * 40)}` };
+      return { method: 'PATCH', path: api(`/events/${pick(r, s.events).id}`), headers: JSON_WRITE, body: JSON.stringify(body) };
+    },
+  },
+];
+
+/** The floor: a primary-key lookup of a random event through the minimal stack (floor.ts). */
+export const FLOOR: Scenario = {
+  name: 'floor',
+  label: 'floor: express+validator+knex PK lookup',
+  list: false,
+  write: false,
+  request: (s, r) => ({ method: 'GET', path: `/items/${pick(r, s.events).id}` }),
+};
+
+/** Random published events (up to 20,000, spread over the id range), terms, venues, organizers. */
+export async function loadSamples(db: Knex): Promise<Samples> {
+  const [{ n }] = await db('posts').where({ type: 'event', status: 'publish' }).count({ n: '*' });
+  const step = Math.max(1, Math.ceil(Number(n) / 20_000));
+  const events = (await db('posts').where({ type: 'event', status: 'publish' }).whereRaw('id % ? = 0', [step]).select('id', 'slug').limit(20_000)).map(
+    (row: { id: number; slug: string }) => ({ id: Number(row.id), slug: String(row.slug) }),
+  );
+  const categories = await db('terms').where('taxonomy', 'tribe_events_cat').select('id', 'slug');
+  const tagIds = (await db('terms').where('taxonomy', 'post_tag').pluck('id')).map(Number);
+  const published = (type: string) => db('posts').where({ type, status: 'publish' }).orderBy('id').limit(5000).pluck('id');
+  const venueIds = (await published('venue')).map(Number);
+  const organizerIds = (await published('organizer')).map(Number);
+  const [range] = await db('events').min({ first: 'start_utc' }).max({ last: 'start_utc' });
+  const midnight = (text: string) => Date.parse(`${String(text).slice(0, 10)}T00:00:00Z`);
+  const samples: Samples = {
+    events,
+    categorySlugs: categories.map((c: { slug: string }) => String(c.slug)),
+    categoryIds: categories.map((c: { id: number }) => Number(c.id)),
+    tagIds,
+    venueIds,
+    organizerIds,
+    firstDay: midnight(range.first),
+    lastDay: midnight(range.last),
+  };
+  for (const [name, list] of Object.entries({ events, categories: samples.categoryIds, tags: tagIds, venues: venueIds, organizers: organizerIds })) {
+    if (list.length === 0) throw new Error(`the database has no ${name}: seed it first (drop --skip-seed)`);
+  }
+  return samples;
+}
