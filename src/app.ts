@@ -12,7 +12,7 @@ import { createLogger } from './logger.js';
 import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
 import { inputShapesOf, normaliseBody, queryParser } from './http/input.js';
 import { authenticate } from './http/authentication.js';
-import { limitAuthFailures } from './http/auth-failures.js';
+import { authFailureLimiter } from './http/auth-failures.js';
 import { healthz, readyz } from './http/health.js';
 import { errorMiddleware, noRouteHandler } from './http/error-middleware.js';
 import { Urls } from './http/urls.js';
@@ -93,8 +93,9 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
   app.use(emptyBodyAsEmptyObject);
   app.use(normaliseBody(shapes));
-  app.use(limitAuthFailures(config));
-  app.use(authenticate(users));
+  const limiter = authFailureLimiter(config);
+  app.use(limiter.guard);
+  app.use(authenticate(users, (client) => limiter.recordFailure(client)));
   app.use(noStoreForUsers);
 
   const validatorDocument = { ...document, servers: [{ url: `${config.basePath}/${NAMESPACE}` }] };

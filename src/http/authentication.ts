@@ -9,12 +9,15 @@ import { invalidCredentials } from './errors.js';
  * whether the login or the secret was wrong. Whether the operation needs a user at all is decided
  * later, by the document's security requirements (see app.ts).
  */
-export function authenticate(users: UserRepository): RequestHandler {
+export function authenticate(users: UserRepository, onFailure: (client: string) => void = () => {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (!header) return next();
     const match = /^(Basic|Bearer)\s+(.+)$/i.exec(header.trim());
-    if (!match) return next(invalidCredentials());
+    if (!match) {
+      onFailure(req.ip ?? '');
+      return next(invalidCredentials());
+    }
     const [, scheme, credentials] = match;
     try {
       if (scheme.toLowerCase() === 'bearer') {
@@ -27,6 +30,7 @@ export function authenticate(users: UserRepository): RequestHandler {
     } catch (err) {
       return next(err);
     }
+    if (!req.user) onFailure(req.ip ?? '');
     next(req.user ? undefined : invalidCredentials());
   };
 }

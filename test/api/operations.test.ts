@@ -57,4 +57,11 @@ describe('operations endpoints and protections', () => {
     expectStatus(await http().get(`${NS}/tags`), 200);
     assert.ok(editor.id > 0);
   });
+
+  it('never throttles concurrent requests with good credentials', async () => {
+    const { http } = await testApp({ authFailureLimit: 2 });
+    const editor = await createUser('editor');
+    const answers = await Promise.all(Array.from({ length: 30 }, () => http().get(`${NS}/tags`).set('Authorization', editor.authorization)));
+    assert.deepEqual([...new Set(answers.map((res) => res.status))], [200]);
+  });
 });
