@@ -10,7 +10,7 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
- * Runs `work` in a transaction, again (up to four attempts, after a short random pause) when a
+ * Runs `work` in a transaction, again (up to eight attempts, after a growing random pause) when a
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
  */
@@ -19,8 +19,8 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
     try {
       return await db.transaction(work);
     } catch (err) {
-      if (attempt >= 4 || !isRetryable(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+      if (attempt >= 8 || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 25 * attempt));
     }
   }
 }

@@ -177,15 +177,15 @@ function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: stri
 }
 
 /** Writes the venue/organizer/term links of a parsed body, creating what it asks to create. */
-async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, writer: WriteContext): Promise<void> {
+async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<void> {
   const events = new EventRepository(trx);
   const ids = async (items: LinkedItem[]) => {
     const out: number[] = [];
     for (const item of items) out.push('id' in item ? item.id : (await createOrReuse(trx, item.prepared, writer)).id);
     return out;
   };
-  if (parsed.venues) await events.setLinks(trx, eventId, 'event_venues', 'venue_id', await ids(parsed.venues));
-  if (parsed.organizers) await events.setLinks(trx, eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers));
+  if (parsed.venues) await events.setLinks(trx, eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
+  if (parsed.organizers) await events.setLinks(trx, eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
   for (const [taxonomy, input] of [[CATEGORIES, parsed.categories], [TAGS, parsed.tags]] as Array<[Taxonomy, TermsInput | undefined]>) {
     if (!input) continue;
     const termIds = [...input.ids];
@@ -203,7 +203,7 @@ async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, write
         termIds.push(err.existing.id);
       }
     }
-    await events.setTerms(trx, eventId, taxonomy.name, termIds);
+    await events.setTerms(trx, eventId, taxonomy.name, termIds, isNew);
   }
 }
 
@@ -233,7 +233,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
       parsed.common.slug ?? (sanitizeSlug(parsed.common.title as string) || 'event'),
       eventColumns(parsed, true, writer.siteTimezone),
     );
-    await writeLinks(trx, eventId, parsed, writer);
+    await writeLinks(trx, eventId, parsed, writer, true);
     await recountTermsOf(trx, eventId);
     return eventId;
   });

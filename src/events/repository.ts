@@ -222,17 +222,22 @@ export class EventRepository {
     if (Object.keys(own).length) await trx('events').where('post_id', post.id).update(own);
   }
 
-  /** Replaces the event's links of one kind, keeping the given order. */
-  async setLinks(trx: Knex, eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[]): Promise<void> {
-    await trx(table).where('event_id', eventId).delete();
+  /**
+   * Replaces the event's links of one kind, keeping the given order. A new event has none to delete
+   * (skipping that DELETE avoids gap locks that make concurrent creates deadlock on MySQL).
+   */
+  async setLinks(trx: Knex, eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[], isNew = false): Promise<void> {
+    if (!isNew) await trx(table).where('event_id', eventId).delete();
     const unique = [...new Set(ids)];
     for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
   }
 
   /** Replaces the event's terms of one taxonomy. */
-  async setTerms(trx: Knex, eventId: number, taxonomy: string, termIds: number[]): Promise<void> {
-    const current = trx('terms').where('taxonomy', taxonomy).select('id');
-    await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
+  async setTerms(trx: Knex, eventId: number, taxonomy: string, termIds: number[], isNew = false): Promise<void> {
+    if (!isNew) {
+      const current = trx('terms').where('taxonomy', taxonomy).select('id');
+      await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
+    }
     for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
   }
 
