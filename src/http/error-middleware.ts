@@ -96,7 +96,7 @@ export function toRestError(err: unknown): RestError {
 export function errorMiddleware(): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toRestError(err);
-    // Only a real fault is an error; 501 (not yet built) and 503 (database away) are expected states.
+    // Only a real fault is an error; a 503 (database away) is an expected state, logged as a warning.
     if (error.status === 500) req.log.error({ err }, 'request failed');
     else if (error.status >= 500) req.log.warn({ code: error.code }, 'request not served');
     else req.log.debug({ err }, 'request refused');
