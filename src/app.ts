@@ -20,6 +20,7 @@ import type { OperationContext, OperationId, OperationTable } from './http/opera
 import { UserRepository } from './auth/users.js';
 import { buildRouteTable } from './discovery/namespace-index.js';
 import { createOperationTable } from './operations.js';
+import { replyCache } from './http/replies.js';
 
 export interface AppOptions {
   config: Config;
@@ -204,6 +205,7 @@ const noStoreForUsers: RequestHandler = (req, res, next) => {
 
 /** Runs the operation the validator matched: its permission, then its handler, then the reply. */
 function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Date): RequestHandler {
+  const replies = replyCache(db);
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
     const operationId = matched?.schema?.operationId as OperationId | undefined;
@@ -221,6 +223,7 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       config,
       db,
       now,
+      replies,
       query: req.query as never,
       path: (matched?.pathParams ?? req.params) as never,
       body: (req.body ?? {}) as never,

@@ -147,7 +147,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   if (!/bench/i.test(database) && !options.force) throw new Error(`refusing to drop the tables of "${database}": its name does not contain "bench" (pass --force)`);
   const { db } = openDatabase(options.databaseUrl);
   try {
-    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'events', 'posts', 'secrets', 'users', 'knex_migrations', 'knex_migrations_lock'];
+    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'events', 'posts', 'secrets', 'users', 'data_version', 'knex_migrations', 'knex_migrations_lock'];
     for (const table of tables) await db.schema.dropTableIfExists(table);
   } finally {
     await db.destroy();

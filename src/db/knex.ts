@@ -47,6 +47,7 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
             conn.pragma('synchronous = NORMAL');
+            reusePreparedStatements(conn as unknown as PreparingConnection);
             done(null, conn);
           },
         },
@@ -89,6 +90,35 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
     };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql://, got "${databaseUrl.split(':')[0]}:..."`);
+}
+
+interface PreparingConnection {
+  prepare(sql: string): unknown;
+}
+
+/** Prepared statements kept per SQLite connection (most recently used last). */
+const STATEMENTS_KEPT = 256;
+
+/**
+ * Knex asks better-sqlite3 to prepare every statement anew, and preparing costs as much as running
+ * a primary-key lookup. The service sends the same few hundred statements (with different bindings)
+ * again and again, so the connection keeps the prepared ones and hands them back. knex only ever
+ * runs a statement to completion (`all`/`run`) before the next one starts, so sharing is safe.
+ */
+function reusePreparedStatements(conn: PreparingConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const kept = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = kept.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (kept.size >= STATEMENTS_KEPT) kept.delete(kept.keys().next().value!);
+    } else {
+      kept.delete(sql);
+    }
+    kept.set(sql, statement);
+    return statement;
+  };
 }
 
 /** Opens the database (creating the folder of a SQLite file on first start). */

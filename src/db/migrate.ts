@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
+import * as createDataVersion from './migrations/20261122000004_create_data_version.js';
+import * as seedDataVersion from './migrations/20261122000005_seed_data_version.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -18,6 +20,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261121000001_create_users', createUsers],
   ['20261121000002_create_posts', createPosts],
   ['20261121000003_create_terms', createTerms],
+  ['20261122000004_create_data_version', createDataVersion],
+  ['20261122000005_seed_data_version', seedDataVersion],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

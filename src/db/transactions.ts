@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bumpDataVersion } from './data-version.js';
 import { isUniqueViolation } from './errors.js';
 
 /** MySQL/MariaDB errors after which the whole transaction was rolled back and may simply run again. */
@@ -13,11 +14,16 @@ function isRetryable(err: unknown): boolean {
  * Runs `work` in a transaction, again (up to eight attempts, after a growing random pause) when a
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
+ * After the commit the data version grows (data-version.ts), so cached list totals are recounted.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      const result = await db.transaction(work);
+      await bumpDataVersion(db).catch(() => {
+        // The write is committed and must be acknowledged; cached totals age out (db/count-cache.ts).
+      });
+      return result;
     } catch (err) {
       if (attempt >= 8 || !isRetryable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 25 * attempt));

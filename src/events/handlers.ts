@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../http/operation.js';
 import { allowPublic, checkedByHandler } from '../http/operation.js';
+import { replyKey } from '../http/replies.js';
 import { forbidden, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
@@ -88,6 +89,24 @@ const list = async (ctx: OperationContext<'listEvents'>): Promise<Reply> => {
     siteTimezone: ctx.config.siteTimezone,
   });
   for (const name of invalid) problems[name] = `${name} is not a date this service understands.`;
+  // The reply depends on the request through the computed date bounds (not the raw, relative dates)
+  // and on which parameters were sent (paging URLs carry only those).
+  const asked = Object.fromEntries(Object.entries(query).filter(([name]) => !(DATE_PARAMETERS as readonly string[]).includes(name)));
+  const key = replyKey(ctx, [asked, bounds, urlValues, invalid, problems, sentQueryNames(ctx.req)]);
+  return ctx.replies.get(key, () => listPage(ctx, query, page, status, problems, details, bounds, urlValues));
+};
+
+/** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
+async function listPage(
+  ctx: OperationContext<'listEvents'>,
+  query: ListQuery,
+  page: ReturnType<typeof pageRequest>,
+  status: ReturnType<typeof statusFilter>,
+  problems: Record<string, string>,
+  details: Record<string, unknown>,
+  bounds: ReturnType<typeof listBounds>['bounds'],
+  urlValues: ReturnType<typeof listBounds>['urlValues'],
+): Promise<Reply> {
   const categories = await resolveFilterTerms(ctx.db, CATEGORIES, query.categories, problems);
   const tags = await resolveFilterTerms(ctx.db, TAGS, query.tags, problems);
   for (const [name, kind] of [['venue', VENUES], ['organizer', ORGANIZERS]] as const) {
@@ -147,7 +166,7 @@ const list = async (ctx: OperationContext<'listEvents'>): Promise<Reply> => {
   body.total = links.total;
   body.total_pages = links.totalPages;
   return { status: 200, body, headers: pageHeaders(links) };
-};
+}
 
 /** The `events` columns a parsed body sets. */
 function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
@@ -240,11 +259,12 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
   return { status: 201, body: await single(ctx, await reload(ctx, id)), headers: { Location: ctx.urls.item('events', id) } };
 };
 
-const get = async (ctx: OperationContext): Promise<Reply> => {
-  const row = await findTarget(ctx);
-  assertSingleRead(ctx.user, row, 'event', (ctx.query as { password?: string }).password);
-  return { status: 200, body: await single(ctx, row, { single: true }) };
-};
+const get = async (ctx: OperationContext): Promise<Reply> =>
+  ctx.replies.get(replyKey(ctx, [ctx.path, ctx.query]), async () => {
+    const row = await findTarget(ctx);
+    assertSingleRead(ctx.user, row, 'event', (ctx.query as { password?: string }).password);
+    return { status: 200, body: await single(ctx, row, { single: true }) };
+  });
 
 const update = async (ctx: OperationContext): Promise<Reply> => {
   const body = (ctx.body ?? {}) as Body;

@@ -47,7 +47,7 @@ async function loadRelated(db: Knex, rows: EventRow[]): Promise<Related> {
     termIds,
     linked: new Map(linkedRows.map((row) => [row.id, row])),
     terms,
-    counts: await termRepo.countsFor(allTermIds),
+    counts: new Map([...terms.values()].map((term) => [term.id, term.publishedCount])),
     images,
   };
 }

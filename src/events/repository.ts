@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { User } from '../auth/capabilities.js';
+import { totalsOf } from '../db/versioned-cache.js';
 import { distanceSql } from '../db/geo.js';
 import { likeEscape } from '../text/slugs.js';
 import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
@@ -120,6 +121,12 @@ export interface EventListFilter {
   offset: number;
 }
 
+/** What decides a list's total: the filter without the page, and who asks (what they may read). */
+function totalKey(filter: EventListFilter): string {
+  const { limit, offset, user, ...rest } = filter;
+  return JSON.stringify({ ...rest, reader: user ? [user.id, user.role] : null });
+}
+
 /** All Knex for events and their links. */
 export class EventRepository {
   constructor(private readonly db: Knex) {}
@@ -202,13 +209,16 @@ export class EventRepository {
       query.where(this.db.raw('(?)', [distance.clone()]), '<=', radiusKm);
     }
 
-    const [{ n }] = await query.clone().count({ n: '*' });
+    const total = await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
+      const [{ n }] = await query.clone().count({ n: '*' });
+      return Number(n);
+    });
     const page = query.clone().select(SELECT);
     if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
     else if (filter.include) page.orderBy('p.date_utc', 'asc');
     else page.orderBy('x.start_local', 'asc').orderBy('p.date_utc', 'asc');
     page.orderBy('p.id', 'asc').limit(filter.limit).offset(filter.offset);
-    return { rows: (await page).map((row: Record<string, unknown>) => toEventRow(row)), total: Number(n) };
+    return { rows: (await page).map((row: Record<string, unknown>) => toEventRow(row)), total };
   }
 
   async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
@@ -241,16 +251,19 @@ export class EventRepository {
     for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
   }
 
-  /** Venue and organizer ids of some events, in link order (one query per link table). */
+  /** Venue and organizer ids of some events, in link order (one query over both link tables). */
   async linkedIds(eventIds: number[]): Promise<{ venues: Map<number, number[]>; organizers: Map<number, number[]> }> {
     const venues = new Map<number, number[]>();
     const organizers = new Map<number, number[]>();
     for (const part of chunks(eventIds)) {
-      for (const row of await this.db('event_venues').whereIn('event_id', part).orderBy(['event_id', 'position', 'venue_id'])) {
-        venues.set(Number(row.event_id), [...(venues.get(Number(row.event_id)) ?? []), Number(row.venue_id)]);
-      }
-      for (const row of await this.db('event_organizers').whereIn('event_id', part).orderBy(['event_id', 'position', 'organizer_id'])) {
-        organizers.set(Number(row.event_id), [...(organizers.get(Number(row.event_id)) ?? []), Number(row.organizer_id)]);
+      const rows = await this.db('event_venues')
+        .whereIn('event_id', part)
+        .select('event_id', 'position', { linked_id: 'venue_id' }, this.db.raw('1 as is_venue'))
+        .unionAll((q) => q.from('event_organizers').whereIn('event_id', part).select('event_id', 'position', { linked_id: 'organizer_id' }, this.db.raw('0 as is_venue')));
+      rows.sort((a: Record<string, unknown>, b: Record<string, unknown>) => Number(a.position) - Number(b.position) || Number(a.linked_id) - Number(b.linked_id));
+      for (const row of rows) {
+        const links = Number(row.is_venue) === 1 ? venues : organizers;
+        links.set(Number(row.event_id), [...(links.get(Number(row.event_id)) ?? []), Number(row.linked_id)]);
       }
     }
     return { venues, organizers };

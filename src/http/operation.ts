@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { operations } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
 import type { Config } from '../config.js';
+import type { VersionedCache } from '../db/versioned-cache.js';
 import type { Urls } from './urls.js';
 
 /** Every operationId of the OpenAPI document. */
@@ -28,6 +29,8 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   db: Knex;
   /** The clock, injectable in tests (date windows, publication dates). */
   now: () => Date;
+  /** Replies to reads, per key, while the data does not change (http/replies.ts). */
+  replies: VersionedCache<Reply>;
   query: QueryOf<Op>;
   path: PathOf<Op>;
   body: BodyOf<Op>;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { User } from '../auth/capabilities.js';
+import { totalsOf, type Moving } from '../db/versioned-cache.js';
 import { likeEscape } from '../text/slugs.js';
 import { POST_COLUMNS, insertPost, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
 import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
@@ -107,9 +108,30 @@ export class LinkedRepository {
       whereReadable(upcoming, 'eu', filter.user);
       query.whereExists(upcoming);
     }
-    const [{ n }] = await query.clone().count({ n: '*' });
+    const { limit, offset, user, ...rest } = filter;
+    const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: user ? [user.id, user.role] : null });
+    const total = await totalsOf(this.db).get(
+      `${this.kind.type} ${key}`,
+      async () => {
+        const [{ n }] = await query.clone().count({ n: '*' });
+        return Number(n);
+      },
+      filter.upcomingFrom !== undefined ? this.upcomingMoment(filter.upcomingFrom) : undefined,
+    );
     const rows = await query.select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
-    return { rows: rows.map((row: Record<string, unknown>) => this.toRow(row)), total: Number(n) };
+    return { rows: rows.map((row: Record<string, unknown>) => this.toRow(row)), total };
+  }
+
+  /**
+   * "Has an upcoming event" changes with time only when an event starts: a total counted at an
+   * earlier moment still holds when no event at all started between then and now.
+   */
+  private upcomingMoment(moment: string): Moving {
+    return {
+      moment,
+      unchangedBetween: async (earlier, later) =>
+        !(await this.db('events').where('start_utc', '>=', earlier).where('start_utc', '<', later).first('post_id')),
+    };
   }
 
   /**

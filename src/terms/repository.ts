@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { likeEscape, withUniqueSlug } from '../text/slugs.js';
 import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
+import { inTransaction } from '../db/transactions.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 
@@ -12,6 +13,8 @@ export interface TermRow {
   slug: string;
   description: string;
   parent: number;
+  /** Published events with the term (WordPress's `count`), kept up to date by every write. */
+  publishedCount: number;
 }
 
 export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
@@ -50,6 +53,7 @@ function toRow(row: Record<string, unknown>): TermRow {
     slug: String(row.slug),
     description: String(row.description),
     parent: Number(row.parent),
+    publishedCount: Number(row.published_count ?? 0),
   };
 }
 
@@ -198,7 +202,7 @@ export class TermRepository {
    * marks a term allowed to repeat a name at its level (it was given its own slug). A create of a
    * name already used at the same level (also a concurrent one) throws TermNameTaken.
    */
-  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug'>, baseSlug: string, sharesName: boolean): Promise<number> {
+  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount'>, baseSlug: string, sharesName: boolean): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     return withUniqueSlug(
       this.db,
@@ -240,7 +244,7 @@ export class TermRepository {
 
   /** Deletes a term for good: its children move up to its parent, its event links go with it. */
   async delete(term: TermRow): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
       await trx('terms').where({ id: term.id }).delete();
     });

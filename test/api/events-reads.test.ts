@@ -61,6 +61,29 @@ describe('events: single reads by id and by slug', () => {
     return { event, venue, organizer };
   };
 
+  describe('replies remembered between writes (http/replies.ts)', () => {
+    it('reflects every write to the event and to what it embeds, per caller and per password', async () => {
+      const { event, venue } = await peerEvent();
+      const first = await get(event.id);
+      expectStatus(first, 200);
+      assert.deepEqual((await get(event.id)).body, first.body, 'a repeated read is the same');
+      expectStatus(await call(http, 'post', eventPath(event.id), users.editor, { title: 'Renamed' }), 200);
+      assert.equal((await get(event.id)).body.title, 'Renamed');
+      expectStatus(await call(http, 'post', `${NS}/venues/${venue.id}`, users.editor, { city: 'Shelbyville' }), 200);
+      assert.equal((await get(event.id)).body.venue.city, 'Shelbyville');
+      expectStatus(await call(http, 'post', eventPath(event.id), users.editor, { password: 'sesame' }), 200);
+      expectError(await get(event.id), 403, 'event-password-protected');
+      expectError(await get(event.id, undefined, '?password=wrong'), 403, 'event-password-protected');
+      assert.match((await get(event.id, undefined, '?password=sesame')).body.description, /created through the REST API/);
+      assert.match((await get(event.id, users.editor)).body.description, /created through the REST API/);
+      expectStatus(await call(http, 'post', eventPath(event.id), users.editor, { status: 'draft' }), 200);
+      expectError(await get(event.id), 403, 'event-not-accessible');
+      expectStatus(await get(event.id, users.editor), 200);
+      expectStatus(await call(http, 'delete', `${eventPath(event.id)}?force=true`, users.editor), 200);
+      expectStatus(await get(event.id, users.editor), 404);
+    });
+  });
+
   describe('the record', () => {
     it('returns the event with json_ld last: Event, offset dates, location, organizer and offers', async () => {
       const { event } = await peerEvent();

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { openDatabase, type DatabaseTarget } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
+import { bumpDataVersion } from '../../src/db/data-version.js';
 
 /**
  * The database the whole run uses: in-memory SQLite by default, or the MySQL/MariaDB database named
@@ -20,7 +21,7 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
   const { db } = opened;
   // Start from nothing, so a schema left by an earlier run cannot hide a migration bug.
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 0');
-  for (const table of [...TABLES, 'knex_migrations', 'knex_migrations_lock']) await db.schema.dropTableIfExists(table);
+  for (const table of [...TABLES, 'data_version', 'knex_migrations', 'knex_migrations_lock']) await db.schema.dropTableIfExists(table);
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 1');
   await migrateLatest(db);
   return opened;
@@ -29,6 +30,8 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
 export async function resetDatabase(db: Knex): Promise<void> {
   await db('posts').update({ image_id: null });
   for (const table of TABLES) await db(table).delete();
+  // The rows changed behind the service's back: cached list totals must not survive (db/count-cache.ts).
+  await bumpDataVersion(db);
 }
 
 export async function closeTestDatabase(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inTransaction } from '../../src/db/transactions.js';
 
 /**
  * Events written straight into the database, for tests of the venue and organizer filters
@@ -27,7 +28,8 @@ export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
   counter += 1;
   const slug = `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'event'}-row-${process.pid}-${counter}`;
   const stamp = '2026-01-01 00:00:00';
-  return db.transaction(async (trx) => {
+  // Through inTransaction, like the service's writes, so cached list totals see the new row.
+  return inTransaction(db, async (trx) => {
     const [inserted] = await trx('posts').insert({
       type: 'event',
       status,

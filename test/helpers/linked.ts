@@ -4,6 +4,7 @@ import type { Role } from '../../src/auth/capabilities.js';
 import { createUser, createUsers, NS, testApp, type TestUser } from './app.js';
 import { expectError, expectStatus } from './assertions.js';
 import { openTestDatabase } from './database.js';
+import { inTransaction } from '../../src/db/transactions.js';
 import { insertEvent } from './event-rows.js';
 import { call, linkRels, pathOf, type Http, type Method } from './terms.js';
 
@@ -1471,7 +1472,7 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       it('finds a record by a word of its excerpt', async () => {
         const { db } = await openTestDatabase();
         const [record] = await createNamed('Quiet', 'Loud');
-        await db('posts').where('id', record.id).update({ excerpt: 'A hidden gem' });
+        await inTransaction(db, (trx) => trx('posts').where('id', record.id).update({ excerpt: 'A hidden gem' }));
         assert.deepEqual(namesIn(await listed('search=gem'), r), ['Quiet']);
       });
 
@@ -1586,6 +1587,29 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
         assert.deepEqual(namesIn(await list('only_with_upcoming=true', users.editor), r), ['Starts now', 'Draft upcoming', 'Later', 'Busy']);
         assert.equal((await list('only_with_upcoming=false')).body.total, 7);
         assert.equal((await list('')).body.total, 7);
+      });
+
+      it('keeps only_with_upcoming totals exact as time passes event starts (cached totals)', async () => {
+        let clock = new Date('2030-06-01T12:00:00Z');
+        const clocked = await testApp({ publicUrl: PUBLIC_URL }, () => new Date(clock));
+        const early = await createLinked(clocked.http, r, users.editor, { [name]: 'Early' });
+        const late = await createLinked(clocked.http, r, users.editor, { [name]: 'Late' });
+        await event('Early show', [early.id], 'publish', '2030-06-01 13:00:00');
+        await event('Late show', [late.id], 'publish', '2030-06-03 13:00:00');
+        const total = async () => {
+          const res = await listLinked(clocked.http, r, 'only_with_upcoming=1');
+          assert.equal(Number(res.headers['x-wp-total']), res.body.total);
+          return { total: res.body.total, names: namesIn(res, r) };
+        };
+        assert.deepEqual(await total(), { total: 2, names: ['Late', 'Early'] });
+        clock = new Date('2030-06-01T12:30:00Z'); // no event started in between
+        assert.deepEqual(await total(), { total: 2, names: ['Late', 'Early'] });
+        clock = new Date('2030-06-02T00:00:00Z'); // Early's only event started
+        assert.deepEqual(await total(), { total: 1, names: ['Late'] });
+        await event('Early encore', [early.id], 'publish', '2030-06-05 13:00:00');
+        assert.deepEqual(await total(), { total: 2, names: ['Late', 'Early'] });
+        clock = new Date('2030-06-10T00:00:00Z');
+        assert.deepEqual(await total(), { total: 0, names: [] });
       });
 
       it('combines the filters with AND', async () => {

@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import { readDataVersion } from './data-version.js';
+
+interface Entry<T> {
+  version: number;
+  storedAt: number;
+  /** The moment a time-dependent value was computed at (see `Moving`). */
+  moment: string | undefined;
+  value: Promise<T>;
+}
+
+/**
+ * A value that depends on the current time ("starts at or after now"). It is still right at a later
+ * moment when `unchangedBetween(earlier, later)` says no row crossed the bound in between.
+ */
+export interface Moving {
+  moment: string;
+  unchangedBetween(earlier: string, later: string): Promise<boolean>;
+}
+
+/**
+ * A bound on staleness if a process died between a write's commit and its version bump
+ * (data-version.ts): values are computed again at least this often even with no write in between.
+ */
+const MAX_AGE_MS = 60_000;
+
+/**
+ * Values computed from the data (list totals, replies to reads), remembered per key while the data
+ * version stays the same, so they are exact: any committed write makes them be computed again.
+ * Concurrent requests for a value that is not known yet share one computation. The least recently
+ * used entries go first when there are more than `maxEntries`.
+ */
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly maxEntries: number,
+  ) {}
+
+  async get(key: string, compute: () => Promise<T>, moving?: Moving): Promise<T> {
+    const version = await readDataVersion(this.db);
+    const now = Date.now();
+    const known = this.entries.get(key);
+    if (known && known.version === version && now - known.storedAt < MAX_AGE_MS && (await this.stillAt(known, moving))) {
+      // Refresh its place: the map's order is least recently used first.
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      return known.value;
+    }
+    const entry: Entry<T> = { version, storedAt: now, moment: moving?.moment, value: compute() };
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    // A failure (an error reply, a lost connection) is never remembered.
+    entry.value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return entry.value;
+  }
+
+  private async stillAt(entry: Entry<T>, moving: Moving | undefined): Promise<boolean> {
+    if (!moving || entry.moment === moving.moment) return true;
+    if (entry.moment === undefined || entry.moment > moving.moment) return false;
+    if (!(await moving.unchangedBetween(entry.moment, moving.moment))) return false;
+    entry.moment = moving.moment;
+    return true;
+  }
+}
+
+const totals = new WeakMap<Knex, VersionedCache<number>>();
+
+/**
+ * Exact list totals (`X-WP-Total`) of one database handle, per filter. Counting every matching row
+ * costs time that grows with the calendar; the page itself does not. Never used with a transaction
+ * (it may see its own uncommitted rows).
+ */
+export function totalsOf(db: Knex): VersionedCache<number> {
+  let cache = totals.get(db);
+  if (!cache) totals.set(db, (cache = new VersionedCache<number>(db, 1000)));
+  return cache;
+}
