@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openDatabase } from '/work/main/src/db/knex.js';
-import { loadConfig } from '/work/main/src/config.js';
-import { createApp } from '/work/main/src/app.js';
-import { createLogger } from '/work/main/src/logger.js';
+import { openDatabase } from '../../src/db/knex.js';
+import { loadConfig } from '../../src/config.js';
+import { createApp } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
 
-const url = process.env.DB ?? 'sqlite:/work/main/bench/results/db/bench-100000.sqlite';
+const url = process.env.DB ?? 'sqlite:bench/results/db/bench-100000.sqlite';
 const { db } = openDatabase(url);
 const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
 const server = http.createServer(app).listen(0);

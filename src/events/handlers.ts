@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../http/operation.js';
 import { allowPublic, checkedByHandler } from '../http/operation.js';
-import { replyKey } from '../http/replies.js';
+import { rememberedRead, replyKey } from '../http/replies.js';
 import { forbidden, invalidParams, RestError } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
@@ -259,12 +259,11 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
   return { status: 201, body: await single(ctx, await reload(ctx, id)), headers: { Location: ctx.urls.item('events', id) } };
 };
 
-const get = async (ctx: OperationContext): Promise<Reply> =>
-  ctx.replies.get(replyKey(ctx, [ctx.path, ctx.query]), async () => {
-    const row = await findTarget(ctx);
-    assertSingleRead(ctx.user, row, 'event', (ctx.query as { password?: string }).password);
-    return { status: 200, body: await single(ctx, row, { single: true }) };
-  });
+const get = rememberedRead(async (ctx: OperationContext): Promise<Reply> => {
+  const row = await findTarget(ctx);
+  assertSingleRead(ctx.user, row, 'event', (ctx.query as { password?: string }).password);
+  return { status: 200, body: await single(ctx, row, { single: true }) };
+});
 
 const update = async (ctx: OperationContext): Promise<Reply> => {
   const body = (ctx.body ?? {}) as Body;

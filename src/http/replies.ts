@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { VersionedCache } from '../db/versioned-cache.js';
+import { VersionedCache, type Moving } from '../db/versioned-cache.js';
+import { sentQueryNames } from './paging.js';
 import type { OperationContext, Reply } from './operation.js';
 
 /**
@@ -17,4 +18,12 @@ export function replyCache(db: Knex): VersionedCache<Reply> {
  */
 export function replyKey(ctx: OperationContext, parts: unknown): string {
   return JSON.stringify([ctx.operationId, ctx.urls.restRoot, ctx.urls.site, ctx.user ? [ctx.user.id, ctx.user.role] : null, parts]);
+}
+
+/**
+ * A read whose reply depends only on the request's path and query, who asks and the data: it is
+ * remembered under those. (Reads that also depend on the clock pass `moving`, or build their own key.)
+ */
+export function rememberedRead<Ctx extends OperationContext>(handler: (ctx: Ctx) => Promise<Reply>, moving?: (ctx: Ctx) => Moving | undefined) {
+  return (ctx: Ctx): Promise<Reply> => ctx.replies.get(replyKey(ctx, [ctx.path, ctx.query, sentQueryNames(ctx.req)]), () => handler(ctx), moving?.(ctx));
 }

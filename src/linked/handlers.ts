@@ -3,6 +3,7 @@ import type { OperationContext, Operation, OperationId, OperationTable, Reply } 
 import { allowPublic, checkedByHandler } from '../http/operation.js';
 import { invalidParams, RestError, forbidden } from '../http/errors.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
+import { rememberedRead } from '../http/replies.js';
 import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
 import { inTransaction } from '../db/transactions.js';
@@ -13,7 +14,7 @@ import { loadImages } from '../posts/images.js';
 import { assertSingleRead } from '../posts/reads.js';
 import { formatUtc } from '../db/dates.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
-import { LinkedRepository, type LinkedRow } from './repository.js';
+import { eventStartsMoving, LinkedRepository, type LinkedRow } from './repository.js';
 import { createOrReuse, parseLinkedInput, prepareCreate, resolveImage, writeContext, type Body } from './writes.js';
 import { toOrganizerRecord, toVenueRecord, type MapOptions } from './mapper.js';
 
@@ -59,10 +60,20 @@ function linkedHandlers(kind: LinkedKind) {
     throw notFound(`ID ${id}`);
   }
 
-  const list = async (ctx: OperationContext): Promise<Reply> => {
-    const query = ctx.query as {
-      page?: number; per_page?: number; search?: string; event?: number; has_events?: boolean; only_with_upcoming?: boolean; status?: string[];
-    };
+  type ListQuery = { page?: number; per_page?: number; search?: string; event?: number; has_events?: boolean; only_with_upcoming?: boolean; status?: string[] };
+
+  // `only_with_upcoming` depends on the clock: its reply holds until an event starts.
+  const upcomingFrom = (ctx: OperationContext) => ((ctx.query as ListQuery).only_with_upcoming ? formatUtc(ctx.now()) : undefined);
+  const list = rememberedRead(
+    async (ctx: OperationContext): Promise<Reply> => listPage(ctx, upcomingFrom(ctx)),
+    (ctx: OperationContext) => {
+      const from = upcomingFrom(ctx);
+      return from === undefined ? undefined : eventStartsMoving(ctx.db, from);
+    },
+  );
+
+  const listPage = async (ctx: OperationContext, from: string | undefined): Promise<Reply> => {
+    const query = ctx.query as ListQuery;
     const page = pageRequest(query.page, query.per_page);
     const status = statusFilter(query.status, ctx.user);
     if (query.event !== undefined) {
@@ -75,7 +86,7 @@ function linkedHandlers(kind: LinkedKind) {
       search: query.search,
       eventId: query.event,
       hasEvents: query.has_events,
-      upcomingFrom: query.only_with_upcoming ? formatUtc(ctx.now()) : undefined,
+      upcomingFrom: from,
       upcomingStatuses: statusFilter(undefined, ctx.user).statuses,
       limit: page.perPage,
       offset: page.offset,
@@ -108,11 +119,11 @@ function linkedHandlers(kind: LinkedKind) {
     return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
   };
 
-  const get = async (ctx: OperationContext): Promise<Reply> => {
+  const get = rememberedRead(async (ctx: OperationContext): Promise<Reply> => {
     const row = await findTarget(ctx);
     assertSingleRead(ctx.user, row, kind.type, (ctx.query as { password?: string }).password);
     return { status: 200, body: await record(ctx, row, true, false) };
-  };
+  });
 
   const update = async (ctx: OperationContext): Promise<Reply> => {
     const body = (ctx.body ?? {}) as Body;

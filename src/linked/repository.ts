@@ -36,6 +36,17 @@ export interface LinkedListFilter {
 /** Statuses of events that count for `has_events` (plugin-behaviour §6.4: not drafts or pending). */
 const EVENT_STATUSES_NOT_COUNTED = ['draft', 'pending'];
 
+/**
+ * "Has an upcoming event" changes with time only when an event starts: what was computed at an
+ * earlier moment still holds when no event at all started between then and now.
+ */
+export function eventStartsMoving(db: Knex, moment: string): Moving {
+  return {
+    moment,
+    unchangedBetween: async (earlier, later) => !(await db('events').where('start_utc', '>=', earlier).where('start_utc', '<', later).first('post_id')),
+  };
+}
+
 /** All Knex for venues and organizers, parameterised by kind. */
 export class LinkedRepository {
   constructor(
@@ -116,22 +127,10 @@ export class LinkedRepository {
         const [{ n }] = await query.clone().count({ n: '*' });
         return Number(n);
       },
-      filter.upcomingFrom !== undefined ? this.upcomingMoment(filter.upcomingFrom) : undefined,
+      filter.upcomingFrom !== undefined ? eventStartsMoving(this.db, filter.upcomingFrom) : undefined,
     );
     const rows = await query.select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
     return { rows: rows.map((row: Record<string, unknown>) => this.toRow(row)), total };
-  }
-
-  /**
-   * "Has an upcoming event" changes with time only when an event starts: a total counted at an
-   * earlier moment still holds when no event at all started between then and now.
-   */
-  private upcomingMoment(moment: string): Moving {
-    return {
-      moment,
-      unchangedBetween: async (earlier, later) =>
-        !(await this.db('events').where('start_utc', '>=', earlier).where('start_utc', '<', later).first('post_id')),
-    };
   }
 
   /**

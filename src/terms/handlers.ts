@@ -1,6 +1,7 @@
 import type { OperationContext, Operation, Reply } from '../http/operation.js';
 import { allowPublic, checkedByHandler } from '../http/operation.js';
 import { invalidParam, invalidParams, RestError } from '../http/errors.js';
+import { rememberedRead } from '../http/replies.js';
 import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
 import { requireCapability, canReadRecord } from '../auth/permissions.js';
 import { can } from '../auth/capabilities.js';
@@ -77,7 +78,7 @@ function termHandlers(taxonomy: Taxonomy) {
     return out;
   }
 
-  const list = async (ctx: OperationContext<ListOp>): Promise<Reply> => {
+  const list = rememberedRead(async (ctx: OperationContext<ListOp>): Promise<Reply> => {
     const query = ctx.query as OperationContext<'listCategories'>['query'];
     const repo = new TermRepository(ctx.db);
     const page = pageRequest(query.page, query.per_page);
@@ -130,7 +131,7 @@ function termHandlers(taxonomy: Taxonomy) {
     if (links.nextUrl) body.next_rest_url = links.nextUrl;
     if (links.previousUrl) body.previous_rest_url = links.previousUrl;
     return { status: 200, body, headers: pageHeaders(links) };
-  };
+  });
 
   const create = async (ctx: OperationContext<CreateOp>): Promise<Reply> => {
     const input = cleanInput(ctx, ctx.body as TermInput);
@@ -156,11 +157,11 @@ function termHandlers(taxonomy: Taxonomy) {
     return { status: 201, body: record, headers: { Location: ctx.urls.item(taxonomy.collection, id) } };
   };
 
-  const get = async (ctx: OperationContext<ReadOp>): Promise<Reply> => {
+  const get = rememberedRead(async (ctx: OperationContext<ReadOp>): Promise<Reply> => {
     const term = await findTerm(ctx, (ctx.path as { id: number }).id);
     const [record] = await records(ctx, [term]);
     return { status: 200, body: record };
-  };
+  });
 
   const update = async (ctx: OperationContext<UpdateOp>): Promise<Reply> => {
     const input = cleanInput(ctx, (ctx.body ?? {}) as TermInput);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { likeEscape, withUniqueSlug } from '../text/slugs.js';
 import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
 import { inTransaction } from '../db/transactions.js';
+import { bumpDataVersion } from '../db/data-version.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 
@@ -237,6 +238,8 @@ export class TermRepository {
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
     try {
       await this.db('terms').where({ id: term.id }).update(row);
+      // A single-statement write outside inTransaction: it bumps the data version itself.
+      await bumpDataVersion(this.db);
     } catch (err) {
       throw isUniqueViolation(err) ? await onClash() : err;
     }

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { testApp, NS, createUsers } from '../helpers/app.js';
+import { expectStatus } from '../helpers/assertions.js';
+
+/**
+ * Replies to reads and list totals are remembered until the next committed write (http/replies.ts,
+ * db/versioned-cache.ts). Every read below is made twice before a write, so a remembered reply is
+ * in place (a fixed public URL: without one, each supertest call has its own port, so its own
+ * links and key); the read after each write must show the write.
+ */
+describe('remembered replies follow every write', () => {
+  it('for categories and tags: rename, re-parent, delete', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const { editor } = await createUsers();
+    const as = <T extends { set(name: string, value: string): T }>(req: T) => req.set('Authorization', editor.authorization);
+    const read = async (path: string) => {
+      await http().get(path);
+      return (await http().get(path)).body;
+    };
+    const parent = (await as(http().post(`${NS}/categories`)).send({ name: 'Parent' })).body.id as number;
+    const child = (await as(http().post(`${NS}/categories`)).send({ name: 'Child' })).body.id as number;
+    assert.equal((await read(`${NS}/categories/${child}`)).name, 'Child');
+    assert.deepEqual((await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name), ['Child', 'Parent']);
+    expectStatus(await as(http().post(`${NS}/categories/${child}`)).send({ name: 'Renamed', parent }), 200);
+    assert.equal((await read(`${NS}/categories/${child}`)).name, 'Renamed');
+    assert.equal((await read(`${NS}/categories/${child}`)).parent, parent);
+    assert.deepEqual((await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name), ['Parent', 'Renamed']);
+    expectStatus(await as(http().delete(`${NS}/categories/${parent}?force=true`)), 200);
+    assert.equal((await read(`${NS}/categories/${child}`)).parent, 0);
+    assert.equal((await read(`${NS}/categories?hide_empty=false`)).total, 1);
+    const tag = (await as(http().post(`${NS}/tags`)).send({ name: 'Loud' })).body.id as number;
+    assert.equal((await read(`${NS}/tags/${tag}`)).description, '');
+    expectStatus(await as(http().post(`${NS}/tags/${tag}`)).send({ description: 'Very loud' }), 200);
+    assert.equal((await read(`${NS}/tags/${tag}`)).description, 'Very loud');
+  });
+
+  it('for venues and organizers: update, trash, and the events that embed them', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const { editor } = await createUsers();
+    const as = <T extends { set(name: string, value: string): T }>(req: T) => req.set('Authorization', editor.authorization);
+    const read = async (path: string) => {
+      await http().get(path);
+      return http().get(path);
+    };
+    const venue = (await as(http().post(`${NS}/venues`)).send({ venue: 'Hall', city: 'Springfield' })).body.id as number;
+    const organizer = (await as(http().post(`${NS}/organizers`)).send({ organizer: 'Org', phone: '555' })).body.id as number;
+    const event = (
+      await as(http().post(`${NS}/events`)).send({ title: 'Gig', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', venue, organizer: [organizer] })
+    ).body.id as number;
+    assert.equal((await read(`${NS}/venues/${venue}`)).body.city, 'Springfield');
+    assert.equal((await read(`${NS}/venues`)).body.total, 1);
+    assert.equal((await read(`${NS}/events/${event}`)).body.organizer[0].phone, '555');
+    expectStatus(await as(http().post(`${NS}/venues/${venue}`)).send({ city: 'Shelbyville' }), 200);
+    expectStatus(await as(http().post(`${NS}/organizers/${organizer}`)).send({ phone: '556' }), 200);
+    assert.equal((await read(`${NS}/venues/${venue}`)).body.city, 'Shelbyville');
+    assert.equal((await read(`${NS}/venues`)).body.venues[0].city, 'Shelbyville');
+    assert.equal((await read(`${NS}/events/${event}`)).body.organizer[0].phone, '556');
+    assert.equal((await read(`${NS}/events?start_date=2030-01-01&end_date=2030-12-31`)).body.events[0].venue.city, 'Shelbyville');
+    expectStatus(await as(http().delete(`${NS}/venues/${venue}`)), 200);
+    assert.equal((await read(`${NS}/venues/${venue}`)).status, 403, 'a trashed venue is no longer available to anonymous callers');
+    assert.equal((await read(`${NS}/venues`)).body.total, 0);
+    assert.deepEqual((await read(`${NS}/events/${event}`)).body.venue, []);
+  });
+
+  it('apart for each caller: a draft never leaks through a reply remembered for an editor', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const { editor, subscriber } = await createUsers();
+    const created = await http()
+      .post(`${NS}/events`)
+      .set('Authorization', editor.authorization)
+      .send({ title: 'Secret', status: 'draft', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
+    const path = `${NS}/events?start_date=2030-01-01&end_date=2030-12-31`;
+    assert.equal((await http().get(path).set('Authorization', editor.authorization)).body.total, 1);
+    assert.equal((await http().get(`${NS}/events/${created.body.id}`).set('Authorization', editor.authorization)).status, 200);
+    const anonymous = await http().get(path);
+    assert.equal(anonymous.status, 200);
+    assert.equal(anonymous.body.total, 0);
+    assert.equal((await http().get(path).set('Authorization', subscriber.authorization)).body.total, 0);
+    assert.equal((await http().get(`${NS}/events/${created.body.id}`)).status, 403);
+  });
+});
