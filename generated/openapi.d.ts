@@ -910,15 +910,16 @@ export interface components {
             code: string;
             /** @description Human-readable message. */
             message: string;
-            /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). */
-            data: {
-                /** @description HTTP status code. */
-                status: number;
-                params?: components["schemas"]["ErrorParams"];
-                details?: components["schemas"]["ErrorDetails"];
-            } & {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["ErrorData"];
+        };
+        /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
+        ErrorData: {
+            /** @description HTTP status code. */
+            status: number;
+            params?: components["schemas"]["ErrorParams"];
+            details?: components["schemas"]["ErrorDetails"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         EventCreate: {
