@@ -7,7 +7,8 @@
 // Maven Central is not reachable here, so the npm wrapper (@openapitools/openapi-generator-cli) runs
 // the generator JAR that the official npm scope ships in @openapitools/openapi-generator-cli@1.0.18-4.3.1,
 // installed under the alias `openapi-generator-jar` (tooling-notes §3). `--custom-generator` makes
-// the wrapper use that JAR without looking up or downloading a version. The JAR needs Java (8 or newer).
+// the wrapper use that JAR without looking up or downloading a version; openapitools.json pins 4.3.1
+// so the wrapper never writes a configuration without a version. The JAR needs Java (8 or newer).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
