@@ -513,8 +513,7 @@ export interface components {
             excerpt: string;
             /** @description Slug. */
             slug: string;
-            /** @description Featured image, or `false` when there is none (also when masked). */
-            image: components["schemas"]["Image"] | false;
+            image: components["schemas"]["FeaturedImage"];
             /** @description Whether the event lasts all day; null when masked. */
             all_day: boolean | null;
             /** @description Start, wall-clock time in the event time zone. Date and time as `YYYY-MM-DD HH:MM:SS`. */
@@ -552,8 +551,7 @@ export interface components {
             categories: components["schemas"]["EmbeddedTerm"][];
             /** @description Event tags, ordered by name. */
             tags: components["schemas"]["EmbeddedTerm"][];
-            /** @description The venue: one venue object, an array when the event has several venues, or an empty array when it has none (or the caller may not read it, or the event is masked). */
-            venue: components["schemas"]["Venue"] | components["schemas"]["Venue"][];
+            venue: components["schemas"]["EventVenue"];
             /** @description Organizers in link order; empty when none (or masked). Only organizers the caller may read are shown. */
             organizer: components["schemas"]["Organizer"][];
             json_ld?: components["schemas"]["JsonLd"];
@@ -584,8 +582,7 @@ export interface components {
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
-            /** @description Featured image; absent when none (`false` only when masked). */
-            image?: components["schemas"]["Image"] | false;
+            image?: components["schemas"]["FeaturedImage"];
             /** @description Street address. */
             address?: string;
             /** @description City. */
@@ -644,8 +641,7 @@ export interface components {
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
-            /** @description Featured image; absent when none (`false` only when masked). */
-            image?: components["schemas"]["Image"] | false;
+            image?: components["schemas"]["FeaturedImage"];
             /** @description Phone number. */
             phone?: string;
             /** @description Website URL. */
@@ -675,7 +671,7 @@ export interface components {
             /** @description Parent category ID; 0 for a top-level category. */
             parent: number;
             /** @description Always an empty array. */
-            meta: unknown[];
+            meta: Record<string, unknown>[];
             /** @description Public archive URL: `{site}/events/category/{ancestor slugs}/{slug}/`. */
             url: string;
             urls: components["schemas"]["TermUrls"];
@@ -695,7 +691,7 @@ export interface components {
             /** @description `post_tag`. */
             taxonomy: string;
             /** @description Always an empty array. */
-            meta: unknown[];
+            meta: Record<string, unknown>[];
             /** @description Public archive URL: `{site}/tag/{slug}/`. */
             url: string;
             urls: components["schemas"]["TermUrls"];
@@ -914,21 +910,16 @@ export interface components {
             code: string;
             /** @description Human-readable message. */
             message: string;
-            /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). */
-            data: {
-                /** @description HTTP status code. */
-                status: number;
-                /** @description `rest_missing_callback_param`: the list of missing names. `rest_invalid_param`: each bad name mapped to a readable reason. */
-                params?: string[] | {
-                    [key: string]: string;
-                };
-                /** @description `rest_invalid_param`: per-parameter error objects, or an empty array. */
-                details?: unknown[] | {
-                    [key: string]: unknown;
-                };
-            } & {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["ErrorData"];
+        };
+        /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
+        ErrorData: {
+            /** @description HTTP status code. */
+            status: number;
+            params?: components["schemas"]["ErrorParams"];
+            details?: components["schemas"]["ErrorDetails"];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         EventCreate: {
@@ -962,12 +953,8 @@ export interface components {
              * @default false
              */
             all_day?: boolean;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
-            /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
-            cost?: string | number | (string | number)[];
+            image?: components["schemas"]["ImageReference"];
+            cost?: components["schemas"]["CostInput"];
             /** @description Website of the event: a URL, or an empty string to clear it. */
             website?: string;
             /** @description Whether to show a map. The values `true`, `false`, `1` and `0` are accepted, in any case. */
@@ -981,17 +968,11 @@ export interface components {
             /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             featured?: boolean;
             /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
-            categories?: (number | string | {
-                id: number;
-            })[];
+            categories?: components["schemas"]["TermReference"][];
             /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
-            tags?: (number | string | {
-                id: number;
-            })[];
-            /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
-            venue?: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
-            /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
-            organizer?: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
+            tags?: components["schemas"]["TermReference"][];
+            venue?: components["schemas"]["VenueReference"];
+            organizer?: components["schemas"]["OrganizerReference"];
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
             password?: string;
         };
@@ -1024,12 +1005,8 @@ export interface components {
             timezone?: string;
             /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             all_day?: boolean;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
-            /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
-            cost?: string | number | (string | number)[];
+            image?: components["schemas"]["ImageReference"];
+            cost?: components["schemas"]["CostInput"];
             /** @description Website of the event: a URL, or an empty string to clear it. */
             website?: string;
             /** @description Whether to show a map. The values `true`, `false`, `1` and `0` are accepted, in any case. */
@@ -1043,17 +1020,11 @@ export interface components {
             /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             featured?: boolean;
             /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
-            categories?: (number | string | {
-                id: number;
-            })[];
+            categories?: components["schemas"]["TermReference"][];
             /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
-            tags?: (number | string | {
-                id: number;
-            })[];
-            /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
-            venue?: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
-            /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
-            organizer?: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
+            tags?: components["schemas"]["TermReference"][];
+            venue?: components["schemas"]["VenueReference"];
+            organizer?: components["schemas"]["OrganizerReference"];
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
             password?: string;
         };
@@ -1076,10 +1047,8 @@ export interface components {
              * @enum {string}
              */
             status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Whether to show a map. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map?: boolean | string;
-            /** @description Whether to show a map link. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map_link?: boolean | string;
+            show_map?: components["schemas"]["FlexibleBoolean"];
+            show_map_link?: components["schemas"]["FlexibleBoolean"];
             /** @description Street address. */
             address?: string;
             /** @description City. */
@@ -1098,10 +1067,7 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1136,10 +1102,7 @@ export interface components {
             website?: string;
             /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1162,10 +1125,8 @@ export interface components {
              * @enum {string}
              */
             status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Whether to show a map. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map?: boolean | string;
-            /** @description Whether to show a map link. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map_link?: boolean | string;
+            show_map?: components["schemas"]["FlexibleBoolean"];
+            show_map_link?: components["schemas"]["FlexibleBoolean"];
             /** @description Street address. */
             address?: string;
             /** @description City. */
@@ -1184,10 +1145,7 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1214,10 +1172,8 @@ export interface components {
              * @enum {string}
              */
             status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Whether to show a map. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map?: boolean | string;
-            /** @description Whether to show a map link. Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
-            show_map_link?: boolean | string;
+            show_map?: components["schemas"]["FlexibleBoolean"];
+            show_map_link?: components["schemas"]["FlexibleBoolean"];
             /** @description Street address. */
             address?: string;
             /** @description City. */
@@ -1236,10 +1192,7 @@ export interface components {
             stateprovince?: string;
             /** @description Website URL, or an empty string to clear it. */
             website?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1272,10 +1225,7 @@ export interface components {
             website?: string;
             /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1304,10 +1254,7 @@ export interface components {
             website?: string;
             /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
             email?: string;
-            /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-            image?: number | (string | null) | boolean | {
-                id: number;
-            };
+            image?: components["schemas"]["ImageReference"];
             /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
             slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
@@ -1353,6 +1300,34 @@ export interface components {
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
         };
+        /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
+        FeaturedImage: components["schemas"]["Image"] | false;
+        /** @description The venue: one venue object, an array when the event has several venues, or an empty array when it has none (or the caller may not read it, or the event is masked). */
+        EventVenue: components["schemas"]["Venue"] | components["schemas"]["Venue"][];
+        /** @description `rest_missing_callback_param`: the list of missing names. `rest_invalid_param`: each bad name mapped to a readable reason. */
+        ErrorParams: string[] | {
+            [key: string]: string;
+        };
+        /** @description `rest_invalid_param`: per-parameter error objects, or an empty array. */
+        ErrorDetails: unknown[] | {
+            [key: string]: unknown;
+        };
+        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+        ImageReference: number | (string | null) | boolean | {
+            id: number;
+        };
+        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
+        CostInput: string | number | (string | number)[];
+        /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
+        TermReference: number | string | {
+            id: number;
+        };
+        /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
+        VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
+        /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
+        OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
+        /** @description A venue map switch (`show_map`, `show_map_link`). Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
+        FlexibleBoolean: boolean | string;
     };
     responses: {
         /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (database unavailable, with `Retry-After`). */

@@ -1,6 +1,11 @@
 import { closeTestDatabase, openTestDatabase, resetDatabase } from './helpers/database.js';
+import { loadDocument } from '../src/openapi/document.js';
+import { describeGaps, exercisedResponses, findContractGaps } from './contract/coverage.js';
 
-/** Mocha root hooks: one migrated database for the run, emptied before every test. */
+/**
+ * Mocha root hooks: one migrated database for the run, emptied before every test; after a whole run,
+ * the contract coverage check (test/contract/coverage.ts).
+ */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);
@@ -12,5 +17,10 @@ export const mochaHooks = {
   },
   async afterAll() {
     await closeTestDatabase();
+    // Only a whole run (`npm test` sets it) can be expected to exercise the whole document.
+    if (process.env.CONTRACT_COVERAGE === '1') {
+      const gaps = describeGaps(findContractGaps(loadDocument(), exercisedResponses()));
+      if (gaps) throw new Error(gaps);
+    }
   },
 };

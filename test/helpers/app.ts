@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { UserRepository } from '../../src/auth/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from './database.js';
+import { recordingListener } from '../contract/coverage.js';
 
 /** Every API test runs with response validation on: a response the document does not describe is a 500. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -33,7 +34,9 @@ export async function testApp(overrides: Partial<Config> = {}, now?: () => Date)
     if (!now) apps.set(key, app);
   }
   const ready = app;
-  return { app: ready, http: () => request(ready) };
+  // Responses are recorded for the contract coverage check (test/contract/coverage.ts).
+  const listener = recordingListener(ready);
+  return { app: ready, http: () => request(listener) };
 }
 
 export const NS = '/wp-json/tribe/events/v1';
