@@ -56,13 +56,19 @@ function expectedRead(caller: Caller, owner: Owner, state: State): { status: num
  * Cases the code gets wrong, by case label; each one is skipped in the loops and repeated as its
  * own skipped test below with the reason.
  */
-const KNOWN_BUGS: Record<string, string> = {};
+const KNOWN_BUGS: Record<string, string> = Object.fromEntries(
+  KINDS.map((kind) => [
+    `read ${kind.collection} contributor own future`,
+    `a contributor gets 403 ${kind.type}-not-accessible for its own scheduled record, which contract §5 ("drafts, pending and scheduled records to their author (contributors and up)") and plugin §4.1 (own post → read) let it read, and which its own list shows`,
+  ]),
+);
 
 interface Case {
   owner: Owner;
   state: State;
   record: Seeded;
-  label: string;
+  /** `{collection} {caller} {owner} {state}`; with the operation in front it keys KNOWN_BUGS. */
+  key: string;
 }
 
 const ownersOf = (caller: Caller): Owner[] => (caller === 'anonymous' || caller === 'subscriber' ? ['others'] : ['own', 'others']);
@@ -70,21 +76,145 @@ const ownersOf = (caller: Caller): Owner[] => (caller === 'anonymous' || caller 
 const description = (kind: Kind, owner: Owner, state: State): string => `Body of the ${owner} ${state} ${kind.type}`;
 
 /** One record per owner × state for this caller (each with its own name, so duplicate detection never merges them). */
-async function seedMatrix(w: World, kind: Kind, caller: Caller, op: string): Promise<Case[]> {
+async function seedMatrix(w: World, kind: Kind, caller: Caller): Promise<Case[]> {
   const cases: Case[] = [];
   for (const owner of ownersOf(caller)) {
     const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
     for (const state of STATES) {
       const record = await seed(w, kind, ownerUser, state, `${kind.type} ${owner} ${state}`, { description: description(kind, owner, state) });
-      cases.push({ owner, state, record, label: `${kind.collection} ${op} ${caller} ${owner} ${state}` });
+      cases.push({ owner, state, record, key: `${kind.collection} ${caller} ${owner} ${state}` });
     }
   }
-  return cases.filter((c) => !(c.label in KNOWN_BUGS));
+  return cases;
 }
+
+/** The cases of one operation, without those listed in KNOWN_BUGS. */
+const casesOf = (cases: Case[], op: Op, withKnownBugs: boolean): Array<Case & { label: string }> =>
+  cases.map((c) => ({ ...c, label: `${op} ${c.key}` })).filter((c) => withKnownBugs || !(c.label in KNOWN_BUGS));
+
+type Op = 'read' | 'list' | 'update' | 'delete';
+type Check = (w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs?: boolean) => Promise<void>;
 
 /** Asserts no mismatch was collected, listing them all. */
 function expectNoMismatch(mismatches: string[]): void {
   assert.deepEqual(mismatches, [], `${mismatches.length} mismatches:\n${mismatches.join('\n')}`);
+}
+
+/** Single GET by id and by slug: status code, error code, and the fields a reader sees. */
+async function checkReads(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  for (const c of casesOf(all, 'read', withKnownBugs)) {
+    const expected = expectedRead(caller, c.owner, c.state);
+    const code = expected.code && `${kind.type}-${expected.code}`;
+    for (const path of [itemPath(kind, c.record.id), slugPath(kind, c.record.slug)]) {
+      const res = await send(w.http, 'get', path, w.users[caller]);
+      if (res.status !== expected.status || (code && res.body.code !== code)) {
+        mismatches.push(`${c.label} GET ${path}: expected ${expected.status} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
+      } else if (res.status === 200) {
+        if (res.body.status !== c.state.replace('password', 'publish')) mismatches.push(`${c.label}: status ${res.body.status}`);
+        if (!String(res.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label}: description hidden`);
+        if ('password' in res.body) mismatches.push(`${c.label}: password returned`);
+      } else if (res.text.includes(description(kind, c.owner, c.state)) || res.text.includes(PASSWORD)) {
+        mismatches.push(`${c.label}: the refusal shows the record`);
+      }
+    }
+    if (code === `${kind.type}-password-protected`) {
+      // The right password opens the record to anybody; a wrong one does not.
+      const right = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}`, w.users[caller]);
+      if (right.status !== 200 || !String(right.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label} with the password: ${right.status}`);
+      const wrong = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}x`, w.users[caller]);
+      if (wrong.status !== 403) mismatches.push(`${c.label} with a wrong password: ${wrong.status}`);
+    }
+  }
+}
+
+/** Lists, with and without `status`: exactly the readable records, totals to match, protected text masked. */
+async function checkLists(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  const cases = casesOf(all, 'list', withKnownBugs);
+  const readable = (c: Case) => MAY_READ[caller][c.owner].includes(c.state);
+  const list = (query: string) => send(w.http, 'get', `${collectionPath(kind)}?per_page=50${query}`, w.users[caller]);
+  const queries: Array<[query: string, wanted: (c: Case) => boolean]> = [
+    ['', (c) => readable(c) && c.state !== 'trash'],
+    ['&status=publish', (c) => readable(c) && (c.state === 'publish' || c.state === 'password')],
+  ];
+  if (MAY_FILTER_STATUS.includes(caller)) {
+    queries.push(['&status=any', (c) => readable(c) && c.state !== 'trash']);
+    for (const state of ['future', 'draft', 'pending', 'private', 'trash'] as const) queries.push([`&status=${state}`, (c) => readable(c) && c.state === state]);
+  }
+  for (const [query, wanted] of queries) {
+    const label = `list ${kind.collection} ${caller} ${query || '(no status)'}`;
+    const res = await list(query);
+    if (res.status !== 200) {
+      mismatches.push(`${label}: ${res.status} ${res.text}`);
+      continue;
+    }
+    const items = res.body[kind.collection] as Array<Record<string, unknown>>;
+    // Records of known-bug cases are left out of the comparison.
+    const skipped = new Set(all.filter((c) => !cases.some((one) => one.key === c.key)).map((c) => c.record.id));
+    const got = items.map((item) => item.id as number).filter((id) => !skipped.has(id)).sort();
+    const expected = cases.filter(wanted).map((c) => c.record.id).sort();
+    if (JSON.stringify(got) !== JSON.stringify(expected)) {
+      const name = (id: number) => all.find((c) => c.record.id === id)?.key ?? String(id);
+      mismatches.push(`${label}: expected [${expected.map(name).join('; ')}], got [${got.map(name).join('; ')}]`);
+    }
+    if (res.body.total !== items.length || res.headers['x-wp-total'] !== String(items.length)) {
+      mismatches.push(`${label}: total ${res.body.total} / X-WP-Total ${res.headers['x-wp-total']} for ${items.length} records`);
+    }
+    for (const item of items) {
+      const c = all.find((one) => one.record.id === item.id);
+      if (!c) continue;
+      if ('password' in item) mismatches.push(`${label}: password returned`);
+      const shown = String(item.description).includes(description(kind, c.owner, c.state));
+      if (c.state === 'password' && !MAY_EDIT[caller][c.owner].includes(c.state) && shown) mismatches.push(`${label}: ${c.key} not masked`);
+      if (c.state !== 'password' && !shown) mismatches.push(`${label}: ${c.key} description missing`);
+    }
+  }
+  if (!MAY_FILTER_STATUS.includes(caller)) {
+    for (const status of ['draft', 'private', 'any', 'publish,draft']) {
+      const res = await list(`&status=${status}`);
+      if (res.status !== 400 || res.body.code !== 'rest_invalid_param') mismatches.push(`list ${kind.collection} ${caller} status=${status}: expected 400, got ${res.status}`);
+    }
+  }
+}
+
+/** Updates (POST, PUT and PATCH in turn, by id and by slug in turn): 200, 403 or 401, and nothing stored when refused. */
+async function checkUpdates(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  const methods = ['post', 'put', 'patch'] as const;
+  let turn = 0;
+  for (const c of casesOf(all, 'update', withKnownBugs)) {
+    const expected = caller === 'anonymous' ? 401 : MAY_EDIT[caller][c.owner].includes(c.state) ? 200 : 403;
+    const method = methods[turn % 3];
+    const path = turn % 2 === 0 ? itemPath(kind, c.record.id) : slugPath(kind, c.record.slug);
+    turn += 1;
+    const res = await send(w.http, method, path, w.users[caller], { description: 'Changed by the matrix' });
+    if (res.status !== expected || (expected !== 200 && res.body.code !== 'rest_forbidden')) {
+      mismatches.push(`${c.label} ${method.toUpperCase()} ${path}: expected ${expected}, got ${res.status} ${res.body.code ?? ''}`);
+    }
+    // An accepted update answers the new record; a refused one must have stored nothing.
+    const after = res.status === 200 ? res : await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
+    const changed = String(after.body.description).includes('Changed by the matrix');
+    if (changed !== (expected === 200)) mismatches.push(`${c.label}: stored description ${changed ? 'changed' : 'unchanged'} after ${res.status}`);
+  }
+}
+
+/** Deletes: trashed (200), 410 when already in the trash, 403 or 401; then `force=true` under the same right. */
+async function checkDeletes(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  for (const c of casesOf(all, 'delete', withKnownBugs)) {
+    const allowed = MAY_EDIT[caller][c.owner].includes(c.state);
+    const expected = caller === 'anonymous' ? 401 : !allowed ? 403 : c.state === 'trash' ? 410 : 200;
+    const code = expected === 410 ? `${kind.type}-is-in-trash` : expected === 200 ? undefined : 'rest_forbidden';
+    const res = await send(w.http, 'delete', itemPath(kind, c.record.id), w.users[caller]);
+    if (res.status !== expected || (code && res.body.code !== code)) {
+      mismatches.push(`${c.label}: expected ${expected} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
+    }
+    if (res.status === 200 && res.body.status !== 'trash') mismatches.push(`${c.label}: answered status ${res.body.status}`);
+    const after = res.status === 200 ? res : await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
+    if ((after.body.status === 'trash') !== (c.state === 'trash' || expected === 200)) mismatches.push(`${c.label}: stored status ${after.body.status} after ${res.status}`);
+    const forceExpected = caller === 'anonymous' ? 401 : allowed ? 200 : 403;
+    const force = await send(w.http, 'delete', `${itemPath(kind, c.record.id)}?force=true`, w.users[caller]);
+    if (force.status !== forceExpected) mismatches.push(`${c.label} force=true: expected ${forceExpected}, got ${force.status}`);
+    const gone = (await send(w.http, 'get', itemPath(kind, c.record.id), w.admin)).status === 404;
+    if (gone !== (forceExpected === 200)) mismatches.push(`${c.label}: ${gone ? 'deleted' : 'kept'} after force=true ${force.status}`);
+  }
 }
 
 for (const kind of KINDS) {
@@ -95,126 +225,13 @@ for (const kind of KINDS) {
     });
 
     for (const caller of CALLERS) {
-      it(`single GET by id and by slug as ${an(caller)}: status and visible fields per owner and state`, async () => {
+      it(`as ${an(caller)}: single GETs, lists, updates and deletes of every owner × state`, async () => {
+        const cases = await seedMatrix(w, kind, caller);
         const mismatches: string[] = [];
-        for (const c of await seedMatrix(w, kind, caller, 'read')) {
-          const expected = expectedRead(caller, c.owner, c.state);
-          for (const path of [itemPath(kind, c.record.id), slugPath(kind, c.record.slug)]) {
-            const res = await send(w.http, 'get', path, w.users[caller]);
-            const code = expected.code && `${kind.type}-${expected.code}`;
-            if (res.status !== expected.status || (code && res.body.code !== code)) {
-              mismatches.push(`${c.label} GET ${path}: expected ${expected.status} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
-            } else if (res.status === 200) {
-              if (res.body.status !== c.state.replace('password', 'publish')) mismatches.push(`${c.label}: status ${res.body.status}`);
-              if (!String(res.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label}: description hidden`);
-              if ('password' in res.body) mismatches.push(`${c.label}: password returned`);
-            } else if (res.text.includes(description(kind, c.owner, c.state)) || res.text.includes(PASSWORD)) {
-              mismatches.push(`${c.label}: the refusal shows the record`);
-            }
-          }
-          if (c.state === 'password' && expected.code === 'password-protected') {
-            // The right password opens it to anybody; a wrong one does not.
-            const right = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}`, w.users[caller]);
-            if (right.status !== 200 || !String(right.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label} with the password: ${right.status}`);
-            const wrong = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}x`, w.users[caller]);
-            if (wrong.status !== 403) mismatches.push(`${c.label} with a wrong password: ${wrong.status}`);
-          }
-        }
-        expectNoMismatch(mismatches);
-      });
-
-      it(`lists as ${an(caller)}: exactly the records a single GET would show, protected ones masked`, async () => {
-        const cases = await seedMatrix(w, kind, caller, 'list');
-        const mismatches: string[] = [];
-        const readable = (c: Case) => MAY_READ[caller][c.owner].includes(c.state);
-        const list = async (query: string) => {
-          const res = await send(w.http, 'get', `${collectionPath(kind)}?per_page=50${query}`, w.users[caller]);
-          return res;
-        };
-        const queries: Array<[query: string, wanted: (c: Case) => boolean]> = [
-          ['', (c) => readable(c) && c.state !== 'trash'],
-          ['&status=publish', (c) => readable(c) && (c.state === 'publish' || c.state === 'password')],
-        ];
-        if (MAY_FILTER_STATUS.includes(caller)) {
-          queries.push(['&status=any', (c) => readable(c) && c.state !== 'trash']);
-          for (const state of ['future', 'draft', 'pending', 'private', 'trash'] as const) queries.push([`&status=${state}`, (c) => readable(c) && c.state === state]);
-        }
-        for (const [query, wanted] of queries) {
-          const res = await list(query);
-          if (res.status !== 200) {
-            mismatches.push(`${kind.collection} list ${caller} ${query}: ${res.status} ${res.text}`);
-            continue;
-          }
-          const items = res.body[kind.collection] as Array<Record<string, unknown>>;
-          const got = items.map((item) => item.id).sort();
-          const expected = cases.filter(wanted).map((c) => c.record.id).sort();
-          if (JSON.stringify(got) !== JSON.stringify(expected)) {
-            const name = (id: unknown) => cases.find((c) => c.record.id === id)?.label ?? String(id);
-            mismatches.push(`${kind.collection} list ${caller} ${query}: expected [${expected.map(name).join('; ')}], got [${got.map(name).join('; ')}]`);
-          }
-          if (res.body.total !== expected.length || res.headers['x-wp-total'] !== String(expected.length)) {
-            mismatches.push(`${kind.collection} list ${caller} ${query}: total ${res.body.total} / X-WP-Total ${res.headers['x-wp-total']}, expected ${expected.length}`);
-          }
-          for (const item of items) {
-            const c = cases.find((one) => one.record.id === item.id);
-            if (!c || 'password' in item) continue;
-            const shown = String(item.description).includes(description(kind, c.owner, c.state));
-            if (c.state === 'password' && !MAY_EDIT[caller][c.owner].includes(c.state) && shown) mismatches.push(`${c.label} ${query}: not masked in the list`);
-            if (c.state !== 'password' && !shown) mismatches.push(`${c.label} ${query}: description missing in the list`);
-          }
-        }
-        if (!MAY_FILTER_STATUS.includes(caller)) {
-          for (const state of ['draft', 'private', 'any', 'publish,draft']) {
-            const res = await list(`&status=${state}`);
-            if (res.status !== 400 || res.body.code !== 'rest_invalid_param') mismatches.push(`${kind.collection} list ${caller} status=${state}: expected 400, got ${res.status}`);
-          }
-        }
-        expectNoMismatch(mismatches);
-      });
-
-      it(`updates as ${an(caller)} (POST, PUT and PATCH, by id and by slug): ${caller === 'anonymous' ? '401' : 'allowed or 403'} per owner and state`, async () => {
-        const mismatches: string[] = [];
-        const methods = ['post', 'put', 'patch'] as const;
-        let turn = 0;
-        for (const c of await seedMatrix(w, kind, caller, 'update')) {
-          const allowed = MAY_EDIT[caller][c.owner].includes(c.state);
-          const expected = caller === 'anonymous' ? 401 : allowed ? 200 : 403;
-          // Rotate methods and routes, so every combination is exercised across the matrix.
-          const method = methods[turn % 3];
-          const path = turn % 2 === 0 ? itemPath(kind, c.record.id) : slugPath(kind, c.record.slug);
-          turn += 1;
-          const res = await send(w.http, method, path, w.users[caller], { description: 'Changed by the matrix' });
-          if (res.status !== expected || (expected !== 200 && res.body.code !== 'rest_forbidden')) {
-            mismatches.push(`${c.label} ${method.toUpperCase()} ${path}: expected ${expected}, got ${res.status} ${res.body.code ?? ''}`);
-          }
-          const after = await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
-          const changed = String(after.body.description).includes('Changed by the matrix');
-          if (changed !== (expected === 200)) mismatches.push(`${c.label}: stored description ${changed ? 'changed' : 'unchanged'} after ${res.status}`);
-        }
-        expectNoMismatch(mismatches);
-      });
-
-      it(`deletes as ${an(caller)}: ${caller === 'anonymous' ? '401' : 'trashed, 410 when already trashed, or 403'} per owner and state`, async () => {
-        const mismatches: string[] = [];
-        for (const c of await seedMatrix(w, kind, caller, 'delete')) {
-          const allowed = MAY_EDIT[caller][c.owner].includes(c.state);
-          const expected = caller === 'anonymous' ? 401 : !allowed ? 403 : c.state === 'trash' ? 410 : 200;
-          const res = await send(w.http, 'delete', itemPath(kind, c.record.id), w.users[caller]);
-          const code = { 401: 'rest_forbidden', 403: 'rest_forbidden', 410: `${kind.type}-is-in-trash` }[expected as 401];
-          if (res.status !== expected || (code && res.body.code !== code)) {
-            mismatches.push(`${c.label} DELETE: expected ${expected} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
-          }
-          if (res.status === 200 && res.body.status !== 'trash') mismatches.push(`${c.label}: answered status ${res.body.status}`);
-          const after = await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
-          const trashed = after.body.status === 'trash';
-          if (trashed !== (c.state === 'trash' || expected === 200)) mismatches.push(`${c.label}: stored status ${after.body.status} after ${res.status}`);
-          // Permanent deletion follows the same right.
-          const force = await send(w.http, 'delete', `${itemPath(kind, c.record.id)}?force=true`, w.users[caller]);
-          const forceExpected = caller === 'anonymous' ? 401 : allowed ? 200 : 403;
-          if (force.status !== forceExpected) mismatches.push(`${c.label} DELETE force=true: expected ${forceExpected}, got ${force.status}`);
-          const gone = (await send(w.http, 'get', itemPath(kind, c.record.id), w.admin)).status === 404;
-          if (gone !== (forceExpected === 200)) mismatches.push(`${c.label}: ${gone ? 'deleted' : 'kept'} after force ${force.status}`);
-        }
+        await checkReads(w, kind, caller, cases, mismatches);
+        await checkLists(w, kind, caller, cases, mismatches);
+        await checkUpdates(w, kind, caller, cases, mismatches);
+        await checkDeletes(w, kind, caller, cases, mismatches);
         expectNoMismatch(mismatches);
       });
     }
@@ -288,7 +305,20 @@ describe('authorization matrix: categories and tags', () => {
 });
 
 
-for (const [label, reason] of Object.entries(KNOWN_BUGS)) {
-  // BUG: see the reason; the case is left out of the loops above and repeated here.
-  it.skip(`BUG ${label}: ${reason}`, () => undefined);
-}
+const CHECKS: Record<Op, Check> = { read: checkReads, list: checkLists, update: checkUpdates, delete: checkDeletes };
+
+describe('authorization matrix: known bugs (left out of the loops above)', () => {
+  for (const [label, reason] of Object.entries(KNOWN_BUGS)) {
+    const [op, collection, caller, owner, state] = label.split(' ') as [Op, string, Caller, Owner, State];
+    // BUG: each reason says what is wrong; the test runs that one case of the matrix.
+    it.skip(`BUG ${label}: ${reason}`, async () => {
+      const w = await world();
+      const kind = KINDS.find((one) => one.collection === collection) as Kind;
+      const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
+      const record = await seed(w, kind, ownerUser, state, `${kind.type} ${owner} ${state}`, { description: description(kind, owner, state) });
+      const mismatches: string[] = [];
+      await CHECKS[op](w, kind, caller, [{ owner, state, record, key: `${collection} ${caller} ${owner} ${state}` }], mismatches, true);
+      expectNoMismatch(mismatches);
+    });
+  }
+});
