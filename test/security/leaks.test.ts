@@ -122,10 +122,11 @@ describe('no hidden content in any answer to a caller who may not read it', func
       const seen = new Set<string>();
       const all = (type: keyof Seeds['hidden']) => s.hidden[type].map((r) => r.id).join(',');
       const mayFilterStatus = caller === 'contributor' || caller === 'author';
-      const statuses = mayFilterStatus ? ['any', 'publish', 'draft', 'pending', 'future', 'private', 'trash', 'draft,pending,future,private,trash'] : ['publish'];
+      // Each hidden status alone is covered by the matrix; here every one of them at once, and the defaults.
+      const statuses = mayFilterStatus ? ['any', 'publish', 'trash', 'draft,pending,future,private,trash'] : ['publish'];
 
-      // Lists: every filter once, and every status a caller may ask for (also with a search), one
-      // record per page so the paging links are walked too.
+      // Lists: every filter once; without a filter, with a search and with every status a caller may
+      // ask for, one record per page, so the paging links are walked too.
       const eventFilters = [
         '', `search=${WORD}`, `venue=${all('venue')}`, `organizer=${all('organizer')}`, `categories=${s.category}`,
         `tags=${s.tag}`, 'featured=true', `include=${all('event')},${s.publicEvents.join(',')}`, 'start_date=2027-01-01&end_date=2027-12-31',
@@ -133,8 +134,9 @@ describe('no hidden content in any answer to a caller who may not read it', func
       ];
       const linkedFilters = ['', `search=${WORD}`, `event=${s.publicEvents[0]}`, 'has_events=true', 'only_with_upcoming=true', ...s.hidden.event.map((e) => `event=${e.id}`)];
       for (const [collection, filters] of [['events', eventFilters], ['venues', linkedFilters], ['organizers', linkedFilters]] as const) {
-        const queries = [...filters, ...statuses.flatMap((status) => [`status=${status}`, `status=${status}&search=${WORD}`])];
-        for (const query of queries) await walk(w, as, `${NS}/${collection}?${query}&per_page=1`, caller, seen);
+        for (const filter of filters) await look(w, as, `${NS}/${collection}?${filter}`, caller, seen);
+        const paged = ['', `search=${WORD}`, ...statuses.flatMap((status) => [`status=${status}`, `status=${status}&search=${WORD}`])];
+        for (const query of paged) await walk(w, as, `${NS}/${collection}?${query}&per_page=1`, caller, seen);
         // Searching for the marker itself finds nothing (the marker is in the request, so only the items are checked).
         for (const status of statuses) {
           const res = await send(w.http, 'get', `${NS}/${collection}?search=${MARK}&status=${status}`, as);
@@ -193,7 +195,7 @@ describe('no hidden content in any answer to a caller who may not read it', func
           assert.ok(!LEAK.test(rawText(res)), `${caller} ${method.toUpperCase()} ${path} leaks: ${around(rawText(res))}`);
         }
       }
-      assert.ok(seen.size > 100, `walked ${seen.size} answers`);
+      assert.ok(seen.size > 80, `walked ${seen.size} answers`);
     });
   }
 
