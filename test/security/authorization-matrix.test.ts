@@ -308,6 +308,24 @@ describe('authorization matrix: categories and tags', () => {
 const CHECKS: Record<Op, Check> = { read: checkReads, list: checkLists, update: checkUpdates, delete: checkDeletes };
 
 describe('authorization matrix: known bugs (left out of the loops above)', () => {
+  // BUG: rights over a trashed record ignore what it was before the trash. WordPress's map_meta_cap (plugin
+  // §4.1, which contract §5 adopts) judges a trashed post by its pre-trash status, so a contributor may not
+  // edit or delete its own record that was published; the code treats every trashed record as unpublished,
+  // so once an editor trashes it the contributor can restore it (as pending) or delete it for good.
+  it.skip('BUG: a contributor may neither restore nor permanently delete its own record that was published before the trash', async () => {
+    const w = await world();
+    const problems: string[] = [];
+    for (const kind of KINDS) {
+      const record = await seed(w, kind, w.users.contributor as TestUser, 'publish', `Was published ${kind.type}`);
+      assert.equal((await send(w.http, 'delete', itemPath(kind, record.id), w.admin)).status, 200);
+      const restore = await send(w.http, 'patch', itemPath(kind, record.id), w.users.contributor, { status: 'publish' });
+      if (restore.status !== 403) problems.push(`${kind.type} restore: ${restore.status} ${restore.body.status ?? ''}`);
+      const force = await send(w.http, 'delete', `${itemPath(kind, record.id)}?force=true`, w.users.contributor);
+      if (force.status !== 403) problems.push(`${kind.type} delete force=true: ${force.status}`);
+    }
+    expectNoMismatch(problems);
+  });
+
   for (const [label, reason] of Object.entries(KNOWN_BUGS)) {
     const [op, collection, caller, owner, state] = label.split(' ') as [Op, string, Caller, Owner, State];
     // BUG: each reason says what is wrong; the test runs that one case of the matrix.

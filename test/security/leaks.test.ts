@@ -99,6 +99,12 @@ async function look(w: World, as: TestUser | undefined, path: string, label: str
   seen.add(path);
   assert.ok(res.status < 500, `${label} GET ${path}: ${res.status} ${res.text}`);
   assert.ok(!LEAK.test(rawText(res)), `${label} GET ${path} leaks (${res.status}): ${around(rawText(res))}`);
+  // Counts leak too: a one-page list's total is the number of records it shows.
+  const items = ['events', 'venues', 'organizers'].map((key) => res.body?.[key]).find(Array.isArray);
+  if (items && res.body.total_pages <= 1) {
+    assert.equal(res.body.total, items.length, `${label} GET ${path}: total ${res.body.total} for ${items.length} records`);
+    assert.equal(res.headers['x-wp-total'], String(items.length), `${label} GET ${path}: X-WP-Total`);
+  }
   return res;
 }
 
