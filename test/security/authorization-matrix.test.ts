@@ -272,6 +272,77 @@ for (const kind of KINDS) {
   });
 }
 
+/** Inputs whose acceptance depends on the role (contract §3 images, §5 statuses and authors, "Events" terms). */
+const WRITERS = ['contributor', 'author', 'editor', 'administrator'] as const;
+const MAY_UPLOAD: readonly Caller[] = ['author', 'editor', 'administrator'];
+const MAY_CREATE_CATEGORIES: readonly Caller[] = TERM_MANAGERS.categories;
+const MAY_CREATE_TAGS: readonly Caller[] = TERM_MANAGERS.tags;
+const MAY_ASSIGN_AUTHOR: readonly Caller[] = ['editor', 'administrator'];
+/** Status asked on an update of one's own draft → status stored (or the refusal), contract §5. */
+const STATUS_ON_UPDATE: Record<(typeof WRITERS)[number], Record<string, string | number>> = {
+  contributor: { publish: 'pending', future: 'pending', draft: 'draft', pending: 'pending', private: 403 },
+  author: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+  editor: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+  administrator: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+};
+
+describe('authorization matrix: inputs that need a right', () => {
+  it('image URLs need the upload right; known image ids do not', async () => {
+    const w = await world();
+    const mismatches: string[] = [];
+    const known = (await send(w.http, 'post', `${NS}/events`, w.admin, { ...KINDS[0].body('With image'), image: 'https://img.example/known.png' })).body.image.id as number;
+    for (const kind of KINDS) {
+      for (const caller of WRITERS) {
+        const url = `https://img.example/${kind.type}-${caller}.png`;
+        const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a new image`), image: url });
+        const mayUpload = MAY_UPLOAD.includes(caller);
+        if (mayUpload ? res.status !== 201 || res.body.image?.url !== url : res.status < 400 || res.status >= 500) mismatches.push(`${kind.type} image URL by ${caller}: ${res.status}`);
+        const byId = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a known image`), image: known });
+        if (byId.status !== 201 || byId.body.image?.id !== known) mismatches.push(`${kind.type} known image id by ${caller}: ${byId.status}`);
+      }
+    }
+    expectNoMismatch(mismatches);
+  });
+
+  it('category and tag names on an event create terms only for those who may manage them; others get 400', async () => {
+    const w = await world();
+    const mismatches: string[] = [];
+    for (const caller of WRITERS) {
+      for (const [field, managers] of [['categories', MAY_CREATE_CATEGORIES], ['tags', MAY_CREATE_TAGS]] as const) {
+        const name = `New ${field} of ${caller}`;
+        const res = await send(w.http, 'post', `${NS}/events`, w.users[caller], { ...KINDS[0].body(`Event with ${name}`), [field]: [name] });
+        const created = (await send(w.http, 'get', `${NS}/${field}?hide_empty=0&search=${encodeURIComponent(name)}`, w.admin)).body[field] as unknown[];
+        const expected = managers.includes(caller) ? 201 : 400;
+        if (res.status !== expected) mismatches.push(`${field} by name from ${caller}: expected ${expected}, got ${res.status}`);
+        if (created.length !== (expected === 201 ? 1 : 0)) mismatches.push(`${field} by name from ${caller}: ${created.length} terms stored`);
+      }
+    }
+    expectNoMismatch(mismatches);
+  });
+
+  for (const kind of KINDS) {
+    it(`${kind.collection}: statuses and authors set by an update of one's own draft`, async () => {
+      const w = await world();
+      const mismatches: string[] = [];
+      for (const caller of WRITERS) {
+        for (const [asked, expected] of Object.entries(STATUS_ON_UPDATE[caller])) {
+          const record = await seed(w, kind, w.users[caller] as TestUser, 'draft', `${kind.type} of ${caller} to ${asked}`);
+          const body = asked === 'future' ? { status: 'future', date: '2030-01-01 10:00:00' } : { status: asked };
+          const res = await send(w.http, 'patch', itemPath(kind, record.id), w.users[caller], body);
+          if (typeof expected === 'number' ? res.status !== expected : res.status !== 200 || res.body.status !== expected) {
+            mismatches.push(`${kind.type} ${caller} draft → ${asked}: expected ${expected}, got ${res.status} ${res.body.status ?? res.body.code}`);
+          }
+        }
+        const record = await seed(w, kind, w.users[caller] as TestUser, 'draft', `${kind.type} of ${caller} given away`);
+        const res = await send(w.http, 'patch', itemPath(kind, record.id), w.users[caller], { author: w.someone.id });
+        const mayAssign = MAY_ASSIGN_AUTHOR.includes(caller);
+        if (res.status !== (mayAssign ? 200 : 403) || (mayAssign && res.body.author !== String(w.someone.id))) mismatches.push(`${kind.type} ${caller} author → someone: ${res.status} ${res.body.author ?? res.body.code}`);
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});
+
 describe('authorization matrix: categories and tags', () => {
   for (const collection of ['categories', 'tags'] as const) {
     it(`${collection}: reads for everybody; create, update and delete only for ${TERM_MANAGERS[collection].join(', ')}`, async () => {
