@@ -14,7 +14,12 @@ import {
  * someone else's records. Trashed records were drafts before the trash.
  */
 
-/** Records each caller may edit and delete (contract §5: contributors only their own unpublished ones). */
+/**
+ * Records each caller may edit and delete (contract §5: contributors only their own unpublished ones;
+ * authors also their own published ones; editors and administrators everything). `private` counts as
+ * published here, as contributors may not set it (WordPress core would let a contributor edit its own
+ * private post; the contract does not, see the report of this suite).
+ */
 const MAY_EDIT: Record<Caller, Record<Owner, readonly State[]>> = {
   anonymous: { own: [], others: [] },
   subscriber: { own: [], others: [] },
