@@ -18,7 +18,7 @@ import {
  * Records each caller may edit and delete (contract §5: contributors only their own unpublished ones;
  * authors also their own published ones; editors and administrators everything). `private` counts as
  * published here, as contributors may not set it (WordPress core would let a contributor edit its own
- * private post; the contract does not, see the report of this suite).
+ * private post; contract §5 says "unpublished", and contributors cannot make a record private).
  */
 const MAY_EDIT: Record<Caller, Record<Owner, readonly State[]>> = {
   anonymous: { own: [], others: [] },
