@@ -149,3 +149,80 @@ describe('authentication', () => {
     expectError(await http().post(`${NS}/events`).send({}), 401, 'rest_forbidden');
   });
 });
+
+describe('security headers and CORS on every kind of answer', () => {
+  /** One answer of each kind: record, list, doc, HEAD, 304, every error family, preflight, health. */
+  async function answers() {
+    const { http } = await testApp({ bodyLimit: '1kb' });
+    const admin = await createUser('administrator');
+    const origin = 'https://app.example';
+    const first = await http().get(`${NS}/categories`).set('Origin', origin);
+    return {
+      list: first,
+      doc: await http().get(`${NS}/doc`).set('Origin', origin),
+      head: await http().head(`${NS}/categories`).set('Origin', origin),
+      notModified: await http().get(`${NS}/categories`).set('Origin', origin).set('If-None-Match', first.headers.etag),
+      created: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).send({ name: 'Headers' }),
+      noRoute: await http().get(`${NS}/nothing-here`).set('Origin', origin),
+      notFound: await http().get(`${NS}/events/999999`).set('Origin', origin),
+      anonymousWrite: await http().post(`${NS}/events`).set('Origin', origin).send({}),
+      badCredentials: await http().get(`${NS}/events`).set('Origin', origin).auth('nobody', 'wrong-secret-123'),
+      invalidParam: await http().get(`${NS}/events?per_page=abc`).set('Origin', origin),
+      invalidJson: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).set('Content-Type', 'application/json').send('{'),
+      unsupportedType: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).set('Content-Type', 'text/html').send('<b>x</b>'),
+      tooLarge: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).send({ name: 'x', description: 'y'.repeat(5000) }),
+      preflight: await http().options(`${NS}/events/1`).set('Origin', origin).set('Access-Control-Request-Method', 'DELETE').set('Access-Control-Request-Headers', 'authorization,content-type'),
+      health: await http().get('/healthz').set('Origin', origin),
+    };
+  }
+
+  it('sends helmet\u2019s headers for a JSON API and no X-Powered-By, whatever the answer', async () => {
+    for (const [kind, res] of Object.entries(await answers())) {
+      const h = res.headers;
+      assert.equal(h['x-powered-by'], undefined, kind);
+      assert.equal(h['x-content-type-options'], 'nosniff', kind);
+      // A restrictive Content-Security-Policy: nothing a browser could run or embed from an answer.
+      const csp = String(h['content-security-policy']);
+      for (const directive of ["object-src 'none'", "script-src-attr 'none'", 'frame-ancestors', 'base-uri', 'default-src']) assert.ok(csp.includes(directive), `${kind} CSP ${directive}: ${csp}`);
+      assert.ok(!/unsafe-eval/.test(csp) && !/script-src[^;]*unsafe-inline/.test(csp), `${kind} CSP allows scripts: ${csp}`);
+      assert.ok(['SAMEORIGIN', 'DENY'].includes(h['x-frame-options']), `${kind} X-Frame-Options ${h['x-frame-options']}`);
+      assert.equal(h['referrer-policy'], 'no-referrer', kind);
+      assert.equal(h['x-permitted-cross-domain-policies'], 'none', kind);
+      assert.equal(h['x-dns-prefetch-control'], 'off', kind);
+      // The legacy XSS auditor is switched off (it caused leaks of its own), as helmet recommends.
+      assert.equal(h['x-xss-protection'], '0', kind);
+      assert.equal(h['cross-origin-opener-policy'], 'same-origin', kind);
+      // Other origins read the API through CORS; CORP must not block them.
+      assert.equal(h['cross-origin-resource-policy'], 'cross-origin', kind);
+      // Bodies are JSON, never something a browser would render as a page.
+      if (res.status !== 204 && res.status !== 304 && kind !== 'head') assert.match(h['content-type'], /^application\/json; charset=utf-8$/, kind);
+    }
+  });
+
+  it('lets browser clients of any origin read every answer, errors included, with the WordPress CORS headers', async () => {
+    for (const [kind, res] of Object.entries(await answers())) {
+      assert.equal(res.headers['access-control-allow-origin'], 'https://app.example', kind);
+      assert.equal(res.headers['access-control-allow-credentials'], 'true', kind);
+      assert.match(String(res.headers.vary), /Origin/, kind);
+      if (kind !== 'preflight') {
+        const exposed = String(res.headers['access-control-expose-headers']).split(/,\s*/);
+        for (const header of ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages']) assert.ok(exposed.includes(header), `${kind} ${header}`);
+      }
+    }
+  });
+
+  it('answers preflights for every method with the request headers WordPress clients send', async () => {
+    const { preflight } = await answers();
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.text, '');
+    const methods = String(preflight.headers['access-control-allow-methods']).split(/,\s*/);
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) assert.ok(methods.includes(method), method);
+    const headers = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    for (const header of ['authorization', 'content-type', 'x-wp-nonce']) assert.ok(headers.includes(header), header);
+  });
+
+  it('sends no Access-Control-Allow-Origin to a request without an Origin header', async () => {
+    const { http } = await testApp();
+    assert.equal((await http().get(`${NS}/categories`)).headers['access-control-allow-origin'], undefined);
+  });
+});

@@ -1,0 +1,418 @@
+import assert from 'node:assert/strict';
+import type { TestUser } from '../helpers/app.js';
+import {
+  an, CALLERS, collectionPath, itemPath, KINDS, NS, PASSWORD, seed, send, slugPath, STATES, world,
+  type Caller, type Kind, type Owner, type Seeded, type State, type World,
+} from './fixtures.js';
+
+/**
+ * The authorization matrix: every operation × every caller × own/someone else's record × every
+ * state, driven through HTTP. The EXPECTED answers below are written from contract.md §5 and
+ * plugin-behaviour.md §4.1–§4.3, independently of src/auth, so a wrong capability table fails here.
+ *
+ * "Own" needs a caller who can author records: anonymous visitors and subscribers only meet
+ * someone else's records. Trashed records were drafts before the trash.
+ */
+
+/**
+ * Records each caller may edit and delete (contract §5: contributors only their own unpublished ones;
+ * authors also their own published ones; editors and administrators everything). `private` counts as
+ * published here, as contributors may not set it (WordPress core would let a contributor edit its own
+ * private post; contract §5 says "unpublished", and contributors cannot make a record private).
+ */
+const MAY_EDIT: Record<Caller, Record<Owner, readonly State[]>> = {
+  anonymous: { own: [], others: [] },
+  subscriber: { own: [], others: [] },
+  contributor: { own: ['draft', 'pending', 'trash'], others: [] },
+  author: { own: STATES, others: [] },
+  editor: { own: STATES, others: STATES },
+  administrator: { own: STATES, others: STATES },
+};
+
+/**
+ * Records each caller may read (contract §5 "Reads"): published ones to everybody; drafts, pending,
+ * scheduled and private ones to their author and to editors; trashed ones to editors only.
+ */
+const MAY_READ: Record<Caller, Record<Owner, readonly State[]>> = {
+  anonymous: { own: [], others: ['publish', 'password'] },
+  subscriber: { own: [], others: ['publish', 'password'] },
+  contributor: { own: ['publish', 'password', 'future', 'draft', 'pending', 'private'], others: ['publish', 'password'] },
+  author: { own: ['publish', 'password', 'future', 'draft', 'pending', 'private'], others: ['publish', 'password'] },
+  editor: { own: STATES, others: STATES },
+  administrator: { own: STATES, others: STATES },
+};
+
+/** Callers who may ask a list for statuses other than `publish` (those who may edit: contributors and up). */
+const MAY_FILTER_STATUS: readonly Caller[] = ['contributor', 'author', 'editor', 'administrator'];
+
+/** Who may create, update and delete terms (plugin-behaviour §4.2). */
+const TERM_MANAGERS = { categories: ['author', 'editor', 'administrator'], tags: ['editor', 'administrator'] } as const;
+
+/** The single-GET answer: 200, or the 403 code suffix. */
+function expectedRead(caller: Caller, owner: Owner, state: State): { status: number; code?: string } {
+  if (!MAY_READ[caller][owner].includes(state)) return { status: 403, code: state === 'trash' ? 'no-longer-available' : 'not-accessible' };
+  if (state === 'password' && !MAY_EDIT[caller][owner].includes(state)) return { status: 403, code: 'password-protected' };
+  return { status: 200 };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Cases the code gets wrong, by case label; each one is skipped in the loops and repeated as its
+ * own skipped test below with the reason.
+ */
+const KNOWN_BUGS: Record<string, string> = Object.fromEntries(
+  KINDS.map((kind) => [
+    `read ${kind.collection} contributor own future`,
+    `a contributor gets 403 ${kind.type}-not-accessible for its own scheduled record, which contract §5 ("drafts, pending and scheduled records to their author (contributors and up)") and plugin §4.1 (own post → read) let it read, and which its own list shows`,
+  ]),
+);
+
+interface Case {
+  owner: Owner;
+  state: State;
+  record: Seeded;
+  /** `{collection} {caller} {owner} {state}`; with the operation in front it keys KNOWN_BUGS. */
+  key: string;
+}
+
+const ownersOf = (caller: Caller): Owner[] => (caller === 'anonymous' || caller === 'subscriber' ? ['others'] : ['own', 'others']);
+
+const description = (kind: Kind, owner: Owner, state: State): string => `Body of the ${owner} ${state} ${kind.type}`;
+
+/** One record per owner × state for this caller (each with its own name, so duplicate detection never merges them). */
+async function seedMatrix(w: World, kind: Kind, caller: Caller): Promise<Case[]> {
+  const cases: Case[] = [];
+  for (const owner of ownersOf(caller)) {
+    const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
+    for (const state of STATES) {
+      const record = await seed(w, kind, ownerUser, state, `${kind.type} ${owner} ${state}`, { description: description(kind, owner, state) });
+      cases.push({ owner, state, record, key: `${kind.collection} ${caller} ${owner} ${state}` });
+    }
+  }
+  return cases;
+}
+
+/** The cases of one operation, without those listed in KNOWN_BUGS. */
+const casesOf = (cases: Case[], op: Op, withKnownBugs: boolean): Array<Case & { label: string }> =>
+  cases.map((c) => ({ ...c, label: `${op} ${c.key}` })).filter((c) => withKnownBugs || !(c.label in KNOWN_BUGS));
+
+type Op = 'read' | 'list' | 'update' | 'delete';
+type Check = (w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs?: boolean) => Promise<void>;
+
+/** Asserts no mismatch was collected, listing them all. */
+function expectNoMismatch(mismatches: string[]): void {
+  assert.deepEqual(mismatches, [], `${mismatches.length} mismatches:\n${mismatches.join('\n')}`);
+}
+
+/** Single GET by id and by slug: status code, error code, and the fields a reader sees. */
+async function checkReads(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  for (const c of casesOf(all, 'read', withKnownBugs)) {
+    const expected = expectedRead(caller, c.owner, c.state);
+    const code = expected.code && `${kind.type}-${expected.code}`;
+    for (const path of [itemPath(kind, c.record.id), slugPath(kind, c.record.slug)]) {
+      const res = await send(w.http, 'get', path, w.users[caller]);
+      if (res.status !== expected.status || (code && res.body.code !== code)) {
+        mismatches.push(`${c.label} GET ${path}: expected ${expected.status} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
+      } else if (res.status === 200) {
+        if (res.body.status !== c.state.replace('password', 'publish')) mismatches.push(`${c.label}: status ${res.body.status}`);
+        if (!String(res.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label}: description hidden`);
+        if ('password' in res.body) mismatches.push(`${c.label}: password returned`);
+      } else if (res.text.includes(description(kind, c.owner, c.state)) || res.text.includes(PASSWORD)) {
+        mismatches.push(`${c.label}: the refusal shows the record`);
+      }
+    }
+    if (code === `${kind.type}-password-protected`) {
+      // The right password opens the record to anybody; a wrong one does not.
+      const right = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}`, w.users[caller]);
+      if (right.status !== 200 || !String(right.body.description).includes(description(kind, c.owner, c.state))) mismatches.push(`${c.label} with the password: ${right.status}`);
+      const wrong = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}x`, w.users[caller]);
+      if (wrong.status !== 403) mismatches.push(`${c.label} with a wrong password: ${wrong.status}`);
+    }
+  }
+}
+
+/** Lists, with and without `status`: exactly the readable records, totals to match, protected text masked. */
+async function checkLists(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  const cases = casesOf(all, 'list', withKnownBugs);
+  const readable = (c: Case) => MAY_READ[caller][c.owner].includes(c.state);
+  const list = (query: string) => send(w.http, 'get', `${collectionPath(kind)}?per_page=50${query}`, w.users[caller]);
+  const queries: Array<[query: string, wanted: (c: Case) => boolean]> = [
+    ['', (c) => readable(c) && c.state !== 'trash'],
+    ['&status=publish', (c) => readable(c) && (c.state === 'publish' || c.state === 'password')],
+  ];
+  if (MAY_FILTER_STATUS.includes(caller)) {
+    queries.push(['&status=any', (c) => readable(c) && c.state !== 'trash']);
+    for (const state of ['future', 'draft', 'pending', 'private', 'trash'] as const) queries.push([`&status=${state}`, (c) => readable(c) && c.state === state]);
+  }
+  for (const [query, wanted] of queries) {
+    const label = `list ${kind.collection} ${caller} ${query || '(no status)'}`;
+    const res = await list(query);
+    if (res.status !== 200) {
+      mismatches.push(`${label}: ${res.status} ${res.text}`);
+      continue;
+    }
+    const items = res.body[kind.collection] as Array<Record<string, unknown>>;
+    // Records of known-bug cases are left out of the comparison.
+    const skipped = new Set(all.filter((c) => !cases.some((one) => one.key === c.key)).map((c) => c.record.id));
+    const got = items.map((item) => item.id as number).filter((id) => !skipped.has(id)).sort();
+    const expected = cases.filter(wanted).map((c) => c.record.id).sort();
+    if (JSON.stringify(got) !== JSON.stringify(expected)) {
+      const name = (id: number) => all.find((c) => c.record.id === id)?.key ?? String(id);
+      mismatches.push(`${label}: expected [${expected.map(name).join('; ')}], got [${got.map(name).join('; ')}]`);
+    }
+    if (res.body.total !== items.length || res.headers['x-wp-total'] !== String(items.length)) {
+      mismatches.push(`${label}: total ${res.body.total} / X-WP-Total ${res.headers['x-wp-total']} for ${items.length} records`);
+    }
+    for (const item of items) {
+      const c = all.find((one) => one.record.id === item.id);
+      if (!c) continue;
+      if ('password' in item) mismatches.push(`${label}: password returned`);
+      const shown = String(item.description).includes(description(kind, c.owner, c.state));
+      if (c.state === 'password' && !MAY_EDIT[caller][c.owner].includes(c.state) && shown) mismatches.push(`${label}: ${c.key} not masked`);
+      if (c.state !== 'password' && !shown) mismatches.push(`${label}: ${c.key} description missing`);
+    }
+  }
+  if (!MAY_FILTER_STATUS.includes(caller)) {
+    for (const status of ['draft', 'private', 'any', 'publish,draft']) {
+      const res = await list(`&status=${status}`);
+      if (res.status !== 400 || res.body.code !== 'rest_invalid_param') mismatches.push(`list ${kind.collection} ${caller} status=${status}: expected 400, got ${res.status}`);
+    }
+  }
+}
+
+/** Updates (POST, PUT and PATCH in turn, by id and by slug in turn): 200, 403 or 401, and nothing stored when refused. */
+async function checkUpdates(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  const methods = ['post', 'put', 'patch'] as const;
+  let turn = 0;
+  for (const c of casesOf(all, 'update', withKnownBugs)) {
+    const expected = caller === 'anonymous' ? 401 : MAY_EDIT[caller][c.owner].includes(c.state) ? 200 : 403;
+    const method = methods[turn % 3];
+    const path = turn % 2 === 0 ? itemPath(kind, c.record.id) : slugPath(kind, c.record.slug);
+    turn += 1;
+    const res = await send(w.http, method, path, w.users[caller], { description: 'Changed by the matrix' });
+    if (res.status !== expected || (expected !== 200 && res.body.code !== 'rest_forbidden')) {
+      mismatches.push(`${c.label} ${method.toUpperCase()} ${path}: expected ${expected}, got ${res.status} ${res.body.code ?? ''}`);
+    }
+    // An accepted update answers the new record; a refused one must have stored nothing.
+    const after = res.status === 200 ? res : await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
+    const changed = String(after.body.description).includes('Changed by the matrix');
+    if (changed !== (expected === 200)) mismatches.push(`${c.label}: stored description ${changed ? 'changed' : 'unchanged'} after ${res.status}`);
+  }
+}
+
+/** Deletes: trashed (200), 410 when already in the trash, 403 or 401; then `force=true` under the same right. */
+async function checkDeletes(w: World, kind: Kind, caller: Caller, all: Case[], mismatches: string[], withKnownBugs = false): Promise<void> {
+  for (const c of casesOf(all, 'delete', withKnownBugs)) {
+    const allowed = MAY_EDIT[caller][c.owner].includes(c.state);
+    const expected = caller === 'anonymous' ? 401 : !allowed ? 403 : c.state === 'trash' ? 410 : 200;
+    const code = expected === 410 ? `${kind.type}-is-in-trash` : expected === 200 ? undefined : 'rest_forbidden';
+    const res = await send(w.http, 'delete', itemPath(kind, c.record.id), w.users[caller]);
+    if (res.status !== expected || (code && res.body.code !== code)) {
+      mismatches.push(`${c.label}: expected ${expected} ${code ?? ''}, got ${res.status} ${res.body.code ?? ''}`);
+    }
+    if (res.status === 200 && res.body.status !== 'trash') mismatches.push(`${c.label}: answered status ${res.body.status}`);
+    const after = res.status === 200 ? res : await send(w.http, 'get', itemPath(kind, c.record.id), w.admin);
+    if ((after.body.status === 'trash') !== (c.state === 'trash' || expected === 200)) mismatches.push(`${c.label}: stored status ${after.body.status} after ${res.status}`);
+    const forceExpected = caller === 'anonymous' ? 401 : allowed ? 200 : 403;
+    const force = await send(w.http, 'delete', `${itemPath(kind, c.record.id)}?force=true`, w.users[caller]);
+    if (force.status !== forceExpected) mismatches.push(`${c.label} force=true: expected ${forceExpected}, got ${force.status}`);
+    const gone = (await send(w.http, 'get', itemPath(kind, c.record.id), w.admin)).status === 404;
+    if (gone !== (forceExpected === 200)) mismatches.push(`${c.label}: ${gone ? 'deleted' : 'kept'} after force=true ${force.status}`);
+  }
+}
+
+for (const kind of KINDS) {
+  describe(`authorization matrix: ${kind.collection}`, function () {
+    let w: World;
+    beforeEach(async () => {
+      w = await world();
+    });
+
+    for (const caller of CALLERS) {
+      it(`as ${an(caller)}: single GETs, lists, updates and deletes of every owner × state`, async () => {
+        const cases = await seedMatrix(w, kind, caller);
+        const mismatches: string[] = [];
+        await checkReads(w, kind, caller, cases, mismatches);
+        await checkLists(w, kind, caller, cases, mismatches);
+        await checkUpdates(w, kind, caller, cases, mismatches);
+        await checkDeletes(w, kind, caller, cases, mismatches);
+        expectNoMismatch(mismatches);
+      });
+    }
+
+    it('create: anonymous 401, subscribers 403, contributors held back from publishing, others get the status they ask for', async () => {
+      const mismatches: string[] = [];
+      const asked: Array<[label: string, body: Record<string, unknown>, wanted: string]> = [
+        ['no status', {}, 'publish'],
+        ['publish', { status: 'publish' }, 'publish'],
+        ['future', { status: 'future', date: '2030-01-01 10:00:00' }, 'future'],
+        ['draft', { status: 'draft' }, 'draft'],
+        ['pending', { status: 'pending' }, 'pending'],
+        ['private', { status: 'private' }, 'private'],
+      ];
+      /** Contract §5: publish/future → pending, no status → draft, private → 403. */
+      const contributorGets: Record<string, string | number> = { 'no status': 'draft', publish: 'pending', future: 'pending', draft: 'draft', pending: 'pending', private: 403 };
+      let n = 0;
+      for (const caller of CALLERS) {
+        for (const [label, body, wanted] of asked) {
+          n += 1;
+          const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`created ${n}`), ...body });
+          const expected = caller === 'anonymous' ? 401 : caller === 'subscriber' ? 403 : caller === 'contributor' ? contributorGets[label] : wanted;
+          const expectedStatus = typeof expected === 'number' ? expected : 201;
+          if (res.status !== expectedStatus) mismatches.push(`${kind.collection} create ${caller} ${label}: expected ${expectedStatus}, got ${res.status} ${res.body.code ?? ''}`);
+          else if (res.status === 201 && res.body.status !== expected) mismatches.push(`${kind.collection} create ${caller} ${label}: status ${res.body.status}, expected ${expected}`);
+          else if (res.status === 201 && res.body.author !== String(w.users[caller]?.id)) mismatches.push(`${kind.collection} create ${caller} ${label}: author ${res.body.author}`);
+        }
+        if (caller === 'anonymous' || caller === 'subscriber') continue;
+        // Naming someone else as the author needs the edit-others right (contract §5).
+        n += 1;
+        const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`created ${n}`), author: w.someone.id });
+        const mayAssign = caller === 'editor' || caller === 'administrator';
+        if (res.status !== (mayAssign ? 201 : 403)) mismatches.push(`${kind.collection} create ${caller} with someone else as author: ${res.status}`);
+        else if (mayAssign && res.body.author !== String(w.someone.id)) mismatches.push(`${kind.collection} create ${caller} author ${res.body.author}`);
+      }
+      expectNoMismatch(mismatches);
+    });
+  });
+}
+
+/** Inputs whose acceptance depends on the role (contract §3 images, §5 statuses and authors, "Events" terms). */
+const WRITERS = ['contributor', 'author', 'editor', 'administrator'] as const;
+const MAY_UPLOAD: readonly Caller[] = ['author', 'editor', 'administrator'];
+const MAY_CREATE_CATEGORIES: readonly Caller[] = TERM_MANAGERS.categories;
+const MAY_CREATE_TAGS: readonly Caller[] = TERM_MANAGERS.tags;
+const MAY_ASSIGN_AUTHOR: readonly Caller[] = ['editor', 'administrator'];
+/** Status asked on an update of one's own draft → status stored (or the refusal), contract §5. */
+const STATUS_ON_UPDATE: Record<(typeof WRITERS)[number], Record<string, string | number>> = {
+  contributor: { publish: 'pending', future: 'pending', draft: 'draft', pending: 'pending', private: 403 },
+  author: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+  editor: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+  administrator: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
+};
+
+describe('authorization matrix: inputs that need a right', () => {
+  it('image URLs need the upload right; known image ids do not', async () => {
+    const w = await world();
+    const mismatches: string[] = [];
+    const known = (await send(w.http, 'post', `${NS}/events`, w.admin, { ...KINDS[0].body('With image'), image: 'https://img.example/known.png' })).body.image.id as number;
+    for (const kind of KINDS) {
+      for (const caller of WRITERS) {
+        const url = `https://img.example/${kind.type}-${caller}.png`;
+        const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a new image`), image: url });
+        const mayUpload = MAY_UPLOAD.includes(caller);
+        if (mayUpload ? res.status !== 201 || res.body.image?.url !== url : res.status < 400 || res.status >= 500) mismatches.push(`${kind.type} image URL by ${caller}: ${res.status}`);
+        const byId = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a known image`), image: known });
+        if (byId.status !== 201 || byId.body.image?.id !== known) mismatches.push(`${kind.type} known image id by ${caller}: ${byId.status}`);
+      }
+    }
+    expectNoMismatch(mismatches);
+  });
+
+  it('category and tag names on an event create terms only for those who may manage them; others get 400', async () => {
+    const w = await world();
+    const mismatches: string[] = [];
+    for (const caller of WRITERS) {
+      for (const [field, managers] of [['categories', MAY_CREATE_CATEGORIES], ['tags', MAY_CREATE_TAGS]] as const) {
+        const name = `New ${field} of ${caller}`;
+        const res = await send(w.http, 'post', `${NS}/events`, w.users[caller], { ...KINDS[0].body(`Event with ${name}`), [field]: [name] });
+        const created = (await send(w.http, 'get', `${NS}/${field}?hide_empty=0&search=${encodeURIComponent(name)}`, w.admin)).body[field] as unknown[];
+        const expected = managers.includes(caller) ? 201 : 400;
+        if (res.status !== expected) mismatches.push(`${field} by name from ${caller}: expected ${expected}, got ${res.status}`);
+        if (created.length !== (expected === 201 ? 1 : 0)) mismatches.push(`${field} by name from ${caller}: ${created.length} terms stored`);
+      }
+    }
+    expectNoMismatch(mismatches);
+  });
+
+  for (const kind of KINDS) {
+    it(`${kind.collection}: statuses and authors set by an update of one's own draft`, async () => {
+      const w = await world();
+      const mismatches: string[] = [];
+      for (const caller of WRITERS) {
+        for (const [asked, expected] of Object.entries(STATUS_ON_UPDATE[caller])) {
+          const record = await seed(w, kind, w.users[caller] as TestUser, 'draft', `${kind.type} of ${caller} to ${asked}`);
+          const body = asked === 'future' ? { status: 'future', date: '2030-01-01 10:00:00' } : { status: asked };
+          const res = await send(w.http, 'patch', itemPath(kind, record.id), w.users[caller], body);
+          if (typeof expected === 'number' ? res.status !== expected : res.status !== 200 || res.body.status !== expected) {
+            mismatches.push(`${kind.type} ${caller} draft → ${asked}: expected ${expected}, got ${res.status} ${res.body.status ?? res.body.code}`);
+          }
+        }
+        const record = await seed(w, kind, w.users[caller] as TestUser, 'draft', `${kind.type} of ${caller} given away`);
+        const res = await send(w.http, 'patch', itemPath(kind, record.id), w.users[caller], { author: w.someone.id });
+        const mayAssign = MAY_ASSIGN_AUTHOR.includes(caller);
+        if (res.status !== (mayAssign ? 200 : 403) || (mayAssign && res.body.author !== String(w.someone.id))) mismatches.push(`${kind.type} ${caller} author → someone: ${res.status} ${res.body.author ?? res.body.code}`);
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});
+
+describe('authorization matrix: categories and tags', () => {
+  for (const collection of ['categories', 'tags'] as const) {
+    it(`${collection}: reads for everybody; create, update and delete only for ${TERM_MANAGERS[collection].join(', ')}`, async () => {
+      const w = await world();
+      const mismatches: string[] = [];
+      let n = 0;
+      for (const caller of CALLERS) {
+        const managers: readonly Caller[] = TERM_MANAGERS[collection];
+        const expected = caller === 'anonymous' ? 401 : managers.includes(caller) ? undefined : 403;
+        const term = (await send(w.http, 'post', `${NS}/${collection}`, w.admin, { name: `Term ${(n += 1)}` })).body as { id: number };
+        const reads = await send(w.http, 'get', `${NS}/${collection}/${term.id}`, w.users[caller]);
+        if (reads.status !== 200) mismatches.push(`${collection} read ${caller}: ${reads.status}`);
+        const attempts: Array<[string, () => ReturnType<typeof send>, number]> = [
+          ['create', () => send(w.http, 'post', `${NS}/${collection}`, w.users[caller], { name: `Term ${(n += 1)}` }), 201],
+          ['update (POST)', () => send(w.http, 'post', `${NS}/${collection}/${term.id}`, w.users[caller], { description: 'x' }), 200],
+          ['update (PUT)', () => send(w.http, 'put', `${NS}/${collection}/${term.id}`, w.users[caller], { description: 'y' }), 200],
+          ['update (PATCH)', () => send(w.http, 'patch', `${NS}/${collection}/${term.id}`, w.users[caller], { description: 'z' }), 200],
+          ['delete', () => send(w.http, 'delete', `${NS}/${collection}/${term.id}`, w.users[caller]), 200],
+        ];
+        for (const [label, attempt, success] of attempts) {
+          const res = await attempt();
+          const wanted = expected ?? success;
+          if (res.status !== wanted || (wanted >= 400 && res.body.code !== 'rest_forbidden')) mismatches.push(`${collection} ${label} ${caller}: expected ${wanted}, got ${res.status} ${res.body.code ?? ''}`);
+        }
+        const left = await send(w.http, 'get', `${NS}/${collection}/${term.id}`, w.admin);
+        if ((left.status === 404) !== (expected === undefined)) mismatches.push(`${collection} ${caller}: term ${left.status === 404 ? 'deleted' : 'kept'}`);
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});
+
+
+const CHECKS: Record<Op, Check> = { read: checkReads, list: checkLists, update: checkUpdates, delete: checkDeletes };
+
+describe('authorization matrix: known bugs (left out of the loops above)', () => {
+  // BUG: rights over a trashed record ignore what it was before the trash. WordPress's map_meta_cap (plugin
+  // §4.1, which contract §5 adopts) judges a trashed post by its pre-trash status, so a contributor may not
+  // edit or delete its own record that was published; the code treats every trashed record as unpublished,
+  // so once an editor trashes it the contributor can restore it (as pending) or delete it for good.
+  it.skip('BUG: a contributor may neither restore nor permanently delete its own record that was published before the trash', async () => {
+    const w = await world();
+    const problems: string[] = [];
+    for (const kind of KINDS) {
+      const record = await seed(w, kind, w.users.contributor as TestUser, 'publish', `Was published ${kind.type}`);
+      assert.equal((await send(w.http, 'delete', itemPath(kind, record.id), w.admin)).status, 200);
+      const restore = await send(w.http, 'patch', itemPath(kind, record.id), w.users.contributor, { status: 'publish' });
+      if (restore.status !== 403) problems.push(`${kind.type} restore: ${restore.status} ${restore.body.status ?? ''}`);
+      const force = await send(w.http, 'delete', `${itemPath(kind, record.id)}?force=true`, w.users.contributor);
+      if (force.status !== 403) problems.push(`${kind.type} delete force=true: ${force.status}`);
+    }
+    expectNoMismatch(problems);
+  });
+
+  for (const [label, reason] of Object.entries(KNOWN_BUGS)) {
+    const [op, collection, caller, owner, state] = label.split(' ') as [Op, string, Caller, Owner, State];
+    // BUG: each reason says what is wrong; the test runs that one case of the matrix.
+    it.skip(`BUG ${label}: ${reason}`, async () => {
+      const w = await world();
+      const kind = KINDS.find((one) => one.collection === collection) as Kind;
+      const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
+      const record = await seed(w, kind, ownerUser, state, `${kind.type} ${owner} ${state}`, { description: description(kind, owner, state) });
+      const mismatches: string[] = [];
+      await CHECKS[op](w, kind, caller, [{ owner, state, record, key: `${collection} ${caller} ${owner} ${state}` }], mismatches, true);
+      expectNoMismatch(mismatches);
+    });
+  }
+});

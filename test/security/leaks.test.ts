@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import type { Response } from 'supertest';
+import type { TestUser } from '../helpers/app.js';
+import { pathOf } from '../helpers/events.js';
+import { EVENT_DATES, KINDS, NS, PASSWORD, rawText, seed, send, world, type Caller, type Kind, type State, type World } from './fixtures.js';
+
+/**
+ * The leak test: drafts, pending, scheduled, private, trashed and password-protected records carry a
+ * marker in every field their readers must not see; then every caller who may not read them (none of
+ * them owns a record here) walks every read surface — lists with every filter, paging links, single
+ * records, embedded venues and organizers, `json_ld`, error answers, and writes that name the hidden
+ * records — and the marker must not appear anywhere in the raw answer (status line, headers, body).
+ */
+
+/** Written in every field a reader must not see; searched for case-insensitively (slugs are lower-case). */
+const MARK = 'Qzxleak';
+const LEAK = new RegExp(MARK, 'i');
+/** A word every seeded record has in its description, so searches find published and hidden ones alike. */
+const WORD = 'aardvark';
+
+/** Callers who may read none of the hidden records (contract §5: the owner and editors only). */
+const READERS: Caller[] = ['anonymous', 'subscriber', 'contributor', 'author'];
+
+/** States whose whole record is hidden from READERS; `password` hides all but the name. */
+const HIDDEN: State[] = ['draft', 'pending', 'future', 'private', 'trash'];
+
+const [EVENT, VENUE, ORGANIZER] = KINDS as [Kind, Kind, Kind];
+
+/** Fields carrying the marker, per kind (the name too, except on password-protected records). */
+function secretFields(kind: Kind, state: State): Record<string, unknown> {
+  const name = state === 'password' ? {} : { [kind.nameField]: `${MARK} ${state} ${kind.type}` };
+  const common = { description: `${WORD} ${MARK} description of the ${state} ${kind.type}`, slug: `${state}-${kind.type}-record` };
+  if (kind === EVENT) {
+    return { ...name, ...common, excerpt: `${MARK} excerpt`, cost: `${MARK} 15`, website: `https://${MARK}.example.test/`, featured: true };
+  }
+  if (kind === VENUE) {
+    return {
+      ...name, ...common, address: `1 ${MARK} Street`, city: `${MARK}ville`, state: `${MARK}state`, province: `${MARK}province`,
+      zip: `${MARK}zip`, country: `${MARK}land`, phone: '+1 555 0142', website: `https://${MARK}.example.test/`, geo_lat: 48.8566, geo_lng: 2.3522,
+    };
+  }
+  return { ...name, ...common, email: `${MARK}@example.test`, phone: '+1 555 0143', website: `https://${MARK}.example.test/` };
+}
+
+interface Seeds {
+  hidden: Record<'event' | 'venue' | 'organizer', Array<{ id: number; slug: string; state: State }>>;
+  /** Published events linking every hidden venue and organizer; the first one also the password-protected ones. */
+  publicEvents: number[];
+  publicVenue: number;
+  category: number;
+  tag: number;
+}
+
+async function seedAll(w: World): Promise<Seeds> {
+  const hidden: Seeds['hidden'] = { event: [], venue: [], organizer: [] };
+  const states: State[] = [...HIDDEN, 'password'];
+  for (const kind of [VENUE, ORGANIZER]) {
+    for (const state of states) {
+      const record = await seed(w, kind, w.someone, state, 'unused', secretFields(kind, state));
+      hidden[kind.type].push({ ...record, state });
+    }
+  }
+  const category = (await send(w.http, 'post', `${NS}/categories`, w.admin, { name: 'Open category' })).body.id as number;
+  const tag = (await send(w.http, 'post', `${NS}/tags`, w.admin, { name: 'Open tag' })).body.id as number;
+  const publicVenue = (await send(w.http, 'post', `${NS}/venues`, w.admin, { venue: 'Open venue', description: WORD, geo_lat: 48.85, geo_lng: 2.35 })).body.id as number;
+  // Trashed venues and organizers cannot be linked (trashing unlinks them); every other one is,
+  // unless `withProtected` is false (then the password-protected ones are left out).
+  const linkable = (records: Array<{ id: number; state: State }>, withProtected = true) =>
+    records.filter((r) => r.state !== 'trash' && (withProtected || r.state !== 'password')).map((r) => r.id);
+  const links = (withProtected = true) => ({
+    venue: [...linkable(hidden.venue, withProtected), publicVenue],
+    organizer: linkable(hidden.organizer, withProtected),
+    categories: [category],
+    tags: [tag],
+  });
+  for (const state of states) {
+    const record = await seed(w, EVENT, w.someone, state, 'unused', { ...secretFields(EVENT, state), ...links() });
+    hidden.event.push({ ...record, state });
+  }
+  // Published events linking every hidden venue and organizer; the first one also the protected ones.
+  const publicEvents: number[] = [];
+  for (const n of [0, 1]) {
+    const res = await send(w.http, 'post', `${NS}/events`, w.admin, { title: `Open event ${n}`, description: WORD, ...EVENT_DATES, ...links(n === 0), featured: true });
+    assert.equal(res.status, 201, res.text);
+    publicEvents.push(res.body.id);
+  }
+  return { hidden, publicEvents, publicVenue, category, tag };
+}
+
+/** The text around the first marker, to show where it leaked. */
+function around(text: string): string {
+  const at = text.search(LEAK);
+  return at < 0 ? '' : `…${text.slice(Math.max(0, at - 300), at + 100)}…`;
+}
+
+/** Requests `path` as `as` and asserts the answer is not a 5xx and shows no marker; returns it. */
+async function look(w: World, as: TestUser | undefined, path: string, label: string, seen: Set<string>): Promise<Response> {
+  const res = await send(w.http, 'get', path, as);
+  seen.add(path);
+  assert.ok(res.status < 500, `${label} GET ${path}: ${res.status} ${res.text}`);
+  assert.ok(!LEAK.test(rawText(res)), `${label} GET ${path} leaks (${res.status}): ${around(rawText(res))}`);
+  // Counts leak too: a one-page list's total is the number of records it shows.
+  const items = ['events', 'venues', 'organizers'].map((key) => res.body?.[key]).find(Array.isArray);
+  if (items && res.body.total_pages <= 1) {
+    assert.equal(res.body.total, items.length, `${label} GET ${path}: total ${res.body.total} for ${items.length} records`);
+    assert.equal(res.headers['x-wp-total'], String(items.length), `${label} GET ${path}: X-WP-Total`);
+  }
+  return res;
+}
+
+/** Requests a list and every page its `next_rest_url`/`previous_rest_url` links lead to. */
+async function walk(w: World, as: TestUser | undefined, path: string, label: string, seen: Set<string>): Promise<void> {
+  const queue = [path];
+  while (queue.length) {
+    const next = queue.shift() as string;
+    if (seen.has(next)) continue;
+    const res = await look(w, as, next, label, seen);
+    for (const key of ['next_rest_url', 'previous_rest_url']) if (typeof res.body?.[key] === 'string') queue.push(pathOf(res.body[key]));
+  }
+}
+
+describe('no hidden content in any answer to a caller who may not read it', function () {
+  for (const caller of READERS) {
+    it(`${caller}: lists with every filter, paging links, single records, embedded copies, json_ld and errors`, async () => {
+      const w = await world();
+      const s = await seedAll(w);
+      const as = w.users[caller];
+      const seen = new Set<string>();
+      const all = (type: keyof Seeds['hidden']) => s.hidden[type].map((r) => r.id).join(',');
+      const mayFilterStatus = caller === 'contributor' || caller === 'author';
+      // Each hidden status alone is covered by the matrix; here every one of them at once, and the defaults.
+      const statuses = mayFilterStatus ? ['any', 'publish', 'trash', 'draft,pending,future,private,trash'] : ['publish'];
+
+      // Lists: every filter once; without a filter, with a search and with every status a caller may
+      // ask for, one record per page, so the paging links are walked too.
+      const eventFilters = [
+        '', `search=${WORD}`, `venue=${all('venue')}`, `organizer=${all('organizer')}`, `categories=${s.category}`,
+        `tags=${s.tag}`, 'featured=true', `include=${all('event')},${s.publicEvents.join(',')}`, 'start_date=2027-01-01&end_date=2027-12-31',
+        'starts_after=2026-12-01&ends_before=2028-01-01', 'geoloc=true', 'geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=50', 'strict_dates=true',
+      ];
+      const linkedFilters = ['', `search=${WORD}`, `event=${s.publicEvents[0]}`, 'has_events=true', 'only_with_upcoming=true', ...s.hidden.event.map((e) => `event=${e.id}`)];
+      for (const [collection, filters] of [['events', eventFilters], ['venues', linkedFilters], ['organizers', linkedFilters]] as const) {
+        for (const filter of filters) await look(w, as, `${NS}/${collection}?${filter}`, caller, seen);
+        const paged = ['', `search=${WORD}`, ...statuses.flatMap((status) => [`status=${status}`, `status=${status}&search=${WORD}`])];
+        for (const query of paged) await walk(w, as, `${NS}/${collection}?${query}&per_page=1`, caller, seen);
+        // Searching for the marker itself finds nothing (the marker is in the request, so only the items are checked).
+        for (const status of statuses) {
+          const res = await send(w.http, 'get', `${NS}/${collection}?search=${MARK}&status=${status}`, as);
+          assert.equal(res.status, 200, res.text);
+          assert.equal(res.body.total, 0, `${caller} ${collection} search for the marker, status=${status}: ${res.text}`);
+          assert.equal(res.headers['x-wp-total'], '0');
+        }
+      }
+      // Terms of hidden events.
+      for (const collection of ['categories', 'tags']) {
+        for (const hiddenEvent of s.hidden.event) {
+          await look(w, as, `${NS}/${collection}?hide_empty=0&event=${hiddenEvent.id}`, caller, seen);
+          await look(w, as, `${NS}/${collection}?post=${hiddenEvent.id}`, caller, seen);
+        }
+      }
+      // Single records: the hidden ones (403, or 200 masked/refused for protected ones), with a wrong password too.
+      for (const kind of KINDS) {
+        for (const record of s.hidden[kind.type]) {
+          const byId = await look(w, as, `${NS}/${kind.collection}/${record.id}`, caller, seen);
+          assert.equal(byId.status, 403, `${caller} ${kind.type} ${record.state}: ${byId.status}`);
+          await look(w, as, `${NS}/${kind.collection}/by-slug/${record.slug}`, caller, seen);
+          await look(w, as, `${NS}/${kind.collection}/${record.id}?password=wrong-password`, caller, seen);
+        }
+      }
+      // A published event embedding hidden venues and organizers: only the open venue shows, json_ld included.
+      // (The first public event, which also embeds the protected ones, is read in lists only; see the BUG below.)
+      const single = await look(w, as, `${NS}/events/${s.publicEvents[1]}`, caller, seen);
+      assert.equal(single.body.venue.id, s.publicVenue, 'only the open venue is embedded');
+      assert.deepEqual(single.body.organizer, [], 'no hidden organizer is embedded');
+      const listed = await look(w, as, `${NS}/events?include=${s.publicEvents[0]}`, caller, seen);
+      const protectedId = (type: 'venue' | 'organizer') => s.hidden[type].find((r) => r.state === 'password')?.id;
+      assert.deepEqual(listed.body.events[0].venue.map((v: { id: number }) => v.id).sort(), [protectedId('venue'), s.publicVenue].sort(), 'embedded venues');
+      assert.deepEqual(listed.body.events[0].organizer.map((o: { id: number }) => o.id), [protectedId('organizer')], 'embedded organizers');
+      await look(w, as, `${NS}/venues/${s.publicVenue}`, caller, seen);
+
+      // Writes that name hidden records: refused without showing them.
+      if (caller !== 'anonymous' && caller !== 'subscriber') {
+        const writes: Array<[method: 'post' | 'patch' | 'delete', path: string, body?: object, allowed?: number[]]> = [];
+        for (const kind of KINDS) {
+          for (const record of s.hidden[kind.type]) {
+            writes.push(['patch', `${NS}/${kind.collection}/${record.id}`, { description: 'x' }]);
+            writes.push(['delete', `${NS}/${kind.collection}/${record.id}`, undefined]);
+          }
+        }
+        for (const event of s.hidden.event) {
+          // An end before the stored start: the answer must not depend on the hidden record.
+          writes.push(['patch', `${NS}/events/${event.id}`, { end_date: '2000-01-01 00:00:00' }]);
+        }
+        // Linking a hidden venue or organizer is refused; a published protected one may be linked (and comes back masked).
+        const linkStatus = (state: State) => (state === 'password' ? [201] : [400, 403, 404]);
+        for (const venue of s.hidden.venue) writes.push(['post', `${NS}/events`, { title: 'Linking', ...EVENT_DATES, venue: venue.id }, linkStatus(venue.state)]);
+        for (const organizer of s.hidden.organizer) writes.push(['post', `${NS}/events`, { title: 'Linking', ...EVENT_DATES, organizer: [organizer.id] }, linkStatus(organizer.state)]);
+        for (const [method, path, body, allowed = [400, 403, 404]] of writes) {
+          const res = await send(w.http, method, path, as, body);
+          assert.ok(allowed.includes(res.status), `${caller} ${method.toUpperCase()} ${path} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
+          assert.ok(!LEAK.test(rawText(res)), `${caller} ${method.toUpperCase()} ${path} leaks: ${around(rawText(res))}`);
+        }
+      }
+      assert.ok(seen.size > 80, `walked ${seen.size} answers`);
+    });
+  }
+
+  it('duplicate detection never hands a hidden venue or organizer to a caller who may not read it', async () => {
+    const w = await world();
+    const s = await seedAll(w);
+    for (const caller of ['contributor', 'author'] as const) {
+      for (const kind of [VENUE, ORGANIZER]) {
+        for (const record of s.hidden[kind.type].filter((r) => r.state !== 'trash')) {
+          const fields = secretFields(kind, record.state);
+          // The same name (and, for protected ones, the same name alone) as the hidden record.
+          const name = record.state === 'password' ? undefined : fields[kind.nameField];
+          if (name === undefined) continue;
+          const res = await send(w.http, 'post', `${NS}/${kind.collection}`, w.users[caller], { [kind.nameField]: name });
+          assert.equal(res.status, 201, res.text);
+          assert.notEqual(res.body.id, record.id, `${caller} got the hidden ${record.state} ${kind.type}`);
+          // The name (and the slug made from it) come from the request; nothing else of the hidden record may.
+          const withoutName = rawText(res).split(String(name)).join('').split(String(name).toLowerCase().replace(/ /g, '-')).join('');
+          assert.ok(!LEAK.test(withoutName), `${caller} ${kind.type} ${record.state}: ${around(withoutName)}`);
+        }
+      }
+    }
+  });
+
+  // BUG: a single event GET embeds a password-protected venue/organizer masked, but the embedded copy's own
+  // `json_ld` and the event's `json_ld.location` carry its unmasked description and address to callers
+  // without the password (contract §5: embedded copies show the record masked).
+  it.skip('BUG: the json_ld of a password-protected venue or organizer embedded in a single event GET is not masked', async () => {
+    const w = await world();
+    const s = await seedAll(w);
+    for (const caller of READERS) {
+      const res = await look(w, w.users[caller], `${NS}/events/${s.publicEvents[0]}`, caller, new Set());
+      assert.equal(res.status, 200);
+    }
+  });
+
+  // BUG: an update of a record the caller may not read compares `end_date` with the record's stored start
+  // before the permission check, so 400 versus 403 tells a contributor whether someone else's draft starts
+  // after a chosen date (a binary search reveals it). Contract §4 orders the checks: parameters (400), the
+  // record (404), then the right (403) — a check that needs the record must not answer before the right.
+  it.skip('BUG: an update of a hidden record answers 403 whatever the body says about its stored dates', async () => {
+    const w = await world();
+    const draft = await seed(w, EVENT, w.someone, 'draft', 'Hidden draft');
+    for (const caller of ['contributor', 'author'] as const) {
+      for (const end of ['2000-01-01 00:00:00', '2099-01-01 00:00:00']) {
+        const res = await send(w.http, 'patch', `${NS}/events/${draft.id}`, w.users[caller], { end_date: end });
+        assert.equal(res.status, 403, `${caller} end_date ${end}: ${res.status} ${res.text}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { parseFragment, type DefaultTreeAdapterMap } from 'parse5';
+import type { TestUser } from '../helpers/app.js';
+import { EVENT_DATES, NS, send, world, type World } from './fixtures.js';
+
+/**
+ * HTML sanitising (contract §3, §5 and the categories section of the README): `description` and
+ * `excerpt` from users who are not editors or administrators (no `unfiltered_html`) are cleaned on
+ * write — no scripts, no event handlers, no `javascript:` URLs; editors' and administrators' HTML is
+ * kept. The answers are parsed as a browser would (parse5 implements the WHATWG HTML parser), so a
+ * payload that only becomes dangerous after parsing (mutation XSS) is caught too.
+ */
+
+/** Known payloads: the classic vectors, encoded and obfuscated variants and parser-confusion tricks. */
+const PAYLOADS = [
+  '<script>alert("xss")</script>',
+  '<SCRIPT SRC=https://evil.example/xss.js></SCRIPT>',
+  '<img src=x onerror="alert(1)">',
+  '<img src="x" ONERROR=alert(1) alt="x">',
+  '<a href="javascript:alert(1)">link</a>',
+  '<a href="JaVaScRiPt:alert(1)">link</a>',
+  '<a href="&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1)">link</a>',
+  '<a href="jav&#x09;ascript:alert(1)">link</a>',
+  '<a href=" javascript:alert(1)">link</a>',
+  '<a href="vbscript:msgbox(1)">link</a>',
+  '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">link</a>',
+  '<svg onload=alert(1)>',
+  '<svg><script>alert(1)</script></svg>',
+  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+  '<div style="background:url(javascript:alert(1))">styled</div>',
+  '<p style="width: expression(alert(1))">old IE</p>',
+  '<style>body{background:url("javascript:alert(1)")}</style>',
+  '<iframe src="https://evil.example/"></iframe>',
+  '<iframe srcdoc="<script>alert(1)</script>"></iframe>',
+  '<object data="https://evil.example/x.swf"></object>',
+  '<embed src="https://evil.example/x.swf">',
+  '<marquee onstart=alert(1)>x</marquee>',
+  '<input autofocus onfocus=alert(1)>',
+  '<form action="javascript:alert(1)"><button>go</button></form>',
+  '<button formaction="javascript:alert(1)">go</button>',
+  '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
+  '<base href="javascript:alert(1)//">',
+  '<link rel="stylesheet" href="https://evil.example/x.css">',
+  '<<script>script>alert(1)//<</script>/script>',
+  '<img """><script>alert(1)</script>">',
+  '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
+  '<details open ontoggle=alert(1)>',
+  '<video><source onerror="alert(1)"></video>',
+  '<a href="#" onclick="alert(1)" onmouseover=alert(1)>hover</a>',
+  '<!--<img src="--><img src=x onerror=alert(1)//">',
+];
+
+/** Inert as sent, dangerous when a filter removes the inner tag and joins the rest: they test the filter. */
+const FILTER_CONFUSERS = ['<scr<script>ipt>alert(1)</scr</script>ipt>', '<a href="java<b>script:alert(1)">link</a>', '<img src=x o<b>nerror=alert(1)>'];
+
+const ALL_PAYLOADS = [...PAYLOADS, ...FILTER_CONFUSERS];
+
+/** Elements that run code, load active content or change the page around them. */
+const ACTIVE_ELEMENTS = new Set([
+  'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'svg', 'math', 'link', 'meta', 'base',
+  'form', 'input', 'button', 'textarea', 'select', 'body', 'html', 'head', 'template', 'noscript', 'xmp', 'plaintext', 'details', 'video', 'audio', 'source',
+]);
+/** Attributes holding URLs a browser follows or runs. */
+const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'srcset', 'cite', 'lowsrc', 'dynsrc']);
+
+type Node = DefaultTreeAdapterMap['node'];
+
+/** What a browser would find dangerous in this HTML fragment: active elements, handlers, styles, script URLs. */
+function dangers(html: string): string[] {
+  const found: string[] = [];
+  const visit = (node: Node) => {
+    if ('tagName' in node) {
+      if (ACTIVE_ELEMENTS.has(node.tagName)) found.push(`<${node.tagName}>`);
+      for (const { name, value } of node.attrs) {
+        if (/^on/i.test(name)) found.push(`${node.tagName}[${name}]`);
+        if (name === 'style' || name === 'srcdoc') found.push(`${node.tagName}[${name}]`);
+        // Browsers drop tabs and line breaks inside URLs and ignore leading spaces and control characters.
+        const url = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '').toLowerCase();
+        if (URL_ATTRIBUTES.has(name) && /^(javascript|vbscript|data):/.test(url)) found.push(`${node.tagName}[${name}=${value}]`);
+      }
+      if (node.tagName === 'template') visit((node as unknown as { content: Node }).content);
+    }
+    if ('childNodes' in node) for (const child of node.childNodes) visit(child as Node);
+  };
+  visit(parseFragment(html) as unknown as Node);
+  return found;
+}
+
+interface Target {
+  label: string;
+  collection: string;
+  /** A create body with `html` in its HTML fields. */
+  body: (html: string, n: number) => Record<string, unknown>;
+  /** The HTML fields of the answer. */
+  fields: string[];
+}
+
+const TARGETS: Target[] = [
+  { label: 'event', collection: 'events', body: (html, n) => ({ title: `Event ${n}`, ...EVENT_DATES, description: html, excerpt: html }), fields: ['description', 'excerpt'] },
+  { label: 'venue', collection: 'venues', body: (html, n) => ({ venue: `Venue ${n}`, description: html }), fields: ['description'] },
+  { label: 'organizer', collection: 'organizers', body: (html, n) => ({ organizer: `Organizer ${n}`, description: html }), fields: ['description'] },
+  { label: 'category', collection: 'categories', body: (html, n) => ({ name: `Category ${n}`, description: html }), fields: ['description'] },
+];
+
+/** Roles without `unfiltered_html` that may write each target (contract §5, plugin §4.2). */
+const FILTERED_WRITERS: Record<string, Array<'contributor' | 'author'>> = {
+  events: ['contributor', 'author'],
+  venues: ['contributor', 'author'],
+  organizers: ['contributor', 'author'],
+  categories: ['author'],
+};
+
+let counter = 0;
+
+/** Creates through the API as `as` and returns the answer and the record as read back by the administrator. */
+async function write(w: World, as: TestUser, target: Target, html: string): Promise<Array<[string, string]>> {
+  counter += 1;
+  const res = await send(w.http, 'post', `${NS}/${target.collection}`, as, target.body(html, counter));
+  assert.equal(res.status, 201, `${target.label} by ${as.role}: ${res.text}`);
+  const stored = await send(w.http, 'get', `${NS}/${target.collection}/${res.body.id}`, w.admin);
+  return target.fields.flatMap((field) => [[`answer ${field}`, String(res.body[field])], [`stored ${field}`, String(stored.body[field])]] as Array<[string, string]>);
+}
+
+describe('HTML sanitising of descriptions and excerpts', function () {
+  let w: World;
+  beforeEach(async () => {
+    w = await world();
+  });
+
+  it('the checker itself finds every payload dangerous (so the tests below can fail)', () => {
+    for (const payload of PAYLOADS) assert.notDeepEqual(dangers(payload), [], payload);
+    assert.deepEqual(dangers('<p><strong>Bold</strong> <a href="https://example.test/">link</a> <img src="https://example.test/a.png" alt="a"></p>'), []);
+  });
+
+  for (const target of TARGETS) {
+    it(`${target.label}: every payload from ${FILTERED_WRITERS[target.collection].join(' and ')} is cleaned on create and on update`, async () => {
+      const problems: string[] = [];
+      for (const role of FILTERED_WRITERS[target.collection]) {
+        const as = w.users[role] as TestUser;
+        // All payloads in one record (each is also checked on its own below for events).
+        for (const [where, html] of await write(w, as, target, ALL_PAYLOADS.join('\n'))) {
+          for (const danger of dangers(html)) problems.push(`${role} ${where}: ${danger}`);
+        }
+        // An update (PATCH of the writer's own record) is cleaned the same way.
+        counter += 1;
+        const created = await send(w.http, 'post', `${NS}/${target.collection}`, as, target.body('plain', counter));
+        const patch = Object.fromEntries(target.fields.map((field) => [field, ALL_PAYLOADS.join(' ')]));
+        const updated = await send(w.http, 'patch', `${NS}/${target.collection}/${created.body.id}`, as, patch);
+        assert.equal(updated.status, 200, updated.text);
+        for (const field of target.fields) for (const danger of dangers(String(updated.body[field]))) problems.push(`${role} update ${field}: ${danger}`);
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
+
+  // Titles are plain text (contract §3 returns them as stored); whatever is stored must be harmless too.
+  it('event: each payload on its own in the title, description and excerpt, from a contributor, sent as JSON and as a form', async () => {
+    const problems: string[] = [];
+    const contributor = w.users.contributor as TestUser;
+    for (const [i, payload] of ALL_PAYLOADS.entries()) {
+      const form = i % 2 === 1;
+      const body = { title: `Event ${i} ${payload}`, ...EVENT_DATES, description: payload, excerpt: payload };
+      let req = w.http().post(`${NS}/events`).set('Authorization', contributor.authorization);
+      req = form ? req.type('form').send(new URLSearchParams(body).toString()) : req.send(body);
+      const res = await req;
+      assert.equal(res.status, 201, res.text);
+      for (const field of ['title', 'description', 'excerpt']) for (const danger of dangers(String(res.body[field]))) problems.push(`${payload} → ${field}: ${danger}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('venues and organizers created inside an event by a contributor are cleaned too', async () => {
+    const contributor = w.users.contributor as TestUser;
+    const html = ALL_PAYLOADS.join('\n');
+    const res = await send(w.http, 'post', `${NS}/events`, contributor, {
+      title: 'Nested', ...EVENT_DATES, venue: { venue: 'Nested venue', description: html }, organizer: [{ organizer: 'Nested organizer', description: html }],
+    });
+    assert.equal(res.status, 201, res.text);
+    const venue = await send(w.http, 'get', `${NS}/venues/${res.body.venue.id}`, w.admin);
+    const organizer = await send(w.http, 'get', `${NS}/organizers/${res.body.organizer[0].id}`, w.admin);
+    assert.deepEqual(dangers(String(venue.body.description)), []);
+    assert.deepEqual(dangers(String(organizer.body.description)), []);
+  });
+
+  it('keeps harmless HTML from those roles (formatting, http(s) links and images)', async () => {
+    const safe = '<strong>Bold</strong> <em>it</em> <a href="https://example.test/page">link</a> <img src="https://example.test/a.png" alt="pic">';
+    for (const target of TARGETS) {
+      const as = w.users[FILTERED_WRITERS[target.collection][0]] as TestUser;
+      for (const [where, html] of await write(w, as, target, safe)) {
+        for (const part of ['<strong>Bold</strong>', '<em>it</em>', 'href="https://example.test/page"', 'src="https://example.test/a.png"']) {
+          assert.ok(html.includes(part), `${target.label} ${where} lost ${part}: ${html}`);
+        }
+      }
+    }
+  });
+
+  it('keeps editors\u2019 and administrators\u2019 HTML as sent (they hold unfiltered_html)', async () => {
+    const html = '<script>track("x")</script><iframe src="https://video.example/embed/1"></iframe>';
+    const targets = [...TARGETS, { label: 'tag', collection: 'tags', body: (h: string, n: number) => ({ name: `Tag ${n}`, description: h }), fields: ['description'] }];
+    for (const role of ['editor', 'administrator'] as const) {
+      for (const target of targets) {
+        for (const [where, text] of await write(w, w.users[role] as TestUser, target, html)) {
+          assert.ok(text.includes('<script>track("x")</script>') && text.includes('<iframe src="https://video.example/embed/1"></iframe>'), `${role} ${target.label} ${where}: ${text}`);
+        }
+      }
+    }
+  });
+
+  it('strips tags from venue and organizer text fields, as WordPress sanitize_text_field does (plugin §6.1)', async () => {
+    const author = w.users.author as TestUser;
+    const tagged = '<script>alert(1)</script><b onmouseover=alert(1)>x</b>';
+    const venue = await send(w.http, 'post', `${NS}/venues`, author, { venue: `V ${tagged}`, address: tagged, city: tagged, state: tagged, province: tagged, zip: tagged, country: tagged, phone: tagged });
+    const organizer = await send(w.http, 'post', `${NS}/organizers`, author, { organizer: `O ${tagged}`, phone: tagged });
+    for (const res of [venue, organizer]) {
+      assert.equal(res.status, 201, res.text);
+      for (const [key, value] of Object.entries(res.body)) {
+        if (typeof value === 'string' && key !== 'description') assert.ok(!/[<>]/.test(value), `${key}: ${value}`);
+      }
+    }
+  });
+
+  it('refuses javascript: and other non-http(s) URLs in website and image fields', async () => {
+    const author = w.users.author as TestUser;
+    for (const url of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x']) {
+      for (const [collection, body] of [
+        ['events', { title: 'E', ...EVENT_DATES }],
+        ['venues', { venue: 'V' }],
+        ['organizers', { organizer: 'O' }],
+      ] as const) {
+        const website = await send(w.http, 'post', `${NS}/${collection}`, author, { ...body, website: url });
+        assert.equal(website.status, 400, `${collection} website ${url}: ${website.status} ${website.text}`);
+        const image = await send(w.http, 'post', `${NS}/${collection}`, author, { ...body, image: url });
+        assert.equal(image.status, 400, `${collection} image ${url}: ${image.status} ${image.text}`);
+      }
+    }
+  });
+});
