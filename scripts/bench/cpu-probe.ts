@@ -1,33 +1,94 @@
+/**
+ * CPU time per request, in-process: the service listens on an ephemeral port and one keep-alive
+ * client sends the requests one after another; `process.cpuUsage()` over the run, divided by the
+ * number of requests, is what one request costs (client included, which is small). Unlike
+ * requests/s under load, this figure hardly moves when other processes share the machine, so it
+ * shows whether a change made the service cheaper even on a busy machine.
+ *
+ *   node --import tsx scripts/bench/cpu-probe.ts [--events 100000 | --database URL] [--requests 2000] [--only TEXT]
+ *
+ * --only TEXT   runs only the probes whose name contains TEXT (e.g. POST); with `node --cpu-prof` it
+ *               profiles one kind of request.
+ *
+ * The database must have been seeded (npm run bench). Response validation is off, as in production.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../../src/db/knex.js';
+import { migrateLatest } from '../../src/db/migrate.js';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
+import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs } from './common.js';
 
-const url = process.env.DB ?? 'sqlite:bench/results/db/bench-100000.sqlite';
+const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', requests: 'number', only: 'string' }) as {
+  events?: number;
+  database?: string;
+  requests?: number;
+  only?: string;
+};
+const url = args.database ?? defaultSqliteUrl(args.events ?? 100_000);
+checkDatabaseUrl(url);
+const requests = args.requests ?? 2000;
+
 const { db } = openDatabase(url);
+await migrateLatest(db);
 const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
-const server = http.createServer(app).listen(0);
-await new Promise((r) => server.once('listening', r));
+const server = http.createServer(app).listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
 const port = (server.address() as AddressInfo).port;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const get = (path: string) => new Promise<number>((resolve, reject) => {
-  http.get({ port, path, agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); }).on('error', reject);
-});
-const ids = (await db('posts').where({ type: 'event', status: 'publish' }).orderByRaw('random()').limit(3000).pluck('id')) as number[];
-const NS = '/wp-json/tribe/events/v1';
-async function measure(name: string, paths: () => string, n: number) {
-  for (let i = 0; i < 100; i++) await get(paths());
-  const t0 = process.cpuUsage(); const w0 = Date.now();
-  for (let i = 0; i < n; i++) { const s = await get(paths()); if (s !== 200) throw new Error(`${name} ${s}`); }
-  const c = process.cpuUsage(t0);
-  console.log(`${name}: ${((c.user + c.system) / 1000 / n).toFixed(3)} ms CPU/req, ${((Date.now() - w0) / n).toFixed(2)} ms wall`);
+const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
+
+function send(method: string, path: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = body ? { 'content-type': 'application/json', authorization: AUTH } : {};
+    const req = http.request({ port, host: '127.0.0.1', path, method, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
+
+const ids = (await db('posts').where({ type: 'event', status: 'publish' }).orderBy('id').limit(20_000).pluck('id')).map(Number);
+const venue = Number((await db('posts').where({ type: 'venue', status: 'publish' }).first('id')).id);
+const organizer = Number((await db('posts').where({ type: 'organizer', status: 'publish' }).first('id')).id);
+const terms = (await db('terms').orderBy('id').limit(2).pluck('id')).map(Number);
+if (ids.length === 0) throw new Error('the database has no events: seed it first (npm run bench)');
+
 let k = 0;
-await measure('by-id', () => `${NS}/events/${ids[k++ % ids.length]}`, 2000);
-if (!process.env.ONLY) await measure('default list', () => `${NS}/events`, 2000);
-if (!process.env.ONLY) await measure('venues upcoming', () => `${NS}/venues?only_with_upcoming=1`, 1000);
-if (!process.env.ONLY) await measure('categories', () => `${NS}/categories`, 2000);
-await measure('health', () => `/healthz`, 2000);
-server.close(); agent.destroy(); await db.destroy();
+const probes: Array<[string, () => [string, string, string?]]> = [
+  ['GET /events/{id} (a different event each time)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[(k = (k + 7919) % ids.length)]}`]],
+  ['GET /events (default window)', () => ['GET', `${NAMESPACE_PATH}/events`]],
+  ['GET /venues?only_with_upcoming=1', () => ['GET', `${NAMESPACE_PATH}/venues?only_with_upcoming=1`]],
+  ['GET /categories', () => ['GET', `${NAMESPACE_PATH}/categories`]],
+  ['GET /healthz (the HTTP stack alone)', () => ['GET', '/healthz']],
+  [
+    'POST /events (venue, organizer, 2 terms)',
+    () => [
+      'POST',
+      `${NAMESPACE_PATH}/events`,
+      JSON.stringify({ title: `Probe ${k++}`, status: 'publish', start_date: '2027-06-01 19:00:00', end_date: '2027-06-01 22:00:00', venue, organizer, categories: terms, cost: '$15' }),
+    ],
+  ],
+];
+
+for (const [name, next] of probes) {
+  if (args.only && !name.includes(args.only)) continue;
+  const count = name.startsWith('POST') ? Math.min(requests, 500) : requests;
+  for (let i = 0; i < 50; i++) await send(...next());
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    const status = await send(...next());
+    if (status >= 300) throw new Error(`${name}: status ${status}`);
+  }
+  const used = process.cpuUsage(cpu);
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  console.log(`${name.padEnd(48)} ${((used.user + used.system) / 1000 / count).toFixed(3)} ms CPU/request   ${(wallMs / count).toFixed(3)} ms wall`);
+}
+server.close();
+agent.destroy();
+await db.destroy();

@@ -7,6 +7,7 @@ import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/pag
 import { canDeleteRecord, canEditRecord, requireCapability } from '../auth/permissions.js';
 import { findPost } from '../posts/repository.js';
 import { inTransaction } from '../db/transactions.js';
+import { engineOf } from '../db/knex.js';
 import { findPostHeader } from '../posts/lookup.js';
 import { statusFilter } from '../posts/visibility.js';
 import { assertSingleRead } from '../posts/reads.js';
@@ -226,13 +227,17 @@ async function writeLinks(trx: Knex, eventId: number, parsed: ParsedEvent, write
   }
 }
 
-async function termIdsOf(trx: Knex, eventId: number): Promise<number[]> {
-  return (await new EventRepository(trx).termIds([eventId])).get(eventId) ?? [];
-}
-
-/** Term counts follow every write that can change them: the event's terms now, and those it had. */
-async function recountTermsOf(trx: Knex, eventId: number, before: number[] = []): Promise<void> {
-  await new TermRepository(trx).recount([...before, ...(await termIdsOf(trx, eventId))]);
+/**
+ * The terms an event counts for in its terms' `count` (published events only), read under a lock
+ * on the event's row on MySQL, so that concurrent writes to one event adjust the counts one after
+ * the other from what the previous one left. (SQLite runs one write transaction at a time.)
+ */
+async function countedTerms(trx: Knex, eventId: number): Promise<number[]> {
+  const locking = engineOf(trx) === 'mysql';
+  const post = locking ? await trx('posts').where('id', eventId).forUpdate().first('status') : await trx('posts').where('id', eventId).first('status');
+  if (post?.status !== 'publish') return [];
+  const links = trx('event_terms').where('event_id', eventId);
+  return (await (locking ? links.forUpdate() : links).pluck('term_id')).map(Number);
 }
 
 const create = async (ctx: OperationContext): Promise<Reply> => {
@@ -253,7 +258,7 @@ const create = async (ctx: OperationContext): Promise<Reply> => {
       eventColumns(parsed, true, writer.siteTimezone),
     );
     await writeLinks(trx, eventId, parsed, writer, true);
-    await recountTermsOf(trx, eventId);
+    await new TermRepository(trx).shiftCounts([], await countedTerms(trx, eventId));
     return eventId;
   });
   return { status: 201, body: await single(ctx, await reload(ctx, id)), headers: { Location: ctx.urls.item('events', id) } };
@@ -281,10 +286,10 @@ const update = async (ctx: OperationContext): Promise<Reply> => {
   await inTransaction(ctx.db, async (trx) => {
     const imageId = await resolveImage(trx, body.image, ctx.user);
     if (imageId !== undefined) columns.image_id = imageId;
-    const termsBefore = await termIdsOf(trx, row.id);
+    const countedBefore = await countedTerms(trx, row.id);
     await new EventRepository(trx).update(trx, row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone));
     await writeLinks(trx, row.id, parsed, writer);
-    await recountTermsOf(trx, row.id, termsBefore);
+    await new TermRepository(trx).shiftCounts(countedBefore, await countedTerms(trx, row.id));
   });
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };
@@ -296,16 +301,17 @@ const remove = async (ctx: OperationContext): Promise<Reply> => {
   if ((ctx.query as { force?: boolean }).force === true) {
     const last = await single(ctx, row);
     await inTransaction(ctx.db, async (trx) => {
-      const terms = await termIdsOf(trx, row.id);
+      const countedBefore = await countedTerms(trx, row.id);
       await events.destroy(trx, row.id);
-      await new TermRepository(trx).recount(terms);
+      await new TermRepository(trx).shiftCounts(countedBefore, []);
     });
     return { status: 200, body: last };
   }
   if (row.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
   await inTransaction(ctx.db, async (trx) => {
+    const countedBefore = await countedTerms(trx, row.id);
     await new EventRepository(trx).trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone));
-    await recountTermsOf(trx, row.id);
+    await new TermRepository(trx).shiftCounts(countedBefore, []);
   });
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };
 };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { likeEscape, withUniqueSlug } from '../text/slugs.js';
+import { whereSlugFamily, withUniqueSlug } from '../text/slugs.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -60,7 +60,7 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
 /** Slugs of a type that start with `base` (candidates for clashes). */
 function takenSlugs(db: Knex, type: PostType, exceptId?: number) {
   return async (base: string): Promise<string[]> => {
-    const query = db('posts').where('type', type).where('slug', 'like', `${likeEscape(base)}%`);
+    const query = whereSlugFamily(db('posts').where('type', type), 'slug', base);
     if (exceptId !== undefined) query.whereNot('id', exceptId);
     return query.pluck('slug');
   };

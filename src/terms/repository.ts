@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { likeEscape, withUniqueSlug } from '../text/slugs.js';
+import { likeEscape, whereSlugFamily, withUniqueSlug } from '../text/slugs.js';
 import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
 import { inTransaction } from '../db/transactions.js';
 import { bumpDataVersion } from '../db/data-version.js';
@@ -147,19 +147,19 @@ export class TermRepository {
     return counts;
   }
 
-  /** Recomputes the published-event count of some terms (after a write that may change it). */
-  async recount(termIds: number[]): Promise<void> {
-    for (const part of chunks([...new Set(termIds)])) {
-      await this.db('terms')
-        .whereIn('id', part)
-        .update({
-          published_count: this.db('event_terms as ec')
-            .join('posts as pc', 'pc.id', 'ec.event_id')
-            .where('pc.status', 'publish')
-            .whereRaw('ec.term_id = terms.id')
-            .count('*'),
-        });
-    }
+  /**
+   * Moves published-event counts by one for an event whose counted terms went from `before` to
+   * `after` (its terms while published, none otherwise): +1 for terms only in `after`, -1 for terms
+   * only in `before`. Two updates per write, whatever the size of the calendar (a recount would read
+   * every event of the term). The caller holds the event's row lock, so `before` is current.
+   */
+  async shiftCounts(before: number[], after: number[]): Promise<void> {
+    const was = new Set(before);
+    const is = new Set(after);
+    const gained = [...is].filter((id) => !was.has(id));
+    const lost = [...was].filter((id) => !is.has(id));
+    if (gained.length) await this.db('terms').whereIn('id', gained).increment('published_count', 1);
+    if (lost.length) await this.db('terms').whereIn('id', lost).decrement('published_count', 1);
   }
 
   /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
@@ -208,7 +208,7 @@ export class TermRepository {
     return withUniqueSlug(
       this.db,
       baseSlug,
-      (base) => this.db('terms').where('taxonomy', taxonomy.name).where('slug', 'like', `${likeEscape(base)}%`).pluck('slug'),
+      (base) => whereSlugFamily(this.db('terms').where('taxonomy', taxonomy.name), 'slug', base).pluck('slug'),
       async (slug) => {
         try {
           const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });

@@ -52,6 +52,17 @@ export async function withUniqueSlug<T>(
   throw new Error(`no free slug found for "${base}"`);
 }
 
+/**
+ * Narrows a query to rows whose `column` starts with the slugs `base` can become (`base`, `base-2`...,
+ * shortened to fit the column): an index range, where `LIKE 'base%'` would read the whole index.
+ */
+export function whereSlugFamily(query: Knex.QueryBuilder, column: string, base: string): Knex.QueryBuilder {
+  // Candidates keep at least this much of the base (a suffix of up to ten digits and the hyphen).
+  const prefix = base.slice(0, MAX_SLUG_LENGTH - 11);
+  // U+10FFFF sorts after every character, byte for byte (SQLite) and by code point (utf8mb4_bin).
+  return query.where(column, '>=', prefix).where(column, '<', `${prefix}\u{10FFFF}`);
+}
+
 /** Escapes `%`, `_` and the escape character itself for `LIKE ... ESCAPE '!'` (the same on both engines). */
 export function likeEscape(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
