@@ -27,6 +27,20 @@ export interface Config {
   authFailureLimit: number;
   /** That window, in seconds (AUTH_FAILURE_WINDOW). */
   authFailureWindowSeconds: number;
+  /** Serve Prometheus metrics at `GET /metrics` (METRICS); off by default, so nothing is exposed unasked. */
+  metrics: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken: string | undefined;
+  /** Longest a request may take before it is answered 503 `rest_request_timeout`, in seconds (REQUEST_TIMEOUT). */
+  requestTimeoutSeconds: number;
+  /** How long idle keep-alive connections stay open, in seconds; above the load balancer's idle timeout (KEEP_ALIVE_TIMEOUT). */
+  keepAliveTimeoutSeconds: number;
+  /** Connecting to the database, or waiting for a pooled connection, gives up after this many seconds: 503 then (DB_TIMEOUT). */
+  dbTimeoutSeconds: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this many seconds to finish before the process exits anyway (SHUTDOWN_TIMEOUT). */
+  shutdownTimeoutSeconds: number;
+  /** Number of worker processes (WORKERS); 1 serves from the main process, more use node:cluster. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +68,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: parseFlag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, false),
     authFailureLimit: positiveInteger('AUTH_FAILURE_LIMIT', env.AUTH_FAILURE_LIMIT, 20),
     authFailureWindowSeconds: positiveInteger('AUTH_FAILURE_WINDOW', env.AUTH_FAILURE_WINDOW, 900),
+    metrics: parseFlag('METRICS', env.METRICS, false),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    requestTimeoutSeconds: positiveNumber('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, 30),
+    keepAliveTimeoutSeconds: positiveNumber('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, 65),
+    dbTimeoutSeconds: positiveNumber('DB_TIMEOUT', env.DB_TIMEOUT, 5),
+    shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
+    workers: positiveInteger('WORKERS', env.WORKERS, 1),
   };
 }
 
@@ -79,6 +100,14 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   if (value === undefined || value === '') return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  return number;
+}
+
+/** Durations: any positive number of seconds (`0.5` is half a second). */
+function positiveNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new ConfigError(`${name} must be a positive number of seconds, got "${value}"`);
   return number;
 }
 

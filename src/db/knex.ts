@@ -13,11 +13,19 @@ export interface DatabaseTarget {
   knexConfig: Knex.Config;
 }
 
+export interface DatabaseOptions {
+  /**
+   * Connecting to the server, or waiting for a free pooled connection, fails after this many
+   * milliseconds (DB_TIMEOUT): an unreachable database then answers 503 instead of hanging requests.
+   */
+  timeoutMs?: number;
+}
+
 /**
  * Parses DATABASE_URL: `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db`.
  * All per-engine tuning lives here so both engines return the same values to the repositories.
  */
-export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: DatabaseOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length);
     if (filename === '') throw new Error('DATABASE_URL sqlite: needs a path or :memory:');
@@ -75,7 +83,7 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
           dateStrings: true,
           decimalNumbers: true,
           supportBigNumbers: true,
-          connectTimeout: 5000,
+          connectTimeout: timeoutMs,
         },
         pool: {
           min: 0,
@@ -84,7 +92,7 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
             conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
           },
         },
-        acquireConnectionTimeout: 10000,
+        acquireConnectionTimeout: timeoutMs,
       },
     };
   }
@@ -92,8 +100,8 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
 }
 
 /** Opens the database (creating the folder of a SQLite file on first start). */
-export function openDatabase(databaseUrl: string): { db: Knex; target: DatabaseTarget } {
-  const target = parseDatabaseUrl(databaseUrl);
+export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): { db: Knex; target: DatabaseTarget } {
+  const target = parseDatabaseUrl(databaseUrl, options);
   if (target.engine === 'sqlite') {
     const filename = (target.knexConfig.connection as { filename: string }).filename;
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
