@@ -55,10 +55,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const siteTimezone = env.SITE_TIMEZONE ?? 'UTC';
   if (!isValidTimezone(siteTimezone)) throw new ConfigError(`SITE_TIMEZONE is not a known time zone: "${siteTimezone}"`);
+  const databaseUrl = env.DATABASE_URL ?? 'sqlite:data/events.sqlite';
+  const workers = positiveInteger('WORKERS', env.WORKERS, 1);
+  // SQLite takes one writer at a time and this service keeps one connection to it per process:
+  // concurrent writes from several processes would fail with SQLITE_BUSY instead of queueing.
+  if (workers > 1 && databaseUrl.startsWith('sqlite:')) throw new ConfigError('WORKERS above 1 needs a MySQL database (DATABASE_URL=mysql://...): a SQLite file is served by one process');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
-    databaseUrl: env.DATABASE_URL ?? 'sqlite:data/events.sqlite',
+    databaseUrl,
     publicUrl: optionalUrl('PUBLIC_URL', env.PUBLIC_URL),
     siteUrl: optionalUrl('SITE_URL', env.SITE_URL),
     siteTimezone,
@@ -74,7 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutSeconds: positiveNumber('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, 65),
     dbTimeoutSeconds: positiveNumber('DB_TIMEOUT', env.DB_TIMEOUT, 5),
     shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
-    workers: positiveInteger('WORKERS', env.WORKERS, 1),
+    workers,
   };
 }
 

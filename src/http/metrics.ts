@@ -54,7 +54,12 @@ export function createMetrics(db: Knex, token: string | undefined): Metrics {
   poolGauge('db_pool_pending_acquires', 'Queries waiting for a database connection.', (p) => p.numPendingAcquires());
   poolGauge('db_pool_pending_creates', 'Database connections being opened.', (p) => p.numPendingCreates());
   poolGauge('db_pool_connections_max', 'Largest number of database connections the pool opens.', (p) => p.max);
-  if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
+  if (cluster.isWorker) {
+    // This registry is what the worker reports when the primary adds up the workers' metrics;
+    // constructing an AggregatorRegistry installs prom-client's listener for those requests.
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
 
   const record: RequestHandler = (req, res, next) => {
     const stop = latency.startTimer();
