@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
 /** Migrates, then listens; stops cleanly on SIGTERM/SIGINT. */
 async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
-  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000 });
+  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
   if (migrate) await applyMigrations(db, logger);
 
   const app = createApp({ config, db, logger });
@@ -75,6 +75,11 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** knex's own messages (failed connection attempts while the database is away) as JSON log lines. */
+function databaseLog(logger: Logger) {
+  return { warn: (message: string) => logger.warn({ component: 'knex' }, message), error: (message: string) => logger.error({ component: 'knex' }, message) };
+}
+
 async function applyMigrations(db: ReturnType<typeof openDatabase>['db'], logger: Logger): Promise<void> {
   const applied = await migrateLatest(db);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
@@ -86,7 +91,7 @@ async function applyMigrations(db: ReturnType<typeof openDatabase>['db'], logger
  * requests, and on SIGTERM/SIGINT passes SIGTERM to every worker and exits when they all have.
  */
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000 });
+  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
   try {
     await applyMigrations(db, logger);
   } finally {

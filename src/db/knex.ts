@@ -19,6 +19,8 @@ export interface DatabaseOptions {
    * milliseconds (DB_TIMEOUT): an unreachable database then answers 503 instead of hanging requests.
    */
   timeoutMs?: number;
+  /** Where knex's own warnings go (e.g. failed connection attempts); the console by default. */
+  log?: { warn(message: string): void; error(message: string): void };
 }
 
 /**
@@ -106,7 +108,13 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     const filename = (target.knexConfig.connection as { filename: string }).filename;
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   }
-  return { db: knexFactory(target.knexConfig), target };
+  const log = options.log && {
+    warn: (message: unknown) => options.log?.warn(String(message)),
+    error: (message: unknown) => options.log?.error(String(message)),
+    deprecate: (message: unknown) => options.log?.warn(String(message)),
+    debug: () => undefined,
+  };
+  return { db: knexFactory({ ...target.knexConfig, ...(log && { log }) }), target };
 }
 
 export function engineOf(db: Knex): Engine {
