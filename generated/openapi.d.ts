@@ -1355,7 +1355,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (database unavailable, with `Retry-After`). */
+        /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
         Error: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
