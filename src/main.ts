@@ -73,6 +73,8 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary has gone can accept nothing more: finish and leave rather than linger.
+  if (cluster.isWorker) process.once('disconnect', () => stop('primary gone'));
 }
 
 /** knex's own messages (failed connection attempts while the database is away) as JSON log lines. */
