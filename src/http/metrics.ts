@@ -37,6 +37,7 @@ export function createMetrics(db: Knex, token: string | undefined): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests received and not yet answered.', registers: [registry] });
   const pool = () => (db.client as { pool?: Pool }).pool;
   // Read from the pool on every scrape: nothing to keep in step while requests run.
   const poolGauge = (name: string, help: string, read: (pool: Pool) => number) =>
@@ -63,6 +64,9 @@ export function createMetrics(db: Knex, token: string | undefined): Metrics {
 
   const record: RequestHandler = (req, res, next) => {
     const stop = latency.startTimer();
+    inFlight.inc();
+    // 'close' comes once per request, answered or abandoned.
+    res.once('close', () => inFlight.dec());
     res.once('finish', () => {
       const labels = { operation: operationOf(req), method: req.method, status: String(res.statusCode) };
       stop(labels);

@@ -50,6 +50,8 @@ describe('metrics', () => {
       assert.ok(value !== undefined && value >= 0, `${name}: ${value}`);
     }
     assert.ok((sample(text, 'db_pool_connections_max') ?? 0) >= 1);
+    // The scrape itself is in flight while it is answered.
+    assert.ok((sample(text, 'http_requests_in_flight') ?? 0) >= 1);
     // Process metrics come along (memory, CPU, event-loop lag).
     assert.ok(sample(text, 'process_resident_memory_bytes') !== undefined);
   });
