@@ -1330,7 +1330,7 @@ export interface components {
         FlexibleBoolean: boolean | string;
     };
     responses: {
-        /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (database unavailable, with `Retry-After`). */
+        /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
         Error: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1400,13 +1400,13 @@ export interface components {
         Page: number;
         /** @description Records per page. Values above 50 are clamped to 50. */
         PerPage: number;
-        /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+        /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
         Search: string;
         /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
         Password: string;
         /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
         Force: boolean;
-        /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+        /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
         /** @description Only records linked to this event (an event ID; anything else gives 400). */
         LinkedEvent: number;
@@ -1414,9 +1414,9 @@ export interface components {
         HasEvents: boolean;
         /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
         OnlyWithUpcoming: boolean;
-        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
         TermExclude: number[];
-        /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+        /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
         TermInclude: number[];
         /** @description Ascending or descending order (default ascending). */
         TermOrder: "asc" | "desc";
@@ -1522,19 +1522,19 @@ export interface operations {
                 ends_after?: string;
                 /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1` and `0` are accepted, in any case. */
                 strict_dates?: boolean;
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
                 search?: components["parameters"]["Search"];
-                /** @description Events assigned to one of the given categories, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Events assigned to one of the given categories, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 categories?: string[];
-                /** @description Events assigned to one of the given tags, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Events assigned to one of the given tags, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 tags?: string[];
-                /** @description Events assigned to one of the given venue IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Events assigned to one of the given venue IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 venue?: number[];
-                /** @description Events assigned to one of the given organizer IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Events assigned to one of the given organizer IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 organizer?: number[];
                 /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1` and `0` are accepted, in any case. */
                 featured?: boolean;
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 status?: components["parameters"]["Status"];
                 /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1` and `0` are accepted, in any case. */
                 geoloc?: boolean;
@@ -1544,7 +1544,7 @@ export interface operations {
                 geoloc_lng?: number;
                 /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
                 geoloc_radius?: number;
-                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 include?: number[];
                 /** @description Events whose parent is this event ID (it must be an existing event). */
                 post_parent?: number;
@@ -1942,7 +1942,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
                 search?: components["parameters"]["Search"];
                 /** @description Only records linked to this event (an event ID; anything else gives 400). */
                 event?: components["parameters"]["LinkedEvent"];
@@ -1950,7 +1950,7 @@ export interface operations {
                 has_events?: components["parameters"]["HasEvents"];
                 /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
                 only_with_upcoming?: components["parameters"]["OnlyWithUpcoming"];
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 status?: components["parameters"]["Status"];
             };
             header?: never;
@@ -2340,7 +2340,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
                 search?: components["parameters"]["Search"];
                 /** @description Only records linked to this event (an event ID; anything else gives 400). */
                 event?: components["parameters"]["LinkedEvent"];
@@ -2348,7 +2348,7 @@ export interface operations {
                 has_events?: components["parameters"]["HasEvents"];
                 /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
                 only_with_upcoming?: components["parameters"]["OnlyWithUpcoming"];
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 status?: components["parameters"]["Status"];
             };
             header?: never;
@@ -2738,11 +2738,11 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
-                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
                 /** @description Ascending or descending order (default ascending). */
                 order?: components["parameters"]["TermOrder"];
@@ -2976,11 +2976,11 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
-                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. */
+                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
                 /** @description Ascending or descending order (default ascending). */
                 order?: components["parameters"]["TermOrder"];

@@ -14,6 +14,8 @@ import { inputShapesOf, normaliseBody, queryParser } from './http/input.js';
 import { authenticate } from './http/authentication.js';
 import { authFailureLimiter } from './http/auth-failures.js';
 import { healthz, readyz } from './http/health.js';
+import { createMetrics } from './http/metrics.js';
+import { requestTimeout } from './http/timeouts.js';
 import { errorMiddleware, noRouteHandler } from './http/error-middleware.js';
 import { Urls } from './http/urls.js';
 import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
@@ -56,6 +58,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // Weak ETags on every GET; Express answers If-None-Match with 304 itself.
   app.set('etag', 'weak');
 
+  const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
+  if (metrics) app.use(metrics.record);
   app.use(
     pinoHttp({
       logger,
@@ -73,6 +77,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       },
     }),
   );
+  app.use(requestTimeout(config.requestTimeoutSeconds));
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   app.use(wordpressHeaders(config));
@@ -90,6 +95,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // Operations endpoints, outside the namespace and the OpenAPI document.
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(db));
+  if (metrics) app.get('/metrics', metrics.serve);
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
   app.use(emptyBodyAsEmptyObject);

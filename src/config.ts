@@ -27,6 +27,20 @@ export interface Config {
   authFailureLimit: number;
   /** That window, in seconds (AUTH_FAILURE_WINDOW). */
   authFailureWindowSeconds: number;
+  /** Serve Prometheus metrics at `GET /metrics` (METRICS); off by default, so nothing is exposed unasked. */
+  metrics: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken: string | undefined;
+  /** Longest a request may take before it is answered 503 `rest_request_timeout`, in seconds (REQUEST_TIMEOUT). */
+  requestTimeoutSeconds: number;
+  /** How long idle keep-alive connections stay open, in seconds; above the load balancer's idle timeout (KEEP_ALIVE_TIMEOUT). */
+  keepAliveTimeoutSeconds: number;
+  /** Connecting to the database, or waiting for a pooled connection, gives up after this many seconds: 503 then (DB_TIMEOUT). */
+  dbTimeoutSeconds: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this many seconds to finish before the process exits anyway (SHUTDOWN_TIMEOUT). */
+  shutdownTimeoutSeconds: number;
+  /** Number of worker processes (WORKERS); 1 serves from the main process, more use node:cluster. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -41,10 +55,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const siteTimezone = env.SITE_TIMEZONE ?? 'UTC';
   if (!isValidTimezone(siteTimezone)) throw new ConfigError(`SITE_TIMEZONE is not a known time zone: "${siteTimezone}"`);
+  const databaseUrl = env.DATABASE_URL ?? 'sqlite:data/events.sqlite';
+  const workers = positiveInteger('WORKERS', env.WORKERS, 1);
+  // SQLite takes one writer at a time and this service keeps one connection to it per process:
+  // concurrent writes from several processes would fail with SQLITE_BUSY instead of queueing.
+  if (workers > 1 && databaseUrl.startsWith('sqlite:')) throw new ConfigError('WORKERS above 1 needs a MySQL database (DATABASE_URL=mysql://...): a SQLite file is served by one process');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
-    databaseUrl: env.DATABASE_URL ?? 'sqlite:data/events.sqlite',
+    databaseUrl,
     publicUrl: optionalUrl('PUBLIC_URL', env.PUBLIC_URL),
     siteUrl: optionalUrl('SITE_URL', env.SITE_URL),
     siteTimezone,
@@ -54,6 +73,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: parseFlag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, false),
     authFailureLimit: positiveInteger('AUTH_FAILURE_LIMIT', env.AUTH_FAILURE_LIMIT, 20),
     authFailureWindowSeconds: positiveInteger('AUTH_FAILURE_WINDOW', env.AUTH_FAILURE_WINDOW, 900),
+    metrics: parseFlag('METRICS', env.METRICS, false),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    requestTimeoutSeconds: positiveNumber('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, 30),
+    keepAliveTimeoutSeconds: positiveNumber('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, 65),
+    dbTimeoutSeconds: positiveNumber('DB_TIMEOUT', env.DB_TIMEOUT, 5),
+    shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
+    workers,
   };
 }
 
@@ -79,6 +105,14 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   if (value === undefined || value === '') return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  return number;
+}
+
+/** Durations: any positive number of seconds (`0.5` is half a second). */
+function positiveNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new ConfigError(`${name} must be a positive number of seconds, got "${value}"`);
   return number;
 }
 

@@ -1,24 +1,40 @@
 /**
  * The process: settings → database → migrations → listen → warm-up → graceful shutdown on
- * SIGTERM/SIGINT.
+ * SIGTERM/SIGINT. With WORKERS > 1 this process is a node:cluster primary instead: it migrates once,
+ * forks the workers (which share the port), replaces a worker that dies, and passes a shutdown on.
  */
+import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.js';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { openDatabase } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import { createApp } from './app.js';
 import { NAMESPACE } from './openapi/document.js';
+import { serveClusterMetrics } from './http/metrics.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const { db, target } = openDatabase(config.databaseUrl);
-  const applied = await migrateLatest(db);
-  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  if (config.workers > 1 && cluster.isPrimary) await runPrimary(config, logger);
+  // Workers find the schema migrated by the primary.
+  else await runServer(config, cluster.isWorker ? logger.child({ worker: cluster.worker?.id }) : logger, { migrate: cluster.isPrimary });
+}
+
+/** Migrates, then listens; stops cleanly on SIGTERM/SIGINT. */
+async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
+  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
+  if (migrate) await applyMigrations(db, logger);
 
   const app = createApp({ config, db, logger });
   const server = app.listen(config.port, config.host);
+  // Slow senders (slowloris) cannot hold a connection longer than a request may take.
+  server.requestTimeout = config.requestTimeoutSeconds * 1000;
+  server.headersTimeout = Math.min(60, config.requestTimeoutSeconds) * 1000;
+  // Longer than the load balancer's idle timeout, so the balancer (not us) closes idle connections
+  // and never sends a request on a connection we are closing.
+  server.keepAliveTimeout = config.keepAliveTimeoutSeconds * 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -35,16 +51,83 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // Stop accepting, let in-flight requests finish, then close the pool.
+    logger.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
+    // Stop accepting; requests already received finish (bounded by SHUTDOWN_TIMEOUT), then the pool closes.
     server.close(() => {
+      clearInterval(idleSweep);
       db.destroy().then(
-        () => process.exit(0),
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
         () => process.exit(1),
       );
     });
+    // Keep-alive connections become idle as their last request finishes: close them as they do.
     server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+    setTimeout(() => {
+      logger.warn('in-flight requests did not finish within SHUTDOWN_TIMEOUT');
+      process.exit(1);
+    }, config.shutdownTimeoutSeconds * 1000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary has gone can accept nothing more: finish and leave rather than linger.
+  if (cluster.isWorker) process.once('disconnect', () => stop('primary gone'));
+}
+
+/** knex's own messages (failed connection attempts while the database is away) as JSON log lines. */
+function databaseLog(logger: Logger) {
+  return { warn: (message: string) => logger.warn({ component: 'knex' }, message), error: (message: string) => logger.error({ component: 'knex' }, message) };
+}
+
+async function applyMigrations(db: ReturnType<typeof openDatabase>['db'], logger: Logger): Promise<void> {
+  const applied = await migrateLatest(db);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+}
+
+/**
+ * The cluster primary serves no requests: it migrates once (so workers never race on the schema),
+ * forks WORKERS workers, forks a new one whenever one dies unexpectedly, answers the workers' metrics
+ * requests, and on SIGTERM/SIGINT passes SIGTERM to every worker and exits when they all have.
+ */
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
+  try {
+    await applyMigrations(db, logger);
+  } finally {
+    await db.destroy();
+  }
+  if (config.metrics) serveClusterMetrics();
+
+  let stopping = false;
+  let failed = false;
+  const fork = (): Worker => cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (code !== 0) failed = true;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      return;
+    }
+    // A crash: replace the worker, after a pause so a worker that cannot start does not spin.
+    logger.error({ worker: worker.id, code, signal }, 'worker died; starting another');
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, 1000);
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+  logger.info({ workers: config.workers }, 'cluster primary started');
+
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down the workers');
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker?.process.kill('SIGTERM');
+    // Each worker bounds its own shutdown; this only guards against one that hangs anyway.
+    setTimeout(() => process.exit(1), (config.shutdownTimeoutSeconds + 5) * 1000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

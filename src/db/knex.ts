@@ -13,11 +13,21 @@ export interface DatabaseTarget {
   knexConfig: Knex.Config;
 }
 
+export interface DatabaseOptions {
+  /**
+   * Connecting to the server, or waiting for a free pooled connection, fails after this many
+   * milliseconds (DB_TIMEOUT): an unreachable database then answers 503 instead of hanging requests.
+   */
+  timeoutMs?: number;
+  /** Where knex's own warnings go (e.g. failed connection attempts); the console by default. */
+  log?: { warn(message: string): void; error(message: string): void };
+}
+
 /**
  * Parses DATABASE_URL: `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db`.
  * All per-engine tuning lives here so both engines return the same values to the repositories.
  */
-export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: DatabaseOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length);
     if (filename === '') throw new Error('DATABASE_URL sqlite: needs a path or :memory:');
@@ -76,7 +86,7 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
           dateStrings: true,
           decimalNumbers: true,
           supportBigNumbers: true,
-          connectTimeout: 5000,
+          connectTimeout: timeoutMs,
         },
         pool: {
           min: 0,
@@ -85,7 +95,7 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
             conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
           },
         },
-        acquireConnectionTimeout: 10000,
+        acquireConnectionTimeout: timeoutMs,
       },
     };
   }
@@ -122,13 +132,19 @@ function reusePreparedStatements(conn: PreparingConnection): void {
 }
 
 /** Opens the database (creating the folder of a SQLite file on first start). */
-export function openDatabase(databaseUrl: string): { db: Knex; target: DatabaseTarget } {
-  const target = parseDatabaseUrl(databaseUrl);
+export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): { db: Knex; target: DatabaseTarget } {
+  const target = parseDatabaseUrl(databaseUrl, options);
   if (target.engine === 'sqlite') {
     const filename = (target.knexConfig.connection as { filename: string }).filename;
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   }
-  return { db: knexFactory(target.knexConfig), target };
+  const log = options.log && {
+    warn: (message: unknown) => options.log?.warn(String(message)),
+    error: (message: unknown) => options.log?.error(String(message)),
+    deprecate: (message: unknown) => options.log?.warn(String(message)),
+    debug: () => undefined,
+  };
+  return { db: knexFactory({ ...target.knexConfig, ...(log && { log }) }), target };
 }
 
 export function engineOf(db: Knex): Engine {
