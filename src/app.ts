@@ -19,6 +19,7 @@ import { Urls } from './http/urls.js';
 import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
 import { UserRepository } from './auth/users.js';
 import { buildRouteTable } from './discovery/namespace-index.js';
+import { docsPage } from './discovery/docs-page.js';
 import { createOperationTable } from './operations.js';
 
 export interface AppOptions {
@@ -89,6 +90,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // Operations endpoints, outside the namespace and the OpenAPI document.
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(db));
+  app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
   app.use(emptyBodyAsEmptyObject);
