@@ -165,6 +165,12 @@ describe('GET /docs in headless Chromium', function () {
       await page.screenshot({ path: SCREENSHOT });
       assert.ok(fs.statSync(SCREENSHOT).size > 10_000, 'a screenshot with content');
 
+      // The schema views render under the same CSP (no violation below).
+      const models = page.locator('section.models .model-container .model-box-control');
+      assert.ok((await models.count()) > 5, 'the Schemas section lists the models');
+      for (let i = 0; i < 3; i++) await models.nth(i).click();
+      await page.locator('section.models .model-container .model-box .property-row').first().waitFor();
+
       assert.deepEqual(problems.list, []);
       await page.close();
     } finally {
