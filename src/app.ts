@@ -21,6 +21,7 @@ import { Urls } from './http/urls.js';
 import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
 import { UserRepository } from './auth/users.js';
 import { buildRouteTable } from './discovery/namespace-index.js';
+import { docsPage } from './discovery/docs-page.js';
 import { createOperationTable } from './operations.js';
 import { replyCache } from './http/replies.js';
 
@@ -96,6 +97,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(db));
   if (metrics) app.get('/metrics', metrics.serve);
+  app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
   app.use(emptyBodyAsEmptyObject);
