@@ -5,6 +5,8 @@ import { forbidden } from '../http/errors.js';
 export interface OwnedRecord {
   status: string;
   authorId: number | null;
+  /** While trashed: the status it had before (WordPress's `_wp_trash_meta_status`). */
+  trashedFrom?: string | null;
 }
 
 const PUBLISHED = new Set(['publish', 'private', 'future']);
@@ -16,16 +18,18 @@ function isOwn(user: User | undefined, record: OwnedRecord): boolean {
 /**
  * WordPress `map_meta_cap` for `edit_post` / `delete_post` (plugin-behaviour §4.1): own unpublished →
  * `edit_posts`; own published → `edit_published_posts`; someone else's → `edit_others_posts`, plus
- * `edit_published_posts` when published and `edit_private_posts` when private.
+ * `edit_published_posts` when published and `edit_private_posts` when private. A trashed record
+ * is judged by the status it had before the trash, as WordPress does.
  */
 function ownershipRule(user: User | undefined, record: OwnedRecord, verb: 'edit' | 'delete'): boolean {
+  const status = record.status === 'trash' ? (record.trashedFrom ?? 'draft') : record.status;
   const needed: Capability[] = [];
   if (isOwn(user, record)) {
-    needed.push(PUBLISHED.has(record.status) ? `${verb}_published_posts` : `${verb}_posts`);
+    needed.push(PUBLISHED.has(status) ? `${verb}_published_posts` : `${verb}_posts`);
   } else {
     needed.push(`${verb}_others_posts`);
-    if (record.status === 'publish' || record.status === 'future') needed.push(`${verb}_published_posts`);
-    if (record.status === 'private') needed.push(`${verb}_private_posts`);
+    if (status === 'publish' || status === 'future') needed.push(`${verb}_published_posts`);
+    if (status === 'private') needed.push(`${verb}_private_posts`);
   }
   return needed.every((capability) => can(user, capability));
 }
@@ -40,8 +44,8 @@ export function canDeleteRecord(user: User | undefined, record: OwnedRecord): bo
 
 /**
  * `read_post`: published → anyone; private → own or `read_private_posts`; trashed → editors and
- * administrators only (contract §5); drafts, pending and scheduled → the edit rule (own for
- * contributors and authors, everybody's for editors).
+ * administrators only (contract §5); drafts, pending and scheduled → their author from contributor
+ * up (contract §5, as lists show them: posts/visibility.ts), others' by the edit rule (editors).
  */
 export function canReadRecord(user: User | undefined, record: OwnedRecord): boolean {
   switch (record.status) {
@@ -52,7 +56,7 @@ export function canReadRecord(user: User | undefined, record: OwnedRecord): bool
     case 'trash':
       return can(user, 'edit_others_posts');
     default:
-      return canEditRecord(user, record);
+      return isOwn(user, record) ? can(user, 'edit_posts') : canEditRecord(user, record);
   }
 }
 

@@ -4,6 +4,7 @@ import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
 import * as createDataVersion from './migrations/20261122000004_create_data_version.js';
 import * as seedDataVersion from './migrations/20261122000005_seed_data_version.js';
+import * as addPostsTrashedFrom from './migrations/20261122000006_add_posts_trashed_from.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261121000003_create_terms', createTerms],
   ['20261122000004_create_data_version', createDataVersion],
   ['20261122000005_seed_data_version', seedDataVersion],
+  ['20261122000006_add_posts_trashed_from', addPostsTrashedFrom],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -275,13 +275,14 @@ const update = async (ctx: OperationContext): Promise<Reply> => {
   const writer = writeContext(ctx);
   const problems: Record<string, string> = {};
   // Input that is wrong whatever the record is comes first (400), then the record (404), then the
-  // right (403); checks that need the record (an end before the stored start) come with it.
+  // right (403); checks that need the record (an end before the stored start) come last, so that a
+  // caller who may not edit the record learns nothing of its dates from them.
   await parseEventBody(body, undefined, writer, problems);
   if (Object.keys(problems).length) throw invalidParams(problems);
   const row = await findTarget(ctx);
+  if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
   const parsed = await parseEventBody(body, row, writer, problems);
   if (Object.keys(problems).length) throw invalidParams(problems);
-  if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
   const columns = commonColumns(parsed.common, row, ctx.user, writer.now, writer.siteTimezone);
   await inTransaction(ctx.db, async (trx) => {
     const imageId = await resolveImage(trx, body.image, ctx.user);
@@ -310,7 +311,7 @@ const remove = async (ctx: OperationContext): Promise<Reply> => {
   if (row.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
   await inTransaction(ctx.db, async (trx) => {
     const countedBefore = await countedTerms(trx, row.id);
-    await new EventRepository(trx).trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone));
+    await new EventRepository(trx).trash(trx, row, modifiedNow(ctx.now(), ctx.config.siteTimezone));
     await new TermRepository(trx).shiftCounts(countedBefore, []);
   });
   return { status: 200, body: await single(ctx, await reload(ctx, row.id)) };

@@ -280,8 +280,8 @@ export class EventRepository {
     return terms;
   }
 
-  async trash(trx: Knex, id: number, modified: Partial<PostColumns>): Promise<void> {
-    await trx('posts').where('id', id).update({ ...modified, status: 'trash' });
+  async trash(trx: Knex, row: PostRow, modified: Partial<PostColumns>): Promise<void> {
+    await trx('posts').where('id', row.id).update({ ...modified, status: 'trash', trashed_from: row.status });
   }
 
   async destroy(trx: Knex, id: number): Promise<void> {

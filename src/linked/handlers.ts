@@ -156,7 +156,7 @@ function linkedHandlers(kind: LinkedKind) {
       return { status: 200, body: last };
     }
     if (row.status === 'trash') throw new RestError(410, `${kind.type}-is-in-trash`, `The ${kind.label} is already trashed`);
-    await inTransaction(ctx.db, (trx) => repo.trash(trx, row.id, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
+    await inTransaction(ctx.db, (trx) => repo.trash(trx, row, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
     return { status: 200, body: await record(ctx, (await repo.findById(row.id)) as LinkedRow) };
   };
 

@@ -94,7 +94,10 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
     geo_lng: hasGeo ? row.geoLng : undefined,
   });
   if (options.masked) record = mask(record);
-  if (options.single) {
+  if (options.single && options.masked) {
+    // A protected venue embedded for a reader without its password: its json_ld names it, no more.
+    record.json_ld = compact({ '@context': 'http://schema.org', '@type': 'Place', name: row.title, url: urls.permalink(kind.type, row.slug) });
+  } else if (options.single) {
     record.json_ld = compact({
       '@context': 'http://schema.org',
       '@type': 'Place',
@@ -124,7 +127,9 @@ export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, 
     email: f.email,
   });
   if (options.masked) record = mask(record);
-  if (options.single) {
+  if (options.single && options.masked) {
+    record.json_ld = compact({ '@context': 'http://schema.org', '@type': 'Person', name: row.title, url: urls.permalink(kind.type, row.slug) });
+  } else if (options.single) {
     record.json_ld = compact({
       '@context': 'http://schema.org',
       '@type': 'Person',

@@ -182,9 +182,9 @@ export class LinkedRepository {
   }
 
   /** Moves a record to the trash and unlinks it from every event (plugin-behaviour §5.15). */
-  async trash(trx: Knex, id: number, modified: Partial<PostColumns>): Promise<void> {
-    await trx('posts').where('id', id).update({ ...modified, status: 'trash' });
-    await trx(this.kind.linkTable).where(this.kind.linkColumn, id).delete();
+  async trash(trx: Knex, row: PostRow, modified: Partial<PostColumns>): Promise<void> {
+    await trx('posts').where('id', row.id).update({ ...modified, status: 'trash', trashed_from: row.status });
+    await trx(this.kind.linkTable).where(this.kind.linkColumn, row.id).delete();
   }
 
   /** Deletes a record for good; its row and links go with it (foreign keys cascade). */

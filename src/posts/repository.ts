@@ -19,6 +19,8 @@ export interface PostRow {
   dateUtc: string;
   modified: string;
   modifiedUtc: string;
+  /** The status before the trash, while trashed (rights over it follow that status). */
+  trashedFrom: string | null;
 }
 
 /** The `posts` columns as written by the repositories. */
@@ -36,7 +38,7 @@ export interface PostColumns {
   modified_utc: string;
 }
 
-export const POST_COLUMNS = ['id', 'type', 'status', 'author_id', 'slug', 'title', 'description', 'excerpt', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc'];
+export const POST_COLUMNS = ['id', 'type', 'status', 'author_id', 'slug', 'title', 'description', 'excerpt', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
 
 export function toPostRow(row: Record<string, unknown>): PostRow {
   return {
@@ -54,6 +56,7 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
     dateUtc: String(row.date_utc),
     modified: String(row.modified),
     modifiedUtc: String(row.modified_utc),
+    trashedFrom: row.trashed_from === null || row.trashed_from === undefined ? null : String(row.trashed_from),
   };
 }
 

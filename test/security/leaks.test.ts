@@ -226,10 +226,9 @@ describe('no hidden content in any answer to a caller who may not read it', func
     }
   });
 
-  // BUG: a single event GET embeds a password-protected venue/organizer masked, but the embedded copy's own
-  // `json_ld` and the event's `json_ld.location` carry its unmasked description and address to callers
-  // without the password (contract §5: embedded copies show the record masked).
-  it.skip('BUG: the json_ld of a password-protected venue or organizer embedded in a single event GET is not masked', async () => {
+  // A single event GET embeds a password-protected venue/organizer masked; the embedded copy's own
+  // `json_ld` and the event's `json_ld.location` must not carry its description or address either.
+  it('masks the json_ld of a password-protected venue or organizer embedded in a single event GET', async () => {
     const w = await world();
     const s = await seedAll(w);
     for (const caller of READERS) {
@@ -238,11 +237,10 @@ describe('no hidden content in any answer to a caller who may not read it', func
     }
   });
 
-  // BUG: an update of a record the caller may not read compares `end_date` with the record's stored start
-  // before the permission check, so 400 versus 403 tells a contributor whether someone else's draft starts
-  // after a chosen date (a binary search reveals it). Contract §4 orders the checks: parameters (400), the
-  // record (404), then the right (403) — a check that needs the record must not answer before the right.
-  it.skip('BUG: an update of a hidden record answers 403 whatever the body says about its stored dates', async () => {
+  // Comparing `end_date` with the stored start before the permission check would let 400 versus 403
+  // tell a contributor whether someone else's draft starts after a chosen date (a binary search reveals
+  // it). Contract §4: parameters (400), the record (404), the right (403), then checks that need the record.
+  it('answers 403 to an update of a hidden record whatever the body says about its stored dates', async () => {
     const w = await world();
     const draft = await seed(w, EVENT, w.someone, 'draft', 'Hidden draft');
     for (const caller of ['contributor', 'author'] as const) {
