@@ -344,6 +344,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         const endSql = sqlDate(end);
         events.push({
           post_id: id,
+          post_date_utc: sqlDate(published),
           start_local: startSql,
           end_local: endSql,
           start_utc: startSql,

@@ -5,6 +5,8 @@ import * as createTerms from './migrations/20261121000003_create_terms.js';
 import * as createDataVersion from './migrations/20261122000004_create_data_version.js';
 import * as seedDataVersion from './migrations/20261122000005_seed_data_version.js';
 import * as addPostsTrashedFrom from './migrations/20261122000006_add_posts_trashed_from.js';
+import * as addEventsPostDateUtc from './migrations/20261122000007_add_events_post_date_utc.js';
+import * as fillEventsPostDateUtc from './migrations/20261122000008_fill_events_post_date_utc.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -24,6 +26,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000004_create_data_version', createDataVersion],
   ['20261122000005_seed_data_version', seedDataVersion],
   ['20261122000006_add_posts_trashed_from', addPostsTrashedFrom],
+  ['20261122000007_add_events_post_date_utc', addEventsPostDateUtc],
+  ['20261122000008_fill_events_post_date_utc', fillEventsPostDateUtc],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

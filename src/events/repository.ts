@@ -216,20 +216,23 @@ export class EventRepository {
     const page = query.clone().select(SELECT);
     if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
     else if (filter.include) page.orderBy('p.date_utc', 'asc');
-    else page.orderBy('x.start_local', 'asc').orderBy('p.date_utc', 'asc');
-    page.orderBy('p.id', 'asc').limit(filter.limit).offset(filter.offset);
+    else page.orderBy('x.start_local', 'asc').orderBy('x.post_date_utc', 'asc');
+    // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
+    page.orderBy(distance || filter.include ? 'p.id' : 'x.post_id', 'asc').limit(filter.limit).offset(filter.offset);
     return { rows: (await page).map((row: Record<string, unknown>) => toEventRow(row)), total };
   }
 
   async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
     return insertPost(trx, 'event', columns, baseSlug, async (id) => {
-      await trx('events').insert({ ...own, post_id: id });
+      // The publication date is copied for the list's index order (migration 20261122000007).
+      await trx('events').insert({ ...own, post_id: id, post_date_utc: columns.date_utc });
     });
   }
 
   async update(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
     await updatePost(trx, post, columns, newBaseSlug);
-    if (Object.keys(own).length) await trx('events').where('post_id', post.id).update(own);
+    const ownWithDate = columns.date_utc === undefined ? own : { ...own, post_date_utc: columns.date_utc };
+    if (Object.keys(ownWithDate).length) await trx('events').where('post_id', post.id).update(ownWithDate);
   }
 
   /**

@@ -618,6 +618,14 @@ describe('events: GET /events', () => {
       assert.deepEqual(await titles(`${YEAR_2030}&per_page=2&page=2`), ['Tokyo eleven', 'Published earlier']);
     });
 
+    it('follows a publication date changed by an update (the list orders on a copy kept on the event)', async () => {
+      const first = await add('First', '2030-05-01 12:00:00', '2030-05-01 13:00:00', { date: '2026-10-01 00:00:00' });
+      await add('Second', '2030-05-01 12:00:00', '2030-05-01 13:00:00', { date: '2026-10-02 00:00:00' });
+      assert.deepEqual(await titles(YEAR_2030), ['First', 'Second']);
+      expectStatus(await call(http, 'post', eventPath(first.id), users.editor, { date: '2026-10-03 00:00:00' }), 200);
+      assert.deepEqual(await titles(YEAR_2030), ['Second', 'First']);
+    });
+
     it('compares the date filters with each event\'s local wall time', async () => {
       // 23:00 on 1 May in Tokyo is 14:00 UTC; 20:00 on 1 May in New York is 00:00 UTC on 2 May.
       await add('Tokyo late', '2030-05-01 23:00:00', '2030-05-01 23:30:00', { timezone: 'Asia/Tokyo' });

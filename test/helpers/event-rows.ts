@@ -48,6 +48,7 @@ export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
     const id = Number(inserted);
     await trx('events').insert({
       post_id: id,
+      post_date_utc: stamp,
       start_local: startUtc,
       end_local: endUtc,
       start_utc: startUtc,
