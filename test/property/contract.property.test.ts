@@ -14,7 +14,7 @@ import { describeRequest, seedWorld, send } from './world.js';
  * WordPress), 400 otherwise (validation comes before the record lookup and the permission check). PROPERTY_RUNS sets the cases per operation and kind;
  * PROPERTY_SEED replays a run (the seed is in the suite title and in every failure).
  */
-const { runs, seed } = propertySettings(12);
+const { runs, seed } = propertySettings(8);
 // No shrinking: cases share the database, so a shrunk case would not replay what failed; the seed
 // (and the path fast-check reports) replays the exact failing case instead.
 const parameters = { numRuns: runs, seed, endOnFailure: true };

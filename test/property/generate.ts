@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { ParameterObject, SchemaObject } from '../../src/openapi/document.js';
 import type { ApiOperation } from './operations.js';
-import { CALLERS, type ApiRequest, type Caller, type World } from './world.js';
+import { CALLERS, queryString, type ApiRequest, type Caller, type World } from './world.js';
 
 /**
  * Request generators driven by the OpenAPI document (fast-check arbitraries):
@@ -271,8 +271,14 @@ export const HOSTILE_VALUES: Record<string, unknown[]> = {
 
 const HOSTILE = Object.entries(HOSTILE_VALUES).flatMap(([family, values]) => values.map((value, index) => ({ family: `${family}[${index}]`, value })));
 
+/**
+ * Values that still fit in a URL. Node's HTTP parser refuses a request line past 16 KB (431, before
+ * the app sees it), so huge values are sent in bodies only.
+ */
+const HOSTILE_IN_URL = HOSTILE.filter(({ value }) => queryString({ x: value }).length < 8_000);
+
 /** Path values for the id/slug parameter. */
-const HOSTILE_PATH = ['99999999999999999999', '4294967296', '2147483648', '1e3', '0x10', '%00', '..%2F..', '%27%20OR%201%3D1', encodeURIComponent('😀'), '-0', ' 1', encodeURIComponent('<script>'), 'a'.repeat(5_000)];
+const HOSTILE_PATH = ['99999999999999999999', '4294967296', '2147483648', '1e3', '0x10', '%00', '..%2F..', '%27%20OR%201%3D1', encodeURIComponent('😀'), '-0', ' 1', encodeURIComponent('<script>'), 'a'.repeat(5_000), encodeURIComponent("' OR 1=1 --")];
 
 /** One input of the operation replaced by a hostile value, sent by the given caller. */
 export function hostileRequest(op: ApiOperation, world: World, caller: Caller): fc.Arbitrary<ApiRequest> {
@@ -283,9 +289,9 @@ export function hostileRequest(op: ApiOperation, world: World, caller: Caller): 
   ];
   const base = validRequest(op, world).map((req) => ({ ...req, caller }));
   if (targets.length === 0) return base;
-  return fc.tuple(base, pick(targets), pick(HOSTILE), pick(HOSTILE_PATH)).map(([req, target, hostile, pathValue]) => {
+  return fc.tuple(base, pick(targets), pick(HOSTILE), pick(HOSTILE_IN_URL), pick(HOSTILE_PATH)).map(([req, target, hostile, inUrl, pathValue]) => {
     if (target.where === 'path') return { ...req, path: op.path.replace(`{${target.name}}`, pathValue), mutation: `path ${pathValue.slice(0, 40)}` };
-    if (target.where === 'query') return { ...req, query: { ...req.query, [target.name]: hostile.value }, mutation: `query ${target.name} ${hostile.family}` };
+    if (target.where === 'query') return { ...req, query: { ...req.query, [target.name]: inUrl.value }, mutation: `query ${target.name} ${inUrl.family}` };
     const kind = req.body?.kind === 'form' ? 'form' : 'json';
     return { ...req, body: { kind, value: { ...((req.body as { value: object } | undefined)?.value ?? {}), [target.name]: hostile.value } }, mutation: `body ${target.name} ${hostile.family}` };
   });
@@ -312,15 +318,21 @@ export const RAW_BODIES: Array<{ contentType: string; text: string }> = [
   { contentType: ';;;', text: 'x' },
 ];
 
-/** Every raw body sent to a body-taking operation, callers taking turns. */
-export function rawBodyRequests(op: ApiOperation, path: string, offset: number): ApiRequest[] {
-  return RAW_BODIES.map((body, i) => ({
-    operationId: op.operationId,
-    method: op.method,
-    path,
-    query: {},
-    caller: CALLERS[(i + offset) % CALLERS.length],
-    body: { kind: 'raw' as const, ...body },
-    mutation: 'raw body',
-  }));
+/**
+ * `count` of the raw bodies for the operation with index `offset`, taking turns: consecutive
+ * operations get the next ones, so every raw body reaches many operations and every caller.
+ */
+export function rawBodyRequests(op: ApiOperation, path: string, offset: number, count: number): ApiRequest[] {
+  return Array.from({ length: Math.min(count, RAW_BODIES.length) }, (_, i) => {
+    const n = offset * count + i;
+    return {
+      operationId: op.operationId,
+      method: op.method,
+      path,
+      query: {},
+      caller: CALLERS[(n + offset) % CALLERS.length],
+      body: { kind: 'raw' as const, ...RAW_BODIES[n % RAW_BODIES.length] },
+      mutation: 'raw body',
+    };
+  });
 }
