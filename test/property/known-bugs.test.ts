@@ -28,4 +28,15 @@ describe('bugs found by the fuzz test', () => {
       expectError(await http().get(`${NS}/${collection}?page=18446744073709552000`), 404, code);
     }
   });
+
+  // BUG: an id list parameter (`include`, `exclude`, `venue`, `organizer`) holding `1e400`, `-1e400` or
+  // `Infinity` passes validation as ±Infinity: MySQL gets a bare `Infinity` ("Unknown column
+  // 'Infinity' in 'WHERE'") and answers 500 rest_internal_error; SQLite answers 200 with
+  // `include=-Infinity` in rest_url. It should be 400 rest_invalid_param on both engines.
+  it.skip('an id list holding 1e400 is a 400 on every list, not a 500 (MySQL) or 200 (SQLite)', async () => {
+    const { http } = await testApp();
+    for (const query of ['categories?exclude=-1e400', 'tags?include=1e400', 'events?include=-1e400', 'events?venue=Infinity', 'events?organizer=1e400']) {
+      expectError(await http().get(`${NS}/${query}`), 400, 'rest_invalid_param');
+    }
+  });
 });

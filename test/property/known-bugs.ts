@@ -19,13 +19,25 @@ const LARGEST_SAFE_PAGE = Math.floor((2 ** 63 - 1) / 50);
  *   an error the error middleware does not map, so it answers 500 instead of 400 (known-bugs.test.ts).
  * - BUG page-overflow: a `page` whose SQL OFFSET exceeds a 64-bit integer answers 500 instead of 404
  *   `*-archive-page-not-found` on every list (known-bugs.test.ts).
+ * - BUG infinite-list-id: an id list parameter (`include`, `exclude`, `venue`, `organizer`) holding
+ *   `1e400`, `-1e400` or `Infinity` passes validation as ±Infinity and reaches MySQL as a bare
+ *   `Infinity` (500 "Unknown column") instead of 400 (known-bugs.test.ts).
  */
 export function knownBug(req: ApiRequest): string | undefined {
   const body = rawBody(req);
   if (body?.contentType.startsWith('application/x-www-form-urlencoded') && formDepth(body.text) > FORM_DEPTH_LIMIT) return 'form-depth';
   const page = Number(req.query.page);
   if (req.method === 'GET' && Number.isFinite(page) && page > LARGEST_SAFE_PAGE) return 'page-overflow';
+  if (req.method === 'GET' && ID_LISTS.some((name) => listItems(req.query[name]).some((item) => Math.abs(Number(item)) === Infinity))) return 'infinite-list-id';
   return undefined;
+}
+
+const ID_LISTS = ['include', 'exclude', 'venue', 'organizer'];
+
+/** The items of a list parameter as the service splits them (repeated keys, commas). */
+function listItems(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(',')).map((item) => item.trim());
 }
 
 /** The deepest bracket nesting of any key of a form body (`a[b][c]=1` → 2). */
