@@ -1,3 +1,5 @@
+import type { SchemaObject } from '../../src/openapi/document.js';
+import type { ApiOperation } from './operations.js';
 import type { ApiRequest } from './world.js';
 import { rawBody } from './world.js';
 
@@ -19,20 +21,29 @@ const LARGEST_SAFE_PAGE = Math.floor((2 ** 63 - 1) / 50);
  *   an error the error middleware does not map, so it answers 500 instead of 400 (known-bugs.test.ts).
  * - BUG page-overflow: a `page` whose SQL OFFSET exceeds a 64-bit integer answers 500 instead of 404
  *   `*-archive-page-not-found` on every list (known-bugs.test.ts).
- * - BUG infinite-list-id: an id list parameter (`include`, `exclude`, `venue`, `organizer`) holding
- *   `1e400`, `-1e400` or `Infinity` passes validation as ±Infinity and reaches MySQL as a bare
- *   `Infinity` (500 "Unknown column") instead of 400 (known-bugs.test.ts).
+ * - BUG infinite-integer: an integer input (a query parameter, a list of ids, a body field that may
+ *   be an integer) given as `1e400`, `-1e400` or `Infinity` passes validation as ±Infinity and reaches
+ *   MySQL as a bare `Infinity` (500 "Unknown column") instead of 400 (known-bugs.test.ts).
  */
-export function knownBug(req: ApiRequest): string | undefined {
-  const body = rawBody(req);
-  if (body?.contentType.startsWith('application/x-www-form-urlencoded') && formDepth(body.text) > FORM_DEPTH_LIMIT) return 'form-depth';
+export function knownBug(op: ApiOperation, req: ApiRequest): string | undefined {
+  const raw = rawBody(req);
+  if (raw?.contentType.startsWith('application/x-www-form-urlencoded') && formDepth(raw.text) > FORM_DEPTH_LIMIT) return 'form-depth';
   const page = Number(req.query.page);
   if (req.method === 'GET' && Number.isFinite(page) && page > LARGEST_SAFE_PAGE) return 'page-overflow';
-  if (req.method === 'GET' && ID_LISTS.some((name) => listItems(req.query[name]).some((item) => Math.abs(Number(item)) === Infinity))) return 'infinite-list-id';
+  const integerQuery = op.queryParameters.filter((p) => takesInteger(p.schema)).map((p) => p.name);
+  if (integerQuery.some((name) => listItems(req.query[name]).some(isInfinite))) return 'infinite-integer';
+  const body = req.body && req.body.kind !== 'raw' ? ((req.body.value ?? {}) as Record<string, unknown>) : {};
+  const integerBody = Object.entries(op.bodySchema?.properties ?? {}).filter(([, schema]) => takesInteger(schema)).map(([name]) => name);
+  if (integerBody.some((name) => listItems(body[name]).some(isInfinite))) return 'infinite-integer';
   return undefined;
 }
 
-const ID_LISTS = ['include', 'exclude', 'venue', 'organizer'];
+/** Whether a schema takes an integer: itself, as a list item or as one of its alternatives. */
+function takesInteger(schema: SchemaObject): boolean {
+  return schema.type === 'integer' || (schema.items !== undefined && takesInteger(schema.items)) || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(takesInteger);
+}
+
+const isInfinite = (item: string): boolean => Math.abs(Number(item)) === Infinity;
 
 /** The items of a list parameter as the service splits them (repeated keys, commas). */
 function listItems(value: unknown): string[] {
