@@ -48,7 +48,8 @@ const isInfinite = (item: string): boolean => Math.abs(Number(item)) === Infinit
 /** The items of a list parameter as the service splits them (repeated keys, commas). */
 function listItems(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  return (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(',')).map((item) => item.trim());
+  const items = (Array.isArray(value) ? value : [value]).filter((item) => typeof item === 'string' || typeof item === 'number');
+  return items.flatMap((item) => String(item).split(',')).map((item) => item.trim());
 }
 
 /** The deepest bracket nesting of any key of a form body (`a[b][c]=1` → 2). */
