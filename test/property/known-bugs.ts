@@ -24,6 +24,8 @@ const LARGEST_SAFE_PAGE = Math.floor((2 ** 63 - 1) / 50);
  * - BUG infinite-integer: an integer input (a query parameter, a list of ids, a body field that may
  *   be an integer) given as `1e400`, `-1e400` or `Infinity` passes validation as ±Infinity and reaches
  *   MySQL as a bare `Infinity` (500 "Unknown column") instead of 400 (known-bugs.test.ts).
+ * - BUG far-date: a relative date phrase landing past the JavaScript date range (`now + 10000000
+ *   years`) answers 500 instead of 400 in every date input (known-bugs.test.ts).
  */
 export function knownBug(op: ApiOperation, req: ApiRequest): string | undefined {
   const raw = rawBody(req);
@@ -35,7 +37,14 @@ export function knownBug(op: ApiOperation, req: ApiRequest): string | undefined 
   const body = req.body && req.body.kind !== 'raw' ? ((req.body.value ?? {}) as Record<string, unknown>) : {};
   const integerBody = Object.entries(op.bodySchema?.properties ?? {}).filter(([, schema]) => takesInteger(schema)).map(([name]) => name);
   if (integerBody.some((name) => listItems(body[name]).some(isInfinite))) return 'infinite-integer';
+  if ([...Object.values(req.query), ...Object.values(body)].some((value) => typeof value === 'string' && beyondDateRange(value))) return 'far-date';
   return undefined;
+}
+
+/** A phrase adding more years than JavaScript dates reach (about 275,000 years from 1970). */
+function beyondDateRange(text: string): boolean {
+  const years = /(\d+)\s*years?/i.exec(text);
+  return years !== null && Number(years[1]) > 270_000;
 }
 
 /** Whether a schema takes an integer: itself, as a list item or as one of its alternatives. */
