@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { testApp } from '../helpers/app.js';
+import { describeResponse, propertySettings, responseProblems } from './checks.js';
+import { hostileRequest, rawBodyRequests } from './generate.js';
+import { knownBug } from './known-bugs.js';
+import { apiOperations } from './operations.js';
+import { CALLERS, databaseSnapshot, describeRequest, seedWorld, send, type ApiRequest } from './world.js';
+
+/**
+ * Fuzz test: every operation of the OpenAPI document, as every caller (anonymous and each role),
+ * with one input replaced by a hostile value (wrong types, huge strings, deep nesting, unicode, SQL
+ * and HTML metacharacters, huge arrays, out-of-range numbers, malformed dates and time zones), and
+ * every body-taking operation with malformed JSON and form bodies and wrong content types. Never a
+ * 5xx, every answer documented and every error in the WordPress envelope, and a rejected request
+ * stores nothing (every table is compared before and after it). PROPERTY_RUNS sets the cases per
+ * operation and caller (a quarter of them) and raw bodies per operation; PROPERTY_SEED replays a run.
+ */
+const { runs, seed } = propertySettings(8);
+/** Hostile requests per operation and caller, and raw bodies per body-taking operation. */
+const casesPerCaller = Math.max(1, Math.ceil(runs / 4));
+const rawBodiesPerOperation = runs;
+
+describe(`fuzz: hostile inputs to every operation as every caller (PROPERTY_RUNS=${runs} PROPERTY_SEED=${seed})`, function () {
+  this.timeout(180_000);
+
+  apiOperations().forEach((op, index) => {
+    it(`${op.operationId}: no 5xx, documented answers in the envelope, nothing stored when rejected`, async () => {
+      const { http } = await testApp();
+      const world = await seedWorld(http);
+      const requests: ApiRequest[] = CALLERS.flatMap((caller, i) =>
+        fc.sample(hostileRequest(op, world, caller), { numRuns: casesPerCaller, seed: seed + index * 31 + i }),
+      );
+      if (op.contentTypes.length > 0) {
+        const path = op.path.replace('{id}', String(world.ids[op.collection!][0])).replace('{slug}', world.slugs[op.collection as 'events']?.[0] ?? 'x');
+        requests.push(...rawBodyRequests(op, path, index, rawBodiesPerOperation));
+      }
+
+      const failures: string[] = [];
+      let before = await databaseSnapshot();
+      // Requests that trigger a bug already reproduced in known-bugs.test.ts are left out.
+      for (const req of requests.filter((r) => !knownBug(op, r))) {
+        const res = await send(http, world, req);
+        const problems = responseProblems(op, res);
+        if (res.status >= 400) {
+          const after = await databaseSnapshot();
+          if (after !== before) problems.push('a rejected request changed the database');
+          before = after;
+        } else if (op.method !== 'GET') {
+          before = await databaseSnapshot();
+        }
+        if (problems.length) failures.push(`${problems.join('; ')}\n    ${describeRequest(req)}\n    → ${describeResponse(res)}`);
+      }
+      assert.deepEqual(failures, [], `${failures.length} of ${requests.length} requests failed (PROPERTY_SEED=${seed}):\n${failures.slice(0, 8).join('\n')}`);
+    });
+  });
+});
