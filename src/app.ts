@@ -10,7 +10,8 @@ import './http/request.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
-import { inputShapesOf, normaliseBody, queryParser } from './http/input.js';
+import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser } from './http/input.js';
+import { invalidParam } from './http/errors.js';
 import { authenticate } from './http/authentication.js';
 import { authFailureLimiter } from './http/auth-failures.js';
 import { healthz, readyz } from './http/health.js';
@@ -236,6 +237,8 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       path: (matched?.pathParams ?? req.params) as never,
       body: (req.body ?? {}) as never,
     };
+    const infinite = nonFiniteInput(ctx.query as Record<string, unknown>, ctx.body);
+    if (infinite !== undefined) throw invalidParam(infinite, `${infinite} is not a finite number.`);
     operation.permission(ctx);
     const reply = await operation.handler(ctx);
     for (const [name, value] of Object.entries(reply.headers ?? {})) {

@@ -38,6 +38,9 @@ const TIMESTAMP = /^@?-?\d+(\.\d+)?$/;
  * wall time and mislabels it). Returns the moment in `zone`, or undefined when the input is not a
  * date (or falls outside years 1000-9999).
  */
+/** JavaScript dates reach ±8.64e15 ms from 1970. */
+const MAX_DATE_SECONDS = 8.64e12;
+
 export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime | undefined {
   let result: DateTime | undefined;
   if (typeof input === 'number' || (typeof input === 'string' && TIMESTAMP.test(input.trim()))) {
@@ -48,13 +51,14 @@ export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime 
     if (EXPLICIT_OFFSET.test(text)) {
       const iso = DateTime.fromISO(text.replace(' ', 'T'), { setZone: true });
       const seconds = iso.isValid ? iso.toSeconds() : strtotime(text, Math.floor(now.getTime() / 1000));
-      result = seconds === false ? undefined : DateTime.fromSeconds(seconds, { zone });
+      result = seconds === false || Math.abs(seconds) >= MAX_DATE_SECONDS ? undefined : DateTime.fromSeconds(seconds, { zone });
     } else {
       // Run strtotime on a clock that shows the zone's wall time, then read its answer as wall time in the zone.
       const wallNow = DateTime.fromJSDate(now, { zone });
       const fakeUtcNow = Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second) / 1000;
       const seconds = strtotime(text, fakeUtcNow);
-      if (seconds !== false) {
+      // A phrase can land past the range of JavaScript dates (`now + 10000000 years`): not a date.
+      if (seconds !== false && Math.abs(seconds) < MAX_DATE_SECONDS) {
         const wall = new Date(seconds * 1000);
         result = DateTime.fromObject(
           {

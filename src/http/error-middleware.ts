@@ -61,6 +61,9 @@ export function toRestError(err: unknown): RestError {
       return new RestError(400, 'rest_invalid_json', 'Invalid JSON body passed.', { json_error_code: 4, json_error_message: 'Syntax error' });
     case 'entity.too.large':
       return new RestError(413, 'rest_request_too_large', 'The request body is too large.');
+    case 'querystring.parse.rangeError':
+      // A form body nested deeper than the parser follows (`a[b][c]…`): no field of ours is that deep.
+      return invalidParams({ body: { message: 'The request body is nested too deeply.' } });
     case 'parameters.too.many':
       return new RestError(413, 'rest_request_too_large', 'The request has too many parameters.');
     case 'charset.unsupported':

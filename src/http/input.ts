@@ -126,3 +126,20 @@ export function normaliseBody(shapes: InputShapes): RequestHandler {
     next();
   };
 }
+
+/**
+ * The name of the first input that became a number that is not finite, if any. The validator
+ * coerces `1e400` or `Infinity` to ±Infinity and accepts it as an integer, and JSON's `1e400`
+ * parses to Infinity; no parameter of the API can take such a value, and the databases cannot
+ * compare with it.
+ */
+export function nonFiniteInput(query: Record<string, unknown>, body: unknown): string | undefined {
+  const holds = (value: unknown, depth: number): boolean => {
+    if (typeof value === 'number') return !Number.isFinite(value);
+    if (depth > 8 || typeof value !== 'object' || value === null) return false;
+    return Object.values(value).some((item) => holds(item, depth + 1));
+  };
+  for (const [name, value] of Object.entries(query)) if (holds(value, 0)) return name;
+  if (typeof body === 'object' && body !== null) for (const [name, value] of Object.entries(body)) if (holds(value, 0)) return name;
+  return undefined;
+}

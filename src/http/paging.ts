@@ -13,7 +13,9 @@ export interface PageRequest {
 export function pageRequest(page: number | undefined, perPage: number | undefined): PageRequest {
   const p = page ?? 1;
   const size = Math.min(perPage ?? 10, MAX_PER_PAGE);
-  return { page: p, perPage: size, offset: (p - 1) * size };
+  // A page far past the end (`page=1e19`) must still be a valid SQL OFFSET: it finds nothing and
+  // the list answers 404 like any page past the last one.
+  return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
 export interface PageLinks {

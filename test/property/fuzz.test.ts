@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { testApp } from '../helpers/app.js';
 import { describeResponse, propertySettings, responseProblems } from './checks.js';
 import { hostileRequest, rawBodyRequests } from './generate.js';
-import { knownBug } from './known-bugs.js';
 import { apiOperations } from './operations.js';
 import { CALLERS, databaseSnapshot, describeRequest, seedWorld, send, type ApiRequest } from './world.js';
 
@@ -38,8 +37,7 @@ describe(`fuzz: hostile inputs to every operation as every caller (PROPERTY_RUNS
 
       const failures: string[] = [];
       let before = await databaseSnapshot();
-      // Requests that trigger a bug already reproduced in known-bugs.test.ts are left out.
-      for (const req of requests.filter((r) => !knownBug(op, r))) {
+      for (const req of requests) {
         const res = await send(http, world, req);
         const problems = responseProblems(op, res);
         if (res.status >= 400) {
