@@ -27,10 +27,14 @@ export function describeResponse(res: Response): string {
   return `${res.status} ${body.length > 400 ? `${body.slice(0, 400)}…` : body}`;
 }
 
+const DEFAULT_SEED = 20261122;
+
 /** PROPERTY_RUNS (cases per operation) and PROPERTY_SEED (replay), shared by the property and fuzz tests. */
 export function propertySettings(defaultRuns: number): { runs: number; seed: number } {
   const runs = Number(process.env.PROPERTY_RUNS ?? defaultRuns);
-  const seed = process.env.PROPERTY_SEED !== undefined ? Number(process.env.PROPERTY_SEED) : (Date.now() ^ (Math.random() * 0x100000000)) | 0;
+  // A fixed seed by default, so `npm test` (and CI) is repeatable; `PROPERTY_SEED=random` explores new cases.
+  const setting = process.env.PROPERTY_SEED ?? String(DEFAULT_SEED);
+  const seed = setting === 'random' ? (Date.now() ^ (Math.random() * 0x100000000)) | 0 : Number(setting);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`PROPERTY_RUNS must be a positive integer, not ${process.env.PROPERTY_RUNS}`);
   if (!Number.isInteger(seed)) throw new Error(`PROPERTY_SEED must be an integer, not ${process.env.PROPERTY_SEED}`);
   return { runs, seed };
