@@ -80,3 +80,13 @@ export function totalsOf(db: Knex): VersionedCache<number> {
   if (!cache) totals.set(db, (cache = new VersionedCache<number>(db, 1000)));
   return cache;
 }
+
+/**
+ * The size of the filtered set when one page shows it without a count: a page with fewer rows than
+ * it could hold ends the set (offset + rows); an empty first page means none. Otherwise undefined.
+ */
+export function totalFromPage(rows: number, limit: number, offset: number): number | undefined {
+  if (rows > 0 && rows < limit) return offset + rows;
+  if (rows === 0 && offset === 0) return 0;
+  return undefined;
+}

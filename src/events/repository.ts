@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { User } from '../auth/capabilities.js';
-import { totalsOf } from '../db/versioned-cache.js';
+import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
 import { distanceSql } from '../db/geo.js';
 import { likeEscape } from '../text/slugs.js';
 import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
@@ -212,17 +212,20 @@ export class EventRepository {
       query.where(this.db.raw('(?)', [distance.clone()]), '<=', radiusKm);
     }
 
-    const total = await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
-      const [{ n }] = await query.clone().count({ n: '*' });
-      return Number(n);
-    });
     const page = query.clone().select(SELECT);
     if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
     else if (filter.include) page.orderBy('p.date_utc', 'asc');
     else page.orderBy('x.start_local', 'asc').orderBy('x.post_date_utc', 'asc');
     // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
     page.orderBy(distance || filter.include ? 'p.id' : 'x.post_id', 'asc').limit(filter.limit).offset(filter.offset);
-    return { rows: (await page).map((row: Record<string, unknown>) => toEventRow(row)), total };
+    const rows = (await page).map((row: Record<string, unknown>) => toEventRow(row));
+    const total =
+      totalFromPage(rows.length, filter.limit, filter.offset) ??
+      (await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
+        const [{ n }] = await query.clone().count({ n: '*' });
+        return Number(n);
+      }));
+    return { rows, total };
   }
 
   async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { User } from '../auth/capabilities.js';
-import { totalsOf, type Moving } from '../db/versioned-cache.js';
+import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
 import { likeEscape } from '../text/slugs.js';
 import { POST_COLUMNS, insertPost, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
 import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
@@ -119,17 +119,19 @@ export class LinkedRepository {
       whereReadable(upcoming, 'eu', filter.user);
       query.whereExists(upcoming);
     }
+    const rows = await query.clone().select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
     const { limit, offset, user, ...rest } = filter;
     const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: user ? [user.id, user.role] : null });
-    const total = await totalsOf(this.db).get(
-      `${this.kind.type} ${key}`,
-      async () => {
-        const [{ n }] = await query.clone().count({ n: '*' });
-        return Number(n);
-      },
-      filter.upcomingFrom !== undefined ? eventStartsMoving(this.db, filter.upcomingFrom) : undefined,
-    );
-    const rows = await query.select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
+    const total =
+      totalFromPage(rows.length, limit, offset) ??
+      (await totalsOf(this.db).get(
+        `${this.kind.type} ${key}`,
+        async () => {
+          const [{ n }] = await query.clone().count({ n: '*' });
+          return Number(n);
+        },
+        filter.upcomingFrom !== undefined ? eventStartsMoving(this.db, filter.upcomingFrom) : undefined,
+      ));
     return { rows: rows.map((row: Record<string, unknown>) => this.toRow(row)), total };
   }
 
