@@ -246,6 +246,15 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       if (name === 'Link') res.append('Link', value);
       else res.set(name, value);
     }
-    res.status(reply.status).json(reply.body);
+    res.status(reply.status);
+    if (config.validateResponses) {
+      // res.json is where the validator checks the body against the document.
+      res.json(reply.body);
+    } else {
+      // What res.json sends, byte for byte, with the JSON kept on the reply: a remembered reply
+      // (http/replies.ts) is serialised once, not on every request.
+      if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+      res.send((reply.serialized ??= JSON.stringify(reply.body)));
+    }
   };
 }

@@ -40,6 +40,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body as JSON, once sent (a remembered reply is sent many times; see app.ts dispatch). */
+  serialized?: string;
 }
 
 /**

@@ -78,4 +78,25 @@ describe('remembered replies follow every write', () => {
     assert.equal((await http().get(path).set('Authorization', subscriber.authorization)).body.total, 0);
     assert.equal((await http().get(`${NS}/events/${created.body.id}`)).status, 403);
   });
+
+  it('are sent byte for byte as res.json sends them when responses are not validated (production)', async () => {
+    const validated = await testApp({ publicUrl: 'http://api.test' });
+    const production = await testApp({ publicUrl: 'http://api.test', validateResponses: false });
+    const { editor } = await createUsers();
+    const created = await validated
+      .http()
+      .post(`${NS}/events`)
+      .set('Authorization', editor.authorization)
+      .send({ title: 'Bytes', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
+    for (const path of [`${NS}/events/${created.body.id}`, `${NS}/events?start_date=2030-01-01&end_date=2030-12-31`, `${NS}/categories`]) {
+      const expected = await validated.http().get(path);
+      for (let i = 0; i < 2; i++) {
+        const res = await production.http().get(path);
+        assert.equal(res.status, expected.status);
+        assert.equal(res.text, expected.text, path);
+        assert.equal(res.headers['content-type'], expected.headers['content-type']);
+        assert.equal(res.headers.etag, expected.headers.etag);
+      }
+    }
+  });
 });
