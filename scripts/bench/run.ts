@@ -16,7 +16,8 @@
  *               written when it stops; summarise it with scripts/bench/profile-summary.ts).
  * --tsx         runs the service from src/ with tsx instead of building dist/ first.
  * --timeout S   seconds before autocannon gives up on a response (default 10; counted as errors).
- * --node-args "..." extra flags for the service's node process (e.g. "--max-old-space-size=96").
+ * --node-args "..." extra flags for the service's node process, after those of `npm start` (package.json),
+ *               which it always uses (e.g. "--max-old-space-size=96" to try another heap limit).
  * --keep-auth-limit  keeps the service's AUTH_FAILURE_LIMIT default (20) instead of raising it.
  * --quiet-wait S before each measurement, waits up to S seconds (default 30, 0 = never) until other
  *               processes on the machine use under 0.3 core; the noise measured is reported anyway.
@@ -239,12 +240,18 @@ function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.Pr
   return env;
 }
 
+/** The node flags `npm start` runs the service with (package.json), so the benchmark measures that process. */
+function startFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 async function startService(url: string, opts: Options): Promise<{ child: Child; base: string }> {
   const port = await freePort();
   const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
   const entry = opts.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...opts.nodeArgs, ...profile, ...entry], serviceEnv(url, port, opts.keepAuthLimit), true);
+  const child = startNode('service', [...startFlags(), ...opts.nodeArgs, ...profile, ...entry], serviceEnv(url, port, opts.keepAuthLimit), true);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
   log(`service ready on ${base} (pid ${child.pid}${opts.tsx ? ', from src/ with tsx' : ', dist/'}${opts.profileDir ? `, profiling into ${opts.profileDir}` : ''})`);

@@ -7,6 +7,16 @@ interface Entry<T> {
   /** The moment a time-dependent value was computed at (see `Moving`). */
   moment: string | undefined;
   value: Promise<T>;
+  /** The value's weight once computed (0 before). */
+  weight: number;
+}
+
+/** How much a cache may hold: entries, and the summed weight of their values. */
+export interface CacheLimits<T> {
+  maxEntries: number;
+  /** Weight of a computed value (e.g. bytes of JSON); without it every value weighs nothing. */
+  weigh?: (value: T) => number;
+  maxWeight?: number;
 }
 
 /**
@@ -28,14 +38,15 @@ const MAX_AGE_MS = 60_000;
  * Values computed from the data (list totals, replies to reads), remembered per key while the data
  * version stays the same, so they are exact: any committed write makes them be computed again.
  * Concurrent requests for a value that is not known yet share one computation. The least recently
- * used entries go first when there are more than `maxEntries`.
+ * used entries go first when there are more than `maxEntries` or they weigh more than `maxWeight`.
  */
 export class VersionedCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  private weight = 0;
 
   constructor(
     private readonly db: Knex,
-    private readonly maxEntries: number,
+    private readonly limits: CacheLimits<T>,
   ) {}
 
   async get(key: string, compute: () => Promise<T>, moving?: Moving): Promise<T> {
@@ -48,15 +59,38 @@ export class VersionedCache<T> {
       this.entries.set(key, known);
       return known.value;
     }
-    const entry: Entry<T> = { version, storedAt: now, moment: moving?.moment, value: compute() };
-    this.entries.delete(key);
+    const entry: Entry<T> = { version, storedAt: now, moment: moving?.moment, value: compute(), weight: 0 };
+    this.remove(key);
     this.entries.set(key, entry);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    // A failure (an error reply, a lost connection) is never remembered.
-    entry.value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    this.trim();
+    entry.value.then(
+      (value) => {
+        if (this.entries.get(key) !== entry || !this.limits.weigh) return;
+        entry.weight = this.limits.weigh(value);
+        this.weight += entry.weight;
+        this.trim();
+      },
+      // A failure (an error reply, a lost connection) is never remembered.
+      () => {
+        if (this.entries.get(key) === entry) this.remove(key);
+      },
+    );
     return entry.value;
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.weight -= entry.weight;
+    this.entries.delete(key);
+  }
+
+  /** Drops the least recently used entries until the limits hold. */
+  private trim(): void {
+    const maxWeight = this.limits.maxWeight ?? Infinity;
+    while (this.entries.size > this.limits.maxEntries || (this.weight > maxWeight && this.entries.size > 1)) {
+      this.remove(this.entries.keys().next().value!);
+    }
   }
 
   private async stillAt(entry: Entry<T>, moving: Moving | undefined): Promise<boolean> {
@@ -77,7 +111,7 @@ const totals = new WeakMap<Knex, VersionedCache<number>>();
  */
 export function totalsOf(db: Knex): VersionedCache<number> {
   let cache = totals.get(db);
-  if (!cache) totals.set(db, (cache = new VersionedCache<number>(db, 1000)));
+  if (!cache) totals.set(db, (cache = new VersionedCache<number>(db, { maxEntries: 1000 })));
   return cache;
 }
 

@@ -3,13 +3,21 @@ import { VersionedCache, type Moving } from '../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
 import type { OperationContext, Reply } from './operation.js';
 
+/** Bytes of JSON the remembered replies may hold in all (their objects take about twice as much). */
+const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
 /**
  * Replies to reads, remembered while the data version stays the same (db/versioned-cache.ts): a
  * repeated read costs one version lookup instead of the queries and the record mapping. Bounded in
- * number, because a reply can be a whole page of records.
+ * number and in size, because a reply can be a whole page of records. A reply is serialised when it
+ * is stored, to weigh it; app.ts sends that JSON.
  */
 export function replyCache(db: Knex): VersionedCache<Reply> {
-  return new VersionedCache<Reply>(db, 256);
+  return new VersionedCache<Reply>(db, {
+    maxEntries: 1024,
+    maxWeight: MAX_REPLY_BYTES,
+    weigh: (reply) => (reply.serialized ??= JSON.stringify(reply.body)).length,
+  });
 }
 
 /**
