@@ -345,6 +345,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         events.push({
           post_id: id,
           post_date_utc: sqlDate(published),
+          post_status: status,
           start_local: startSql,
           end_local: endSql,
           start_utc: startSql,

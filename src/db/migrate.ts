@@ -7,6 +7,8 @@ import * as seedDataVersion from './migrations/20261122000005_seed_data_version.
 import * as addPostsTrashedFrom from './migrations/20261122000006_add_posts_trashed_from.js';
 import * as addEventsPostDateUtc from './migrations/20261122000007_add_events_post_date_utc.js';
 import * as fillEventsPostDateUtc from './migrations/20261122000008_fill_events_post_date_utc.js';
+import * as addEventsPostStatus from './migrations/20261122000009_add_events_post_status.js';
+import * as fillEventsPostStatus from './migrations/20261122000010_fill_events_post_status.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -28,6 +30,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000006_add_posts_trashed_from', addPostsTrashedFrom],
   ['20261122000007_add_events_post_date_utc', addEventsPostDateUtc],
   ['20261122000008_fill_events_post_date_utc', fillEventsPostDateUtc],
+  ['20261122000009_add_events_post_status', addEventsPostStatus],
+  ['20261122000010_fill_events_post_status', fillEventsPostStatus],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -151,8 +151,17 @@ export class EventRepository {
    * by publication date then id; near a point, nearest first.
    */
   async list(filter: EventListFilter): Promise<{ rows: EventRow[]; total: number }> {
-    const query = this.base().whereIn('p.status', filter.statuses).where('x.hide_from_listings', false);
-    whereReadable(query, 'p', filter.user);
+    // The filters read `events` alone where they can (status and publication date are copied there),
+    // so an anonymous list is counted from one index; posts are joined only when a filter needs them
+    // (a search, or the read rule of a logged-in caller), and for the page's columns.
+    const query = this.db('events as x').whereIn('x.post_status', filter.statuses).where('x.hide_from_listings', false);
+    let postsJoined = false;
+    const joinPosts = () => {
+      if (!postsJoined) query.join('posts as p', 'p.id', 'x.post_id');
+      postsJoined = true;
+    };
+    if (filter.user) joinPosts();
+    whereReadable(query, 'p', filter.user, 'x.post_status');
     const b = filter.bounds;
     if (b.startFrom) query.where('x.start_local', '>=', b.startFrom);
     // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
@@ -164,6 +173,7 @@ export class EventRepository {
     if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
     if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore).where('x.start_local', '<', b.endsBefore);
     if (filter.search) {
+      joinPosts();
       // Text behind a password is not searchable by callers who could not read it (WordPress leaves
       // protected posts out of searches for them): for those, only the title of a protected event counts.
       const hidden = protectedTextHidden(this.db, 'p', filter.user);
@@ -190,12 +200,12 @@ export class EventRepository {
     if (filter.venueIds) query.whereIn('x.post_id', this.db('event_venues').whereIn('venue_id', filter.venueIds).select('event_id'));
     if (filter.organizerIds) query.whereIn('x.post_id', this.db('event_organizers').whereIn('organizer_id', filter.organizerIds).select('event_id'));
     if (filter.featured !== undefined) query.where('x.featured', filter.featured);
-    if (filter.include) query.whereIn('p.id', filter.include);
+    if (filter.include) query.whereIn('x.post_id', filter.include);
     if (filter.postParent !== undefined) query.where('x.post_parent', filter.postParent);
     if (filter.hasCoordinates !== undefined) {
       const located = this.db('event_venues as gv')
         .join('venues as gvv', 'gvv.post_id', 'gv.venue_id')
-        .whereRaw('gv.event_id = p.id')
+        .whereRaw('gv.event_id = x.post_id')
         .whereNotNull('gvv.geo_lat')
         .whereNotNull('gvv.geo_lng');
       if (filter.hasCoordinates) query.whereExists(located);
@@ -206,19 +216,21 @@ export class EventRepository {
       const { lat, lng, radiusKm } = filter.near;
       distance = this.db('event_venues as dv')
         .join('venues as dvv', 'dvv.post_id', 'dv.venue_id')
-        .whereRaw('dv.event_id = p.id')
+        .whereRaw('dv.event_id = x.post_id')
         .whereNotNull('dvv.geo_lat')
         .whereNotNull('dvv.geo_lng')
         .min({ km: distanceSql(this.db, 'dvv.geo_lat', 'dvv.geo_lng', lat, lng) });
       query.where(this.db.raw('(?)', [distance.clone()]), '<=', radiusKm);
     }
 
-    const page = query.clone().select(SELECT);
+    const page = query.clone();
+    if (!postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
+    page.select(SELECT);
     if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
-    else if (filter.include) page.orderBy('p.date_utc', 'asc');
+    else if (filter.include) page.orderBy('x.post_date_utc', 'asc');
     else page.orderBy('x.start_local', 'asc').orderBy('x.post_date_utc', 'asc');
     // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
-    page.orderBy(distance || filter.include ? 'p.id' : 'x.post_id', 'asc').limit(filter.limit).offset(filter.offset);
+    page.orderBy('x.post_id', 'asc').limit(filter.limit).offset(filter.offset);
     const rows = (await page).map((row: Record<string, unknown>) => toEventRow(row));
     const total =
       totalFromPage(rows.length, filter.limit, filter.offset) ??
@@ -231,15 +243,19 @@ export class EventRepository {
 
   async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
     return insertPost(trx, 'event', columns, baseSlug, async (id) => {
-      // The publication date is copied for the list's index order (migration 20261122000007).
-      await trx('events').insert({ ...own, post_id: id, post_date_utc: columns.date_utc });
+      // Publication date and status are copied for the list's indexes (migrations 20261122000007, -09).
+      await trx('events').insert({ ...own, post_id: id, post_date_utc: columns.date_utc, post_status: columns.status });
     });
   }
 
   async update(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
     await updatePost(trx, post, columns, newBaseSlug);
-    const ownWithDate = columns.date_utc === undefined ? own : { ...own, post_date_utc: columns.date_utc };
-    if (Object.keys(ownWithDate).length) await trx('events').where('post_id', post.id).update(ownWithDate);
+    const copies = {
+      ...(columns.date_utc === undefined ? {} : { post_date_utc: columns.date_utc }),
+      ...(columns.status === undefined ? {} : { post_status: columns.status }),
+    };
+    const changes = { ...own, ...copies };
+    if (Object.keys(changes).length) await trx('events').where('post_id', post.id).update(changes);
   }
 
   /**
@@ -292,6 +308,7 @@ export class EventRepository {
 
   async trash(trx: Knex, row: PostRow, modified: Partial<PostColumns>): Promise<void> {
     await trx('posts').where('id', row.id).update({ ...modified, status: 'trash', trashed_from: row.status });
+    await trx('events').where('post_id', row.id).update({ post_status: 'trash' });
   }
 
   async destroy(trx: Knex, id: number): Promise<void> {

@@ -10,15 +10,16 @@ const ANY = ['publish', 'future', 'draft', 'pending', 'private'];
 /**
  * The per-record read rule (auth/permissions.ts canReadRecord) as SQL, so lists show exactly what a
  * single GET would: published records to everybody; the caller's own private records; their own
- * drafts, pending and scheduled records to contributors and up; everything to editors.
+ * drafts, pending and scheduled records to contributors and up; everything to editors. `statusColumn`
+ * names another copy of the status (events keep one); the author is always `{alias}.author_id`.
  */
-export function whereReadable(query: Knex.QueryBuilder, alias: string, user: User | undefined): void {
+export function whereReadable(query: Knex.QueryBuilder, alias: string, user: User | undefined, statusColumn = `${alias}.status`): void {
   if (can(user, 'edit_others_posts') && can(user, 'read_private_posts')) return;
   query.where((q) => {
-    q.where(`${alias}.status`, 'publish');
+    q.where(statusColumn, 'publish');
     if (user) {
       const own = can(user, 'edit_posts') ? ['private', 'draft', 'pending', 'future'] : ['private'];
-      q.orWhere((mine) => mine.where(`${alias}.author_id`, user.id).whereIn(`${alias}.status`, own));
+      q.orWhere((mine) => mine.where(`${alias}.author_id`, user.id).whereIn(statusColumn, own));
     }
   });
 }

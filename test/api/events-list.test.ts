@@ -155,6 +155,8 @@ describe('events: GET /events', () => {
       assert.equal((await listEvents(http, YEAR_2030)).body.total, 1);
       expectStatus(await call(http, 'delete', eventPath(b.id), users.editor), 200);
       assert.equal((await listEvents(http, YEAR_2030)).body.total, 0);
+      expectStatus(await call(http, 'post', eventPath(b.id), users.editor, { status: 'publish' }), 200);
+      assert.equal((await listEvents(http, YEAR_2030)).body.total, 1, 'restored from the trash');
     });
 
     it('loads a page in the same number of queries whatever its size (no query per event)', async () => {

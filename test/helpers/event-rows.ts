@@ -49,6 +49,7 @@ export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
     await trx('events').insert({
       post_id: id,
       post_date_utc: stamp,
+      post_status: status,
       start_local: startUtc,
       end_local: endUtc,
       start_utc: startUtc,
