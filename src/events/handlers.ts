@@ -93,21 +93,24 @@ const list = async (ctx: OperationContext<'listEvents'>): Promise<Reply> => {
   // The reply depends on the request through the computed date bounds (not the raw, relative dates)
   // and on which parameters were sent (paging URLs carry only those).
   const asked = Object.fromEntries(Object.entries(query).filter(([name]) => !(DATE_PARAMETERS as readonly string[]).includes(name)));
-  const key = replyKey(ctx, [asked, bounds, urlValues, invalid, problems, sentQueryNames(ctx.req)]);
-  return ctx.replies.get(key, () => listPage(ctx, query, page, status, problems, details, bounds, urlValues));
+  const key = replyKey(ctx, [asked, bounds, urlValues, problems, sentQueryNames(ctx.req)]);
+  return ctx.replies.get(key, () => listPage(ctx, { query, page, status, problems, details, bounds, urlValues }));
 };
 
+/** A `GET /events` request as parsed before its reply is looked up (the rest needs the database). */
+interface ParsedList {
+  query: ListQuery;
+  page: ReturnType<typeof pageRequest>;
+  status: ReturnType<typeof statusFilter>;
+  /** Parameters already known to be wrong, reported together with those the lookups find. */
+  problems: Record<string, string>;
+  details: Record<string, unknown>;
+  bounds: ReturnType<typeof listBounds>['bounds'];
+  urlValues: ReturnType<typeof listBounds>['urlValues'];
+}
+
 /** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
-async function listPage(
-  ctx: OperationContext<'listEvents'>,
-  query: ListQuery,
-  page: ReturnType<typeof pageRequest>,
-  status: ReturnType<typeof statusFilter>,
-  problems: Record<string, string>,
-  details: Record<string, unknown>,
-  bounds: ReturnType<typeof listBounds>['bounds'],
-  urlValues: ReturnType<typeof listBounds>['urlValues'],
-): Promise<Reply> {
+async function listPage(ctx: OperationContext<'listEvents'>, { query, page, status, problems, details, bounds, urlValues }: ParsedList): Promise<Reply> {
   const categories = await resolveFilterTerms(ctx.db, CATEGORIES, query.categories, problems);
   const tags = await resolveFilterTerms(ctx.db, TAGS, query.tags, problems);
   for (const [name, kind] of [['venue', VENUES], ['organizer', ORGANIZERS]] as const) {

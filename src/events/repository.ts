@@ -4,7 +4,7 @@ import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
 import { distanceSql } from '../db/geo.js';
 import { likeEscape } from '../text/slugs.js';
 import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
+import { protectedTextHidden, readerKey, whereReadable } from '../posts/visibility.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -124,7 +124,7 @@ export interface EventListFilter {
 /** What decides a list's total: the filter without the page, and who asks (what they may read). */
 function totalKey(filter: EventListFilter): string {
   const { limit, offset, user, ...rest } = filter;
-  return JSON.stringify({ ...rest, reader: user ? [user.id, user.role] : null });
+  return JSON.stringify({ ...rest, reader: readerKey(user) });
 }
 
 /** All Knex for events and their links. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { VersionedCache, type Moving } from '../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
+import { readerKey } from '../posts/visibility.js';
 import type { OperationContext, Reply } from './operation.js';
 
 /** Bytes of JSON the remembered replies may hold in all (their objects take about twice as much). */
@@ -25,7 +26,7 @@ export function replyCache(db: Knex): VersionedCache<Reply> {
  * everything the reply depends on), who asks (what they may read) and the URL base of its links.
  */
 export function replyKey(ctx: OperationContext, parts: unknown): string {
-  return JSON.stringify([ctx.operationId, ctx.urls.restRoot, ctx.urls.site, ctx.user ? [ctx.user.id, ctx.user.role] : null, parts]);
+  return JSON.stringify([ctx.operationId, ctx.urls.restRoot, ctx.urls.site, readerKey(ctx.user), parts]);
 }
 
 /**

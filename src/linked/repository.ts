@@ -3,7 +3,7 @@ import type { User } from '../auth/capabilities.js';
 import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
 import { likeEscape } from '../text/slugs.js';
 import { POST_COLUMNS, insertPost, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { protectedTextHidden, whereReadable } from '../posts/visibility.js';
+import { protectedTextHidden, readerKey, whereReadable } from '../posts/visibility.js';
 import type { LinkedKind } from './kinds.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
@@ -121,7 +121,7 @@ export class LinkedRepository {
     }
     const rows = await query.clone().select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
     const { limit, offset, user, ...rest } = filter;
-    const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: user ? [user.id, user.role] : null });
+    const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: readerKey(user) });
     const total =
       totalFromPage(rows.length, limit, offset) ??
       (await totalsOf(this.db).get(

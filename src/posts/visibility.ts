@@ -24,6 +24,14 @@ export function whereReadable(query: Knex.QueryBuilder, alias: string, user: Use
   });
 }
 
+/**
+ * Who asks, as far as what they may read goes (whereReadable): the key under which results computed
+ * for one caller are remembered (list totals, replies), so no caller is ever shown another's.
+ */
+export function readerKey(user: User | undefined): [number, string] | null {
+  return user ? [user.id, user.role] : null;
+}
+
 export interface StatusFilter {
   statuses: string[];
   /** The value paging URLs carry: the requested list, or `publish` / `any` as the plugin writes it. */
