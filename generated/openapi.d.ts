@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Lists events ordered by start date. All filters are combined with AND. Without date filters the plugin's default window applies (from yesterday to two years ahead). Events hidden from listings are never listed. Items follow the same read rule as a single GET (the plugin lists every draft to contributors); password-protected events are listed masked. `rest_url`, `next_rest_url` and `previous_rest_url` carry every filter of the request, URL-encoded, and `total` describes the filtered set.
+         * @description Lists events ordered by start date. All filters are combined with AND. Without date filters the plugin's default window applies (from yesterday to two years ahead). Events hidden from listings are never listed. Items follow the same read rule as a single GET (the plugin lists every draft to contributors); password-protected events are listed masked. For a caller who may not edit a password-protected event, the filters on its masked fields treat it as having no venue, organizer, category or tag and as not featured (`categories`, `tags`, `venue`, `organizer`, `geoloc*`, `featured`). `rest_url`, `next_rest_url` and `previous_rest_url` carry every filter of the request, URL-encoded, and `total` describes the filtered set.
          */
         get: operations["listEvents"];
         put?: never;
@@ -162,7 +162,7 @@ export interface paths {
         put?: never;
         /**
          * Create a venue
-         * @description Creates a venue. Needs the right to edit venues (contributors and up); the status scale-back of events applies to contributors. When a venue with the same non-empty name and contact fields exists it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the venue and a `Location` header. `show_map` and `show_map_link` accept JSON booleans (the plugin rejects them with 400).
+         * @description Creates a venue. Needs the right to edit venues (contributors and up); the status scale-back of events applies to contributors. When a venue the caller may read in full (not trashed, not password-protected unless the caller may edit it) has the same non-empty name and contact fields, it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the venue and a `Location` header. `show_map` and `show_map_link` accept JSON booleans (the plugin rejects them with 400).
          */
         post: operations["createVenue"];
         delete?: never;
@@ -264,7 +264,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organizer
-         * @description Creates an organizer. Needs the right to edit organizers (contributors and up); the status scale-back of events applies to contributors. When an organizer with the same non-empty name and contact fields exists it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the organizer and a `Location` header.
+         * @description Creates an organizer. Needs the right to edit organizers (contributors and up); the status scale-back of events applies to contributors. When an organizer the caller may read in full (not trashed, not password-protected unless the caller may edit it) has the same non-empty name and contact fields, it is returned with 201 instead, without being overwritten (the plugin overwrites it). Answers 201 with the organizer and a `Location` header.
          */
         post: operations["createOrganizer"];
         delete?: never;
@@ -481,7 +481,275 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An event. Keys appear in this order. In lists, password-protected events the caller may not read in full are masked: `description`, `excerpt`, `cost`, `website` become empty, `image` false, the flags null, `categories`, `tags`, `venue`, `organizer` empty arrays and `cost_details` blank. `json_ld` is present only on single GET responses. The plugin's `custom_fields` key is not emitted. */
+        /**
+         * @description An event. Keys appear in this order. In lists, password-protected events the caller may not read in full are masked: `description`, `excerpt`, `cost`, `website` become empty, `image` false, the flags null, `categories`, `tags`, `venue`, `organizer` empty arrays and `cost_details` blank. `json_ld` is present only on single GET responses. The plugin's `custom_fields` key is not emitted.
+         * @example {
+         *       "id": 4,
+         *       "global_id": "events.example.org?id=4",
+         *       "global_id_lineage": [
+         *         "events.example.org?id=4"
+         *       ],
+         *       "author": "1",
+         *       "status": "publish",
+         *       "date": "2027-02-15 09:30:00",
+         *       "date_utc": "2027-02-15 14:30:00",
+         *       "modified": "2027-02-15 09:30:00",
+         *       "modified_utc": "2027-02-15 14:30:00",
+         *       "url": "https://events.example.org/event/spring-concert/",
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/4",
+         *       "title": "Spring Concert",
+         *       "description": "<p>An evening of chamber music by the Springfield Quartet.</p>",
+         *       "excerpt": "<p>Chamber music in the Town Hall.</p>",
+         *       "slug": "spring-concert",
+         *       "image": {
+         *         "url": "https://images.example.org/spring-concert.jpg",
+         *         "id": 3,
+         *         "extension": "jpg"
+         *       },
+         *       "all_day": false,
+         *       "start_date": "2027-03-20 19:00:00",
+         *       "start_date_details": {
+         *         "year": "2027",
+         *         "month": "03",
+         *         "day": "20",
+         *         "hour": "19",
+         *         "minutes": "00",
+         *         "seconds": "00"
+         *       },
+         *       "end_date": "2027-03-20 21:30:00",
+         *       "end_date_details": {
+         *         "year": "2027",
+         *         "month": "03",
+         *         "day": "20",
+         *         "hour": "21",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "utc_start_date": "2027-03-20 23:00:00",
+         *       "utc_start_date_details": {
+         *         "year": "2027",
+         *         "month": "03",
+         *         "day": "20",
+         *         "hour": "23",
+         *         "minutes": "00",
+         *         "seconds": "00"
+         *       },
+         *       "utc_end_date": "2027-03-21 01:30:00",
+         *       "utc_end_date_details": {
+         *         "year": "2027",
+         *         "month": "03",
+         *         "day": "21",
+         *         "hour": "01",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "timezone": "America/New_York",
+         *       "timezone_abbr": "EDT",
+         *       "cost": "$15",
+         *       "cost_details": {
+         *         "currency_symbol": "",
+         *         "currency_code": "",
+         *         "currency_position": "",
+         *         "values": [
+         *           "15"
+         *         ]
+         *       },
+         *       "website": "https://music.example.org/spring-concert",
+         *       "show_map": true,
+         *       "show_map_link": true,
+         *       "hide_from_listings": false,
+         *       "sticky": false,
+         *       "featured": false,
+         *       "categories": [
+         *         {
+         *           "name": "Concerts",
+         *           "slug": "concerts",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 1,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "Live music of every kind.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 1,
+         *           "urls": {
+         *             "self": "https://events.example.org/wp-json/tribe/events/v1/categories/1",
+         *             "collection": "https://events.example.org/wp-json/tribe/events/v1/categories"
+         *           }
+         *         },
+         *         {
+         *           "name": "Jazz",
+         *           "slug": "jazz",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 2,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "",
+         *           "parent": 1,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 2,
+         *           "urls": {
+         *             "self": "https://events.example.org/wp-json/tribe/events/v1/categories/2",
+         *             "collection": "https://events.example.org/wp-json/tribe/events/v1/categories",
+         *             "up": "https://events.example.org/wp-json/tribe/events/v1/categories/1"
+         *           }
+         *         }
+         *       ],
+         *       "tags": [
+         *         {
+         *           "name": "Outdoor",
+         *           "slug": "outdoor",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 3,
+         *           "taxonomy": "post_tag",
+         *           "description": "Events in the open air.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 3,
+         *           "urls": {
+         *             "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *             "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
+         *           }
+         *         }
+         *       ],
+         *       "venue": {
+         *         "id": 1,
+         *         "author": "1",
+         *         "status": "publish",
+         *         "date": "2027-02-15 09:30:00",
+         *         "date_utc": "2027-02-15 14:30:00",
+         *         "modified": "2027-02-15 09:30:00",
+         *         "modified_utc": "2027-02-15 14:30:00",
+         *         "url": "https://events.example.org/venue/town-hall/",
+         *         "venue": "Town Hall",
+         *         "description": "<p>The historic town hall, with a 400-seat auditorium.</p>",
+         *         "slug": "town-hall",
+         *         "address": "1 Main Street",
+         *         "city": "Springfield",
+         *         "country": "United States",
+         *         "state": "IL",
+         *         "zip": "62701",
+         *         "phone": "+1 217 555 0100",
+         *         "website": "https://townhall.example.org",
+         *         "stateprovince": "IL",
+         *         "geo_lat": 39.7817,
+         *         "geo_lng": -89.6501,
+         *         "json_ld": {
+         *           "@context": "http://schema.org",
+         *           "@type": "Place",
+         *           "name": "Town Hall",
+         *           "description": "The historic town hall, with a 400-seat auditorium.",
+         *           "url": "https://events.example.org/venue/town-hall/",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "1 Main Street",
+         *             "addressLocality": "Springfield",
+         *             "addressRegion": "IL",
+         *             "postalCode": "62701",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 39.7817,
+         *             "longitude": -89.6501
+         *           },
+         *           "telephone": "+1 217 555 0100",
+         *           "sameAs": "https://townhall.example.org"
+         *         },
+         *         "show_map": true,
+         *         "show_map_link": true,
+         *         "global_id": "events.example.org?id=1",
+         *         "global_id_lineage": [
+         *           "events.example.org?id=1"
+         *         ]
+         *       },
+         *       "organizer": [
+         *         {
+         *           "id": 2,
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2027-02-15 09:30:00",
+         *           "date_utc": "2027-02-15 14:30:00",
+         *           "modified": "2027-02-15 09:30:00",
+         *           "modified_utc": "2027-02-15 14:30:00",
+         *           "url": "https://events.example.org/organizer/springfield-music-society/",
+         *           "organizer": "Springfield Music Society",
+         *           "description": "<p>A volunteer society that has run concerts since 1921.</p>",
+         *           "slug": "springfield-music-society",
+         *           "phone": "+1 217 555 0199",
+         *           "website": "https://music.example.org",
+         *           "email": "info@music.example.org",
+         *           "json_ld": {
+         *             "@context": "http://schema.org",
+         *             "@type": "Person",
+         *             "name": "Springfield Music Society",
+         *             "description": "A volunteer society that has run concerts since 1921.",
+         *             "url": "https://music.example.org",
+         *             "telephone": "+1 217 555 0199",
+         *             "email": "info@music.example.org",
+         *             "sameAs": "https://music.example.org"
+         *           },
+         *           "global_id": "events.example.org?id=2",
+         *           "global_id_lineage": [
+         *             "events.example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "json_ld": {
+         *         "@context": "http://schema.org",
+         *         "@type": "Event",
+         *         "name": "Spring Concert",
+         *         "description": "Chamber music in the Town Hall.",
+         *         "image": "https://images.example.org/spring-concert.jpg",
+         *         "url": "https://events.example.org/event/spring-concert/",
+         *         "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *         "eventStatus": "https://schema.org/EventScheduled",
+         *         "startDate": "2027-03-20T19:00:00-04:00",
+         *         "endDate": "2027-03-20T21:30:00-04:00",
+         *         "location": {
+         *           "@type": "Place",
+         *           "name": "Town Hall",
+         *           "description": "The historic town hall, with a 400-seat auditorium.",
+         *           "url": "https://events.example.org/venue/town-hall/",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "1 Main Street",
+         *             "addressLocality": "Springfield",
+         *             "addressRegion": "IL",
+         *             "postalCode": "62701",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 39.7817,
+         *             "longitude": -89.6501
+         *           },
+         *           "telephone": "+1 217 555 0100",
+         *           "sameAs": "https://townhall.example.org"
+         *         },
+         *         "organizer": {
+         *           "@type": "Person",
+         *           "name": "Springfield Music Society",
+         *           "description": "A volunteer society that has run concerts since 1921.",
+         *           "url": "https://music.example.org",
+         *           "telephone": "+1 217 555 0199",
+         *           "email": "info@music.example.org",
+         *           "sameAs": "https://music.example.org"
+         *         },
+         *         "offers": {
+         *           "@type": "Offer",
+         *           "price": "15",
+         *           "priceCurrency": "USD",
+         *           "url": "https://events.example.org/event/spring-concert/",
+         *           "category": "primary",
+         *           "availability": "inStock",
+         *           "validFrom": "2027-02-15T14:30:00+00:00"
+         *         },
+         *         "performer": "Organization"
+         *       }
+         *     }
+         */
         Event: {
             /** @description Event ID. */
             id: number;
@@ -556,7 +824,60 @@ export interface components {
             organizer: components["schemas"]["Organizer"][];
             json_ld?: components["schemas"]["JsonLd"];
         };
-        /** @description A venue. Keys appear in this order; keys whose value is empty are absent, except `show_map`, `show_map_link`, `global_id` and `global_id_lineage`, which are always present. Venues have no `rest_url`. `json_ld` is present only on single GET responses (also when embedded in a single event). Password-protected venues are masked in lists and inside events (the name stays visible). */
+        /**
+         * @description A venue. Keys appear in this order; keys whose value is empty are absent, except `show_map`, `show_map_link`, `global_id` and `global_id_lineage`, which are always present. Venues have no `rest_url`. `json_ld` is present only on single GET responses (also when embedded in a single event). Password-protected venues are masked in lists and inside events (the name stays visible).
+         * @example {
+         *       "id": 1,
+         *       "author": "1",
+         *       "status": "publish",
+         *       "date": "2027-02-15 09:30:00",
+         *       "date_utc": "2027-02-15 14:30:00",
+         *       "modified": "2027-02-15 09:30:00",
+         *       "modified_utc": "2027-02-15 14:30:00",
+         *       "url": "https://events.example.org/venue/town-hall/",
+         *       "venue": "Town Hall",
+         *       "description": "<p>The historic town hall, with a 400-seat auditorium.</p>",
+         *       "slug": "town-hall",
+         *       "address": "1 Main Street",
+         *       "city": "Springfield",
+         *       "country": "United States",
+         *       "state": "IL",
+         *       "zip": "62701",
+         *       "phone": "+1 217 555 0100",
+         *       "website": "https://townhall.example.org",
+         *       "stateprovince": "IL",
+         *       "geo_lat": 39.7817,
+         *       "geo_lng": -89.6501,
+         *       "json_ld": {
+         *         "@context": "http://schema.org",
+         *         "@type": "Place",
+         *         "name": "Town Hall",
+         *         "description": "The historic town hall, with a 400-seat auditorium.",
+         *         "url": "https://events.example.org/venue/town-hall/",
+         *         "address": {
+         *           "@type": "PostalAddress",
+         *           "streetAddress": "1 Main Street",
+         *           "addressLocality": "Springfield",
+         *           "addressRegion": "IL",
+         *           "postalCode": "62701",
+         *           "addressCountry": "United States"
+         *         },
+         *         "geo": {
+         *           "@type": "GeoCoordinates",
+         *           "latitude": 39.7817,
+         *           "longitude": -89.6501
+         *         },
+         *         "telephone": "+1 217 555 0100",
+         *         "sameAs": "https://townhall.example.org"
+         *       },
+         *       "show_map": true,
+         *       "show_map_link": true,
+         *       "global_id": "events.example.org?id=1",
+         *       "global_id_lineage": [
+         *         "events.example.org?id=1"
+         *       ]
+         *     }
+         */
         Venue: {
             /** @description Venue ID. */
             id: number;
@@ -615,7 +936,39 @@ export interface components {
             /** @description Always `[global_id]`. */
             global_id_lineage: string[];
         };
-        /** @description An organizer. Keys appear in this order; keys whose value is empty are absent, except `global_id` and `global_id_lineage`, which are always present. `json_ld` is present only on single GET responses. Password-protected organizers are masked in lists and inside events (the name stays visible). */
+        /**
+         * @description An organizer. Keys appear in this order; keys whose value is empty are absent, except `global_id` and `global_id_lineage`, which are always present. `json_ld` is present only on single GET responses. Password-protected organizers are masked in lists and inside events (the name stays visible).
+         * @example {
+         *       "id": 2,
+         *       "author": "1",
+         *       "status": "publish",
+         *       "date": "2027-02-15 09:30:00",
+         *       "date_utc": "2027-02-15 14:30:00",
+         *       "modified": "2027-02-15 09:30:00",
+         *       "modified_utc": "2027-02-15 14:30:00",
+         *       "url": "https://events.example.org/organizer/springfield-music-society/",
+         *       "organizer": "Springfield Music Society",
+         *       "description": "<p>A volunteer society that has run concerts since 1921.</p>",
+         *       "slug": "springfield-music-society",
+         *       "phone": "+1 217 555 0199",
+         *       "website": "https://music.example.org",
+         *       "email": "info@music.example.org",
+         *       "json_ld": {
+         *         "@context": "http://schema.org",
+         *         "@type": "Person",
+         *         "name": "Springfield Music Society",
+         *         "description": "A volunteer society that has run concerts since 1921.",
+         *         "url": "https://music.example.org",
+         *         "telephone": "+1 217 555 0199",
+         *         "email": "info@music.example.org",
+         *         "sameAs": "https://music.example.org"
+         *       },
+         *       "global_id": "events.example.org?id=2",
+         *       "global_id_lineage": [
+         *         "events.example.org?id=2"
+         *       ]
+         *     }
+         */
         Organizer: {
             /** @description Organizer ID. */
             id: number;
@@ -654,7 +1007,25 @@ export interface components {
             /** @description Always `[global_id]`. */
             global_id_lineage: string[];
         };
-        /** @description An event category. Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted (`urls` carries `self`, `collection` and `up`). */
+        /**
+         * @description An event category. Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted (`urls` carries `self`, `collection` and `up`).
+         * @example {
+         *       "id": 2,
+         *       "count": 1,
+         *       "description": "",
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "taxonomy": "tribe_events_cat",
+         *       "parent": 1,
+         *       "meta": [],
+         *       "url": "https://events.example.org/events/category/concerts/jazz/",
+         *       "urls": {
+         *         "self": "https://events.example.org/wp-json/tribe/events/v1/categories/2",
+         *         "collection": "https://events.example.org/wp-json/tribe/events/v1/categories",
+         *         "up": "https://events.example.org/wp-json/tribe/events/v1/categories/1"
+         *       }
+         *     }
+         */
         Category: {
             /** @description Term ID. */
             id: number;
@@ -676,7 +1047,23 @@ export interface components {
             url: string;
             urls: components["schemas"]["TermUrls"];
         };
-        /** @description An event tag (tags are event tags only). Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted. */
+        /**
+         * @description An event tag (tags are event tags only). Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted.
+         * @example {
+         *       "id": 3,
+         *       "count": 1,
+         *       "description": "Events in the open air.",
+         *       "name": "Outdoor",
+         *       "slug": "outdoor",
+         *       "taxonomy": "post_tag",
+         *       "meta": [],
+         *       "url": "https://events.example.org/tag/outdoor/",
+         *       "urls": {
+         *         "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *         "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
+         *       }
+         *     }
+         */
         Tag: {
             /** @description Term ID. */
             id: number;
@@ -696,7 +1083,26 @@ export interface components {
             url: string;
             urls: components["schemas"]["TermUrls"];
         };
-        /** @description A category or tag as embedded in an event. Keys appear in this order. */
+        /**
+         * @description A category or tag as embedded in an event. Keys appear in this order.
+         * @example {
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "term_group": 0,
+         *       "term_taxonomy_id": 2,
+         *       "taxonomy": "tribe_events_cat",
+         *       "description": "",
+         *       "parent": 1,
+         *       "count": 1,
+         *       "filter": "raw",
+         *       "id": 2,
+         *       "urls": {
+         *         "self": "https://events.example.org/wp-json/tribe/events/v1/categories/2",
+         *         "collection": "https://events.example.org/wp-json/tribe/events/v1/categories",
+         *         "up": "https://events.example.org/wp-json/tribe/events/v1/categories/1"
+         *       }
+         *     }
+         */
         EmbeddedTerm: {
             /** @description Term name. */
             name: string;
@@ -729,7 +1135,14 @@ export interface components {
             /** @description URL of the parent category in the API; only for categories with a parent. */
             up?: string;
         };
-        /** @description An image. */
+        /**
+         * @description An image.
+         * @example {
+         *       "url": "https://images.example.org/spring-concert.jpg",
+         *       "id": 3,
+         *       "extension": "jpg"
+         *     }
+         */
         Image: {
             /** @description Image URL. */
             url: string;
@@ -777,7 +1190,198 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A page of events. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page. */
+        /**
+         * @description A page of events. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "events": [
+         *         {
+         *           "id": 4,
+         *           "global_id": "events.example.org?id=4",
+         *           "global_id_lineage": [
+         *             "events.example.org?id=4"
+         *           ],
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2027-02-15 09:30:00",
+         *           "date_utc": "2027-02-15 14:30:00",
+         *           "modified": "2027-02-15 09:30:00",
+         *           "modified_utc": "2027-02-15 14:30:00",
+         *           "url": "https://events.example.org/event/spring-concert/",
+         *           "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/4",
+         *           "title": "Spring Concert",
+         *           "description": "<p>An evening of chamber music by the Springfield Quartet.</p>",
+         *           "excerpt": "<p>Chamber music in the Town Hall.</p>",
+         *           "slug": "spring-concert",
+         *           "image": {
+         *             "url": "https://images.example.org/spring-concert.jpg",
+         *             "id": 3,
+         *             "extension": "jpg"
+         *           },
+         *           "all_day": false,
+         *           "start_date": "2027-03-20 19:00:00",
+         *           "start_date_details": {
+         *             "year": "2027",
+         *             "month": "03",
+         *             "day": "20",
+         *             "hour": "19",
+         *             "minutes": "00",
+         *             "seconds": "00"
+         *           },
+         *           "end_date": "2027-03-20 21:30:00",
+         *           "end_date_details": {
+         *             "year": "2027",
+         *             "month": "03",
+         *             "day": "20",
+         *             "hour": "21",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "utc_start_date": "2027-03-20 23:00:00",
+         *           "utc_start_date_details": {
+         *             "year": "2027",
+         *             "month": "03",
+         *             "day": "20",
+         *             "hour": "23",
+         *             "minutes": "00",
+         *             "seconds": "00"
+         *           },
+         *           "utc_end_date": "2027-03-21 01:30:00",
+         *           "utc_end_date_details": {
+         *             "year": "2027",
+         *             "month": "03",
+         *             "day": "21",
+         *             "hour": "01",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "timezone": "America/New_York",
+         *           "timezone_abbr": "EDT",
+         *           "cost": "$15",
+         *           "cost_details": {
+         *             "currency_symbol": "",
+         *             "currency_code": "",
+         *             "currency_position": "",
+         *             "values": [
+         *               "15"
+         *             ]
+         *           },
+         *           "website": "https://music.example.org/spring-concert",
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "hide_from_listings": false,
+         *           "sticky": false,
+         *           "featured": false,
+         *           "categories": [
+         *             {
+         *               "name": "Concerts",
+         *               "slug": "concerts",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 1,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "Live music of every kind.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 1,
+         *               "urls": {
+         *                 "self": "https://events.example.org/wp-json/tribe/events/v1/categories/1",
+         *                 "collection": "https://events.example.org/wp-json/tribe/events/v1/categories"
+         *               }
+         *             },
+         *             {
+         *               "name": "Jazz",
+         *               "slug": "jazz",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 2,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "",
+         *               "parent": 1,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 2,
+         *               "urls": {
+         *                 "self": "https://events.example.org/wp-json/tribe/events/v1/categories/2",
+         *                 "collection": "https://events.example.org/wp-json/tribe/events/v1/categories",
+         *                 "up": "https://events.example.org/wp-json/tribe/events/v1/categories/1"
+         *               }
+         *             }
+         *           ],
+         *           "tags": [
+         *             {
+         *               "name": "Outdoor",
+         *               "slug": "outdoor",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 3,
+         *               "taxonomy": "post_tag",
+         *               "description": "Events in the open air.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 3,
+         *               "urls": {
+         *                 "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *                 "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
+         *               }
+         *             }
+         *           ],
+         *           "venue": {
+         *             "id": 1,
+         *             "author": "1",
+         *             "status": "publish",
+         *             "date": "2027-02-15 09:30:00",
+         *             "date_utc": "2027-02-15 14:30:00",
+         *             "modified": "2027-02-15 09:30:00",
+         *             "modified_utc": "2027-02-15 14:30:00",
+         *             "url": "https://events.example.org/venue/town-hall/",
+         *             "venue": "Town Hall",
+         *             "description": "<p>The historic town hall, with a 400-seat auditorium.</p>",
+         *             "slug": "town-hall",
+         *             "address": "1 Main Street",
+         *             "city": "Springfield",
+         *             "country": "United States",
+         *             "state": "IL",
+         *             "zip": "62701",
+         *             "phone": "+1 217 555 0100",
+         *             "website": "https://townhall.example.org",
+         *             "stateprovince": "IL",
+         *             "geo_lat": 39.7817,
+         *             "geo_lng": -89.6501,
+         *             "show_map": true,
+         *             "show_map_link": true,
+         *             "global_id": "events.example.org?id=1",
+         *             "global_id_lineage": [
+         *               "events.example.org?id=1"
+         *             ]
+         *           },
+         *           "organizer": [
+         *             {
+         *               "id": 2,
+         *               "author": "1",
+         *               "status": "publish",
+         *               "date": "2027-02-15 09:30:00",
+         *               "date_utc": "2027-02-15 14:30:00",
+         *               "modified": "2027-02-15 09:30:00",
+         *               "modified_utc": "2027-02-15 14:30:00",
+         *               "url": "https://events.example.org/organizer/springfield-music-society/",
+         *               "organizer": "Springfield Music Society",
+         *               "description": "<p>A volunteer society that has run concerts since 1921.</p>",
+         *               "slug": "springfield-music-society",
+         *               "phone": "+1 217 555 0199",
+         *               "website": "https://music.example.org",
+         *               "email": "info@music.example.org",
+         *               "global_id": "events.example.org?id=2",
+         *               "global_id_lineage": [
+         *                 "events.example.org?id=2"
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/?page=1&per_page=1&start_date=2027-03-01+00%3A00%3A00&end_date=2029-02-15+23%3A59%3A59&status=publish",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
         EventList: {
             events: components["schemas"]["Event"][];
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
@@ -791,7 +1395,45 @@ export interface components {
             /** @description Number of pages matching the filters (0 when nothing matches). */
             total_pages: number;
         };
-        /** @description A page of venues. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page. */
+        /**
+         * @description A page of venues. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "venues": [
+         *         {
+         *           "id": 1,
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2027-02-15 09:30:00",
+         *           "date_utc": "2027-02-15 14:30:00",
+         *           "modified": "2027-02-15 09:30:00",
+         *           "modified_utc": "2027-02-15 14:30:00",
+         *           "url": "https://events.example.org/venue/town-hall/",
+         *           "venue": "Town Hall",
+         *           "description": "<p>The historic town hall, with a 400-seat auditorium.</p>",
+         *           "slug": "town-hall",
+         *           "address": "1 Main Street",
+         *           "city": "Springfield",
+         *           "country": "United States",
+         *           "state": "IL",
+         *           "zip": "62701",
+         *           "phone": "+1 217 555 0100",
+         *           "website": "https://townhall.example.org",
+         *           "stateprovince": "IL",
+         *           "geo_lat": 39.7817,
+         *           "geo_lng": -89.6501,
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "global_id": "events.example.org?id=1",
+         *           "global_id_lineage": [
+         *             "events.example.org?id=1"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/venues/?page=1&per_page=1&status=publish",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
         VenueList: {
             venues: components["schemas"]["Venue"][];
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
@@ -805,7 +1447,36 @@ export interface components {
             /** @description Number of pages matching the filters (0 when nothing matches). */
             total_pages: number;
         };
-        /** @description A page of organizers. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page. */
+        /**
+         * @description A page of organizers. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "organizers": [
+         *         {
+         *           "id": 2,
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2027-02-15 09:30:00",
+         *           "date_utc": "2027-02-15 14:30:00",
+         *           "modified": "2027-02-15 09:30:00",
+         *           "modified_utc": "2027-02-15 14:30:00",
+         *           "url": "https://events.example.org/organizer/springfield-music-society/",
+         *           "organizer": "Springfield Music Society",
+         *           "description": "<p>A volunteer society that has run concerts since 1921.</p>",
+         *           "slug": "springfield-music-society",
+         *           "phone": "+1 217 555 0199",
+         *           "website": "https://music.example.org",
+         *           "email": "info@music.example.org",
+         *           "global_id": "events.example.org?id=2",
+         *           "global_id_lineage": [
+         *             "events.example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/organizers/?page=1&per_page=1&status=publish",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
         OrganizerList: {
             organizers: components["schemas"]["Organizer"][];
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
@@ -819,7 +1490,32 @@ export interface components {
             /** @description Number of pages matching the filters (0 when nothing matches). */
             total_pages: number;
         };
-        /** @description A page of categories. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page. */
+        /**
+         * @description A page of categories. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/categories/?page=1&per_page=1",
+         *       "total": 2,
+         *       "total_pages": 2,
+         *       "categories": [
+         *         {
+         *           "id": 1,
+         *           "count": 1,
+         *           "description": "Live music of every kind.",
+         *           "name": "Concerts",
+         *           "slug": "concerts",
+         *           "taxonomy": "tribe_events_cat",
+         *           "parent": 0,
+         *           "meta": [],
+         *           "url": "https://events.example.org/events/category/concerts/",
+         *           "urls": {
+         *             "self": "https://events.example.org/wp-json/tribe/events/v1/categories/1",
+         *             "collection": "https://events.example.org/wp-json/tribe/events/v1/categories"
+         *           }
+         *         }
+         *       ],
+         *       "next_rest_url": "https://events.example.org/wp-json/tribe/events/v1/categories/?page=2&per_page=1"
+         *     }
+         */
         CategoryList: {
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
             rest_url: string;
@@ -833,7 +1529,30 @@ export interface components {
             /** @description URL of the previous page, with every filter of the request; absent on the first page. */
             previous_rest_url?: string;
         };
-        /** @description A page of tags. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page. */
+        /**
+         * @description A page of tags. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/tags/?page=1&per_page=1",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "tags": [
+         *         {
+         *           "id": 3,
+         *           "count": 1,
+         *           "description": "Events in the open air.",
+         *           "name": "Outdoor",
+         *           "slug": "outdoor",
+         *           "taxonomy": "post_tag",
+         *           "meta": [],
+         *           "url": "https://events.example.org/tag/outdoor/",
+         *           "urls": {
+         *             "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *             "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         TagList: {
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
             rest_url: string;
@@ -847,7 +1566,42 @@ export interface components {
             /** @description URL of the previous page, with every filter of the request; absent on the first page. */
             previous_rest_url?: string;
         };
-        /** @description The WordPress namespace index: every route of the namespace with its methods and arguments. */
+        /**
+         * @description The WordPress namespace index: every route of the namespace with its methods and arguments.
+         * @example {
+         *       "namespace": "tribe/events/v1",
+         *       "routes": {
+         *         "/tribe/events/v1/doc": {
+         *           "namespace": "tribe/events/v1",
+         *           "methods": [
+         *             "GET"
+         *           ],
+         *           "endpoints": [
+         *             {
+         *               "methods": [
+         *                 "GET"
+         *               ],
+         *               "args": {}
+         *             }
+         *           ],
+         *           "_links": {
+         *             "self": [
+         *               {
+         *                 "href": "https://events.example.org/wp-json/tribe/events/v1/doc"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       },
+         *       "_links": {
+         *         "up": [
+         *           {
+         *             "href": "https://events.example.org/wp-json/"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         NamespaceIndex: {
             /** @description Always `tribe/events/v1`. */
             namespace: string;
@@ -904,7 +1658,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A WordPress-style error. The HTTP status equals `data.status`. */
+        /**
+         * @description A WordPress-style error. The HTTP status equals `data.status`.
+         * @example {
+         *       "code": "rest_invalid_param",
+         *       "message": "Invalid parameter(s): end_date",
+         *       "data": {
+         *         "status": 400,
+         *         "params": {
+         *           "end_date": "end_date must not be before start_date."
+         *         },
+         *         "details": {
+         *           "end_date": {
+         *             "code": "rest_invalid_param",
+         *             "message": "end_date must not be before start_date.",
+         *             "data": {
+         *               "param": "end_date"
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         Error: {
             /** @description Machine-readable error code, e.g. `rest_invalid_param`. */
             code: string;
@@ -921,94 +1696,44 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        EventCreate: {
-            /** @description Event title. */
-            title: string;
-            /** @description Start date and time, as wall-clock time in the event time zone. An instant that carries an offset, or a timestamp, is converted into the event time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            start_date: string;
-            /** @description End date and time, in the same forms as `start_date`. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
-            end_date: string;
+        /** @description Fields that events, venues and organizers share, in their create and update bodies. (`EventFields`, `VenueFields` and `OrganizerFields` add their own.) */
+        PostFields: {
             /** @description Author (user) ID. Setting another user needs the edit-others right. */
             author?: number;
-            /** @description Publication date, in the event (or site) time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Event description (HTML allowed, sanitized for users who are not editors or administrators). */
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: components["schemas"]["DateInput"];
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: components["schemas"]["DateInput"];
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). */
             description?: string;
-            /** @description Slug. Derived from the title when not given (drafts too) and made unique with `-2`, `-3` suffixes. On the by-slug update routes this renames the event. */
-            slug?: string;
-            /** @description Event excerpt (HTML allowed, sanitized as `description`). */
-            excerpt?: string;
             /**
-             * @description Publication status of the event. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed event is restored by setting a status.
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
              * @enum {string}
              */
             status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
-            timezone?: string;
-            /**
-             * @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case.
-             * @default false
-             */
-            all_day?: boolean;
-            image?: components["schemas"]["ImageReference"];
-            cost?: components["schemas"]["CostInput"];
-            /** @description Website of the event: a URL, or an empty string to clear it. */
-            website?: string;
-            /** @description Whether to show a map. The values `true`, `false`, `1` and `0` are accepted, in any case. */
-            show_map?: boolean;
-            /** @description Whether to show a map link. The values `true`, `false`, `1` and `0` are accepted, in any case. */
-            show_map_link?: boolean;
-            /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`, `false`, `1` and `0` are accepted, in any case. */
-            hide_from_listings?: boolean;
-            /** @description Whether to pin the event in the calendar view. The values `true`, `false`, `1` and `0` are accepted, in any case. */
-            sticky?: boolean;
-            /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
-            featured?: boolean;
-            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
-            categories?: components["schemas"]["TermReference"][];
-            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
-            tags?: components["schemas"]["TermReference"][];
-            venue?: components["schemas"]["VenueReference"];
-            organizer?: components["schemas"]["OrganizerReference"];
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
             /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
             password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
         };
-        /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        EventUpdate: {
+        /** @description The fields of an event that clients write (`EventCreate`, `EventUpdate`). */
+        EventFields: components["schemas"]["PostFields"] & {
             /** @description Event title. */
             title?: string;
-            /** @description Start date and time, as wall-clock time in the event time zone. An instant that carries an offset, or a timestamp, is converted into the event time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            start_date?: string;
-            /** @description End date and time, in the same forms as `start_date`. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
-            end_date?: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the event (or site) time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Event description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /** @description Slug. Derived from the title when not given (drafts too) and made unique with `-2`, `-3` suffixes. On the by-slug update routes this renames the event. */
-            slug?: string;
-            /** @description Event excerpt (HTML allowed, sanitized as `description`). */
+            /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. */
+            start_date?: components["schemas"]["DateInput"];
+            /** @description End date and time, read as `start_date` is. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
+            end_date?: components["schemas"]["DateInput"];
+            /** @description Excerpt (HTML allowed, sanitized as `description`). */
             excerpt?: string;
-            /**
-             * @description Publication status of the event. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed event is restored by setting a status.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
             timezone?: string;
-            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case. On create it defaults to false. */
             all_day?: boolean;
-            image?: components["schemas"]["ImageReference"];
             cost?: components["schemas"]["CostInput"];
-            /** @description Website of the event: a URL, or an empty string to clear it. */
-            website?: string;
             /** @description Whether to show a map. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             show_map?: boolean;
             /** @description Whether to show a map link. The values `true`, `false`, `1` and `0` are accepted, in any case. */
@@ -1019,34 +1744,25 @@ export interface components {
             sticky?: boolean;
             /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
             featured?: boolean;
-            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. */
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. */
             categories?: components["schemas"]["TermReference"][];
             /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
         };
-        /** @description A venue given inside an event: either `{id}` of an existing venue, or the venue create fields. */
-        VenueInput: {
-            /** @description ID of an existing venue to link; the other fields are then ignored. */
-            id?: number;
-            /** @description The venue name. Required when a new venue is created. */
+        /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
+        EventCreate: {
+            title: string;
+            start_date: components["schemas"]["DateInput"];
+            end_date: components["schemas"]["DateInput"];
+        } & components["schemas"]["EventFields"];
+        /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
+        EventUpdate: components["schemas"]["EventFields"];
+        /** @description The fields of a venue that clients write (`VenueCreate`, `VenueUpdate`, and new venues inside an event, `VenueInput`). */
+        VenueFields: components["schemas"]["PostFields"] & {
+            /** @description The venue name. */
             venue?: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Venue description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
             show_map?: components["schemas"]["FlexibleBoolean"];
             show_map_link?: components["schemas"]["FlexibleBoolean"];
             /** @description Street address. */
@@ -1065,241 +1781,70 @@ export interface components {
             phone?: string;
             /** @description State or province. When not sent it is derived from `state` (for an empty or US country) or `province`. */
             stateprovince?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
-            slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
             /** @description Latitude of the venue, used by the `geoloc` event filters. Null clears it. */
             geo_lat?: number | null;
             /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
             geo_lng?: number | null;
-        };
-        /** @description An organizer given inside an event: either `{id}` of an existing organizer, or the organizer create fields. */
-        OrganizerInput: {
-            /** @description ID of an existing organizer to link; the other fields are then ignored. */
-            id?: number;
-            /** @description The organizer name. Required when a new organizer is created. */
-            organizer?: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Organizer description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Phone number. */
-            phone?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
-            email?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
-            slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
         };
         /** @description Fields of a new venue. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         VenueCreate: {
-            /** @description The venue name. */
             venue: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Venue description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
-            show_map?: components["schemas"]["FlexibleBoolean"];
-            show_map_link?: components["schemas"]["FlexibleBoolean"];
-            /** @description Street address. */
-            address?: string;
-            /** @description City. */
-            city?: string;
-            /** @description Country. */
-            country?: string;
-            /** @description Province. */
-            province?: string;
-            /** @description State. */
-            state?: string;
-            /** @description Postal code. */
-            zip?: string;
-            /** @description Phone number. */
-            phone?: string;
-            /** @description State or province. When not sent it is derived from `state` (for an empty or US country) or `province`. */
-            stateprovince?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
-            slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
-            /** @description Latitude of the venue, used by the `geoloc` event filters. Null clears it. */
-            geo_lat?: number | null;
-            /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
-            geo_lng?: number | null;
-        };
+        } & components["schemas"]["VenueFields"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        VenueUpdate: {
-            /** @description The venue name. */
-            venue?: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Venue description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
-            show_map?: components["schemas"]["FlexibleBoolean"];
-            show_map_link?: components["schemas"]["FlexibleBoolean"];
-            /** @description Street address. */
-            address?: string;
-            /** @description City. */
-            city?: string;
-            /** @description Country. */
-            country?: string;
-            /** @description Province. */
-            province?: string;
-            /** @description State. */
-            state?: string;
-            /** @description Postal code. */
-            zip?: string;
+        VenueUpdate: components["schemas"]["VenueFields"];
+        /** @description A venue given inside an event: either `{id}` of an existing venue, or the venue create fields (`venue`, the name, is then required). */
+        VenueInput: {
+            /** @description ID of an existing venue to link; the other fields are then ignored. */
+            id?: number;
+        } & components["schemas"]["VenueFields"];
+        /** @description The fields of an organizer that clients write (`OrganizerCreate`, `OrganizerUpdate`, and new organizers inside an event, `OrganizerInput`). */
+        OrganizerFields: components["schemas"]["PostFields"] & {
+            /** @description The organizer name. */
+            organizer?: string;
             /** @description Phone number. */
             phone?: string;
-            /** @description State or province. When not sent it is derived from `state` (for an empty or US country) or `province`. */
-            stateprovince?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
-            slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
-            /** @description Latitude of the venue, used by the `geoloc` event filters. Null clears it. */
-            geo_lat?: number | null;
-            /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
-            geo_lng?: number | null;
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
+            email?: string;
         };
         /** @description Fields of a new organizer. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         OrganizerCreate: {
-            /** @description The organizer name. */
             organizer: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Organizer description (HTML allowed, sanitized for users who are not editors or administrators). */
-            description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Phone number. */
-            phone?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
-            email?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
-            slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
-        };
+        } & components["schemas"]["OrganizerFields"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        OrganizerUpdate: {
-            /** @description The organizer name. */
-            organizer?: string;
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
-            author?: number;
-            /** @description Publication date, in the site time zone. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date?: string;
-            /** @description Publication date in UTC. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. An unparseable value is rejected with 400 `rest_invalid_param`. */
-            date_utc?: string;
-            /** @description Organizer description (HTML allowed, sanitized for users who are not editors or administrators). */
+        OrganizerUpdate: components["schemas"]["OrganizerFields"];
+        /** @description An organizer given inside an event: either `{id}` of an existing organizer, or the organizer create fields (`organizer`, the name, is then required). */
+        OrganizerInput: {
+            /** @description ID of an existing organizer to link; the other fields are then ignored. */
+            id?: number;
+        } & components["schemas"]["OrganizerFields"];
+        /** @description The fields of a category or tag that clients write. */
+        TermFields: {
+            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
+            name?: string;
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. */
             description?: string;
-            /**
-             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status becomes `draft` and `private` is refused with 403.
-             * @enum {string}
-             */
-            status?: "publish" | "future" | "draft" | "pending" | "private";
-            /** @description Phone number. */
-            phone?: string;
-            /** @description Website URL, or an empty string to clear it. */
-            website?: string;
-            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
-            email?: string;
-            image?: components["schemas"]["ImageReference"];
-            /** @description Slug; derived from the name when not given, made unique with `-2`, `-3` suffixes. It may be changed by an update. */
+            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
-            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
-            password?: string;
+        };
+        /** @description The fields of a category that clients write (`CategoryCreate`, `CategoryUpdate`). */
+        CategoryFields: components["schemas"]["TermFields"] & {
+            /** @description Parent category ID; `0` makes it a top-level category. */
+            parent?: number;
         };
         /** @description Fields of a new event category. Unknown fields are ignored. */
         CategoryCreate: {
-            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name: string;
-            /** @description Term description. */
-            description?: string;
-            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
-            slug?: string;
-            /** @description Parent category ID; `0` makes it a top-level category. */
-            parent?: number;
-        };
+        } & components["schemas"]["CategoryFields"];
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        CategoryUpdate: {
-            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
-            name?: string;
-            /** @description Term description. */
-            description?: string;
-            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
-            slug?: string;
-            /** @description Parent category ID; `0` makes it a top-level category. */
-            parent?: number;
-        };
+        CategoryUpdate: components["schemas"]["CategoryFields"];
         /** @description Fields of a new event tag. Unknown fields are ignored. */
         TagCreate: {
-            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name: string;
-            /** @description Term description. */
-            description?: string;
-            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
-            slug?: string;
-        };
+        } & components["schemas"]["TermFields"];
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        TagUpdate: {
-            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
-            name?: string;
-            /** @description Term description. */
-            description?: string;
-            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
-            slug?: string;
-        };
+        TagUpdate: components["schemas"]["TermFields"];
+        /** @description A date as clients send it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, or a relative phrase such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm` (PHP's strtotime phrases). Read in the event's (or the site's) time zone unless it carries an offset. An unparseable value, or a day or time that does not exist (`2027-02-30`, `2027-13-01`, `24:30`; PHP rolls them over), is rejected with 400 `rest_invalid_param` naming the parameter. */
+        DateInput: string;
         /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
         FeaturedImage: components["schemas"]["Image"] | false;
         /** @description The venue: one venue object, an array when the event has several venues, or an empty array when it has none (or the caller may not read it, or the event is masked). */
@@ -1312,7 +1857,7 @@ export interface components {
         ErrorDetails: unknown[] | {
             [key: string]: unknown;
         };
-        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers; recording a new URL needs the upload right (authors and up), contributors may only reference known image IDs. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
         ImageReference: number | (string | null) | boolean | {
             id: number;
         };
@@ -1322,18 +1867,21 @@ export interface components {
         TermReference: number | string | {
             id: number;
         };
-        /** @description Venue of the event: a venue ID (number or numeric string), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
+        /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
         VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
-        /** @description Organizers of the event, in order: an organizer ID (number or numeric string), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
+        /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
         OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
-        /** @description A venue map switch (`show_map`, `show_map_link`). Accepts JSON booleans and the strings `true`, `false`, `1`, `0` in any case (the plugin rejects JSON booleans with 400). */
+        /** @description A venue map switch (`show_map`, `show_map_link`). Accepts JSON booleans and the strings `true`, `false`, `1`, `0`, `yes`, `no`, `on`, `off` in any case (the plugin rejects JSON booleans with 400). */
         FlexibleBoolean: boolean | string;
     };
     responses: {
-        /** @description Any other error: 413 (body too large), 415 (unsupported content type), 500 (internal error, never with a stack trace), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
+        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
         Error: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -1344,6 +1892,8 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -1354,6 +1904,8 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -1364,6 +1916,8 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -1374,6 +1928,8 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
@@ -1384,11 +1940,385 @@ export interface components {
         Gone: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
+        };
+        /** @description The namespace index. */
+        NamespaceIndex: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NamespaceIndex"];
+            };
+        };
+        /** @description This OpenAPI document. */
+        Documentation: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenApiDocument"];
+            };
+        };
+        /** @description A page of events. */
+        EventList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EventList"];
+            };
+        };
+        /** @description The event. */
+        Event: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description The new event. */
+        EventCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description The updated event. */
+        EventUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description The event after the delete (in the trash, or as it was when deleted for good). */
+        EventDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description A page of venues. */
+        VenueList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["VenueList"];
+            };
+        };
+        /** @description The venue. */
+        Venue: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Venue"];
+            };
+        };
+        /** @description The new venue. */
+        VenueCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Venue"];
+            };
+        };
+        /** @description The updated venue. */
+        VenueUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Venue"];
+            };
+        };
+        /** @description The venue after the delete (in the trash, or as it was when deleted for good). */
+        VenueDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Venue"];
+            };
+        };
+        /** @description A page of organizers. */
+        OrganizerList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OrganizerList"];
+            };
+        };
+        /** @description The organizer. */
+        Organizer: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Organizer"];
+            };
+        };
+        /** @description The new organizer. */
+        OrganizerCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Organizer"];
+            };
+        };
+        /** @description The updated organizer. */
+        OrganizerUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Organizer"];
+            };
+        };
+        /** @description The organizer after the delete (in the trash, or as it was when deleted for good). */
+        OrganizerDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Organizer"];
+            };
+        };
+        /** @description A page of categories. */
+        CategoryList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CategoryList"];
+            };
+        };
+        /** @description The category. */
+        Category: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Category"];
+            };
+        };
+        /** @description The new category. */
+        CategoryCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Category"];
+            };
+        };
+        /** @description The updated category. */
+        CategoryUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Category"];
+            };
+        };
+        /** @description The deleted category, as it was. */
+        CategoryDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Category"];
+            };
+        };
+        /** @description A page of tags. */
+        TagList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TagList"];
+            };
+        };
+        /** @description The tag. */
+        Tag: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description The new tag. */
+        TagCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description The updated tag. */
+        TagUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description The deleted tag, as it was. */
+        TagDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers); a changed record or list answers 200 with a new `ETag`. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
     };
     parameters: {
@@ -1400,36 +2330,40 @@ export interface components {
         Page: number;
         /** @description Records per page. Values above 50 are clamped to 50. */
         PerPage: number;
-        /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+        /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
         Search: string;
-        /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+        /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
         Password: string;
-        /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+        /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         Force: boolean;
-        /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+        /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
-        /** @description Only records linked to this event (an event ID; anything else gives 400). */
+        /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
         LinkedEvent: number;
-        /** @description True: only records linked to at least one event that is not a draft or pending; false: only records with no such event. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+        /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         HasEvents: boolean;
-        /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+        /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         OnlyWithUpcoming: boolean;
-        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         TermExclude: number[];
-        /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+        /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         TermInclude: number[];
-        /** @description Ascending or descending order (default ascending). */
+        /** @description Ascending or descending order (default ascending), in any case (`desc`, `DESC`). */
         TermOrder: "asc" | "desc";
         /** @description Term attribute to sort by (default `name`, case-insensitive). */
         TermOrderBy: "name" | "slug" | "id" | "term_id" | "description" | "count" | "term_group" | "include" | "include_slugs" | "parent" | "none";
-        /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+        /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         TermHideEmpty: boolean;
-        /** @description Only terms assigned to this event (an event ID; anything else gives 400). */
+        /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
         TermPost: number;
         /** @description Alias of `post`; wins when both are sent. */
         TermEvent: number;
         /** @description Only terms with exactly this slug. */
         TermSlug: string;
+        /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+        Fields: string[];
+        /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -1437,16 +2371,22 @@ export interface components {
         XTecTotal: number;
         /** @description Number of pages matching the filters. */
         XTecTotalPages: number;
-        /** @description Same as `X-TEC-Total` (the plugin does not send it). */
+        /** @description Same as `X-TEC-Total`, as WordPress's own collections send it (the plugin does not). */
         XWpTotal: number;
-        /** @description Same as `X-TEC-TotalPages` (the plugin does not send it). */
+        /** @description Same as `X-TEC-TotalPages`, as WordPress's own collections send it (the plugin does not). */
         XWpTotalPages: number;
-        /** @description Pagination links with `rel="next"` and `rel="prev"` when those pages exist. */
+        /** @description WordPress's API discovery link, `<{site}/wp-json/>; rel="https://api.w.org/"`, on every answer; on lists also the neighbouring pages, `rel="next"` and `rel="prev"`, when they exist (the plugin sends no paging links). */
         Link: string;
         /** @description Absolute URL of the new record in this API (for terms, not the WordPress `wp/v2` URL the plugin sends). */
         Location: string;
-        /** @description Request ID; 5xx errors are logged with it. */
+        /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
         XRequestId: string;
+        /** @description Weak entity tag of the answer (`W/"…"`). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
+        ETag: string;
+        /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. */
+        Allow: string;
+        /** @description Seconds to wait before trying again (429 and 503 only). */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -1459,44 +2399,41 @@ export interface operations {
                 namespace?: string;
                 /** @description Scope under which the request is made; determines the fields present in the response. */
                 context?: string;
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The namespace index. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NamespaceIndex"];
-                };
-            };
+            200: components["responses"]["NamespaceIndex"];
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
         };
     };
     getDocumentation: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description This OpenAPI document. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenApiDocument"];
-                };
-            };
+            200: components["responses"]["Documentation"];
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
         };
@@ -1508,35 +2445,35 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                start_date?: string;
-                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                end_date?: string;
-                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                starts_before?: string;
-                /** @description Events starting after the date. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                starts_after?: string;
-                /** @description Events ending before the date. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                ends_before?: string;
-                /** @description Events ending after the date. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, and relative phrases such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm`. Anything unparseable is rejected with 400 `rest_invalid_param`. */
-                ends_after?: string;
-                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+                start_date?: components["schemas"]["DateInput"];
+                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+                end_date?: components["schemas"]["DateInput"];
+                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+                starts_before?: components["schemas"]["DateInput"];
+                /** @description Events starting after the date. Any `DateInput` form. */
+                starts_after?: components["schemas"]["DateInput"];
+                /** @description Events ending before the date. Any `DateInput` form. */
+                ends_before?: components["schemas"]["DateInput"];
+                /** @description Events ending after the date. Any `DateInput` form. */
+                ends_after?: components["schemas"]["DateInput"];
+                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 strict_dates?: boolean;
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Events assigned to one of the given categories, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 categories?: string[];
-                /** @description Events assigned to one of the given tags, each given by ID or slug. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 tags?: string[];
-                /** @description Events assigned to one of the given venue IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Events assigned to one of the given venue IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 venue?: number[];
-                /** @description Events assigned to one of the given organizer IDs. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Events assigned to one of the given organizer IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 organizer?: number[];
-                /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 featured?: boolean;
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 status?: components["parameters"]["Status"];
-                /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 geoloc?: boolean;
                 /** @description Latitude of the centre of a radius search: events whose venue lies within `geoloc_radius` kilometres, nearest first. `geoloc_lng` must also be given (otherwise 400). */
                 geoloc_lat?: number;
@@ -1544,33 +2481,26 @@ export interface operations {
                 geoloc_lng?: number;
                 /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
                 geoloc_radius?: number;
-                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: number[];
                 /** @description Events whose parent is this event ID (it must be an existing event). */
                 post_parent?: number;
-                /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 ticketed?: boolean;
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events. */
-            200: {
-                headers: {
-                    "X-TEC-Total": components["headers"]["XTecTotal"];
-                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
-                    "X-WP-Total": components["headers"]["XWpTotal"];
-                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventList"];
-                };
-            };
+            200: components["responses"]["EventList"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -1591,16 +2521,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new event. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            201: components["responses"]["EventCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1610,10 +2531,15 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -1622,15 +2548,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["Event"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1655,15 +2574,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1688,15 +2599,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1707,9 +2610,9 @@ export interface operations {
     deleteEvent: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -1721,15 +2624,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1755,15 +2650,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1774,10 +2661,15 @@ export interface operations {
     getEventBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -1786,15 +2678,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["Event"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1819,15 +2704,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1852,15 +2729,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1871,9 +2740,9 @@ export interface operations {
     deleteEventBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -1885,15 +2754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1919,15 +2780,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated event. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Event"];
-                };
-            };
+            200: components["responses"]["EventUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1942,37 +2795,30 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Only records linked to this event (an event ID; anything else gives 400). */
+                /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
                 event?: components["parameters"]["LinkedEvent"];
-                /** @description True: only records linked to at least one event that is not a draft or pending; false: only records with no such event. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 has_events?: components["parameters"]["HasEvents"];
-                /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 only_with_upcoming?: components["parameters"]["OnlyWithUpcoming"];
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 status?: components["parameters"]["Status"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of venues. */
-            200: {
-                headers: {
-                    "X-TEC-Total": components["headers"]["XTecTotal"];
-                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
-                    "X-WP-Total": components["headers"]["XWpTotal"];
-                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VenueList"];
-                };
-            };
+            200: components["responses"]["VenueList"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -1993,16 +2839,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new venue. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            201: components["responses"]["VenueCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2012,10 +2849,15 @@ export interface operations {
     getVenue: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2024,15 +2866,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["Venue"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2057,15 +2892,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2090,15 +2917,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2109,7 +2928,7 @@ export interface operations {
     deleteVenue: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -2121,15 +2940,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The venue after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2155,15 +2966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2174,10 +2977,15 @@ export interface operations {
     getVenueBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2186,15 +2994,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["Venue"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2219,15 +3020,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2252,15 +3045,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2271,7 +3056,7 @@ export interface operations {
     deleteVenueBySlug: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -2283,15 +3068,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The venue after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2317,15 +3094,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated venue. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Venue"];
-                };
-            };
+            200: components["responses"]["VenueUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2340,37 +3109,30 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Only records linked to this event (an event ID; anything else gives 400). */
+                /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
                 event?: components["parameters"]["LinkedEvent"];
-                /** @description True: only records linked to at least one event that is not a draft or pending; false: only records with no such event. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 has_events?: components["parameters"]["HasEvents"];
-                /** @description True: only records linked to an event that starts now or later. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 only_with_upcoming?: components["parameters"]["OnlyWithUpcoming"];
-                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 status?: components["parameters"]["Status"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of organizers. */
-            200: {
-                headers: {
-                    "X-TEC-Total": components["headers"]["XTecTotal"];
-                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
-                    "X-WP-Total": components["headers"]["XWpTotal"];
-                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizerList"];
-                };
-            };
+            200: components["responses"]["OrganizerList"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2391,16 +3153,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new organizer. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            201: components["responses"]["OrganizerCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2410,10 +3163,15 @@ export interface operations {
     getOrganizer: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2422,15 +3180,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["Organizer"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2455,15 +3206,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2488,15 +3231,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2507,7 +3242,7 @@ export interface operations {
     deleteOrganizer: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -2519,15 +3254,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organizer after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2553,15 +3280,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2572,10 +3291,15 @@ export interface operations {
     getOrganizerBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
                 password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2584,15 +3308,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["Organizer"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2617,15 +3334,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2650,15 +3359,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2669,7 +3370,7 @@ export interface operations {
     deleteOrganizerBySlug: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
             header?: never;
@@ -2681,15 +3382,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organizer after the delete. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2715,15 +3408,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated organizer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organizer"];
-                };
-            };
+            200: components["responses"]["OrganizerUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2738,47 +3423,40 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
-                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
-                /** @description Ascending or descending order (default ascending). */
+                /** @description Ascending or descending order (default ascending), in any case (`desc`, `DESC`). */
                 order?: components["parameters"]["TermOrder"];
                 /** @description Term attribute to sort by (default `name`, case-insensitive). */
                 orderby?: components["parameters"]["TermOrderBy"];
-                /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 hide_empty?: components["parameters"]["TermHideEmpty"];
                 /** @description Only categories with this parent ID; `0` lists top-level categories (the plugin rejects `0`). */
                 parent?: number;
-                /** @description Only terms assigned to this event (an event ID; anything else gives 400). */
+                /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
                 post?: components["parameters"]["TermPost"];
                 /** @description Alias of `post`; wins when both are sent. */
                 event?: components["parameters"]["TermEvent"];
                 /** @description Only terms with exactly this slug. */
                 slug?: components["parameters"]["TermSlug"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of categories. */
-            200: {
-                headers: {
-                    "X-TEC-Total": components["headers"]["XTecTotal"];
-                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
-                    "X-WP-Total": components["headers"]["XWpTotal"];
-                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CategoryList"];
-                };
-            };
+            200: components["responses"]["CategoryList"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2799,16 +3477,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new category. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            201: components["responses"]["CategoryCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2817,8 +3486,14 @@ export interface operations {
     };
     getCategory: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2827,15 +3502,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The category. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["Category"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2859,15 +3527,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated category. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["CategoryUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2892,15 +3552,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated category. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["CategoryUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2920,15 +3572,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted category. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["CategoryDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2953,15 +3597,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated category. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["CategoryUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2976,45 +3612,38 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`). */
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
-                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Comma-separated (`a=1,2`, spaces around commas ignored), repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted. At most 100 items. */
+                /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
-                /** @description Ascending or descending order (default ascending). */
+                /** @description Ascending or descending order (default ascending), in any case (`desc`, `DESC`). */
                 order?: components["parameters"]["TermOrder"];
                 /** @description Term attribute to sort by (default `name`, case-insensitive). */
                 orderby?: components["parameters"]["TermOrderBy"];
-                /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+                /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 hide_empty?: components["parameters"]["TermHideEmpty"];
-                /** @description Only terms assigned to this event (an event ID; anything else gives 400). */
+                /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
                 post?: components["parameters"]["TermPost"];
                 /** @description Alias of `post`; wins when both are sent. */
                 event?: components["parameters"]["TermEvent"];
                 /** @description Only terms with exactly this slug. */
                 slug?: components["parameters"]["TermSlug"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tags. */
-            200: {
-                headers: {
-                    "X-TEC-Total": components["headers"]["XTecTotal"];
-                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
-                    "X-WP-Total": components["headers"]["XWpTotal"];
-                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TagList"];
-                };
-            };
+            200: components["responses"]["TagList"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -3035,16 +3664,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new tag. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            201: components["responses"]["TagCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3053,8 +3673,14 @@ export interface operations {
     };
     getTag: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3063,15 +3689,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tag. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            200: components["responses"]["Tag"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -3095,15 +3714,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated tag. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            200: components["responses"]["TagUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3128,15 +3739,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated tag. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            200: components["responses"]["TagUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3156,15 +3759,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted tag. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            200: components["responses"]["TagDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3189,15 +3784,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated tag. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tag"];
-                };
-            };
+            200: components["responses"]["TagUpdated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

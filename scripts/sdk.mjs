@@ -1,55 +1,79 @@
-// Generates a client SDK from openapi/openapi.yaml with openapi-generator (`npm run sdk`).
+// Generates a client SDK from openapi/openapi.yaml (`npm run sdk`).
 //
-//   npm run sdk                        TypeScript (typescript-fetch) into sdk/typescript-fetch/
-//   npm run sdk -- python              any other generator of openapi-generator 4.3.1, into sdk/python/
+//   npm run sdk                          TypeScript (@hey-api/openapi-ts) into sdk/typescript/
+//   npm run sdk -- typescript sdk/ts     the same, into another folder
+//   npm run sdk -- python                any generator of openapi-generator 4.3.1, into sdk/python/
 //   npm run sdk -- java sdk/java-client  with an explicit output folder
 //
-// Maven Central is not reachable here, so the npm wrapper (@openapitools/openapi-generator-cli) runs
-// the generator JAR that the official npm scope ships in @openapitools/openapi-generator-cli@1.0.18-4.3.1,
-// installed under the alias `openapi-generator-jar` (tooling-notes §3). `--custom-generator` makes
-// the wrapper use that JAR without looking up or downloading a version; openapitools.json pins 4.3.1
-// so the wrapper never writes a configuration without a version. The JAR needs Java (8 or newer).
+// TypeScript: @hey-api/openapi-ts, an npm package that runs offline and types the document's unions
+// (`Event.venue` is `Venue | Array<Venue>`, `Event.image` is `Image | false`), with its own fetch
+// client in the output (no runtime dependency). Imports carry `.js` extensions, so the SDK compiles
+// under `moduleResolution` `nodenext` as well as `bundler`.
+//
+// Other languages: openapi-generator. Maven Central is not reachable here, so the npm wrapper
+// (@openapitools/openapi-generator-cli) runs the generator JAR that the official npm scope ships in
+// @openapitools/openapi-generator-cli@1.0.18-4.3.1, installed under the alias `openapi-generator-jar`.
+// `--custom-generator` makes the wrapper use that JAR without looking up or downloading a version;
+// openapitools.json pins 4.3.1 so the wrapper never writes a configuration without a version. The JAR
+// needs Java (8 or newer).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const generator = process.argv[2] ?? 'typescript-fetch';
+const generator = process.argv[2] ?? 'typescript';
 const output = path.resolve(root, process.argv[3] ?? path.join('sdk', generator));
-const jar = path.join(root, 'node_modules/openapi-generator-jar/bin/openapi-generator.jar');
-const wrapper = path.join(root, 'node_modules/@openapitools/openapi-generator-cli/main.js');
+const document = path.join(root, 'openapi/openapi.yaml');
 
-/** Generator options chosen for this document, per generator. */
+/** The TypeScript SDK: types, one function per operationId, and the fetch client they use. */
+async function typescript() {
+  const { createClient } = await import('@hey-api/openapi-ts');
+  await createClient({
+    input: document,
+    output: { path: output, module: { extension: '.js' } },
+    plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+    logs: { level: 'silent', file: false },
+  });
+}
+
+/** openapi-generator's options chosen for this document, per generator. */
 const PROPERTIES = {
   // Wire names as properties (`start_date`, not `startDate`), so the typed models, the pass-through
-  // union types (see the note above FeaturedImage in the document) and the JSON all agree.
+  // union types and the JSON all agree.
   'typescript-fetch': 'supportsES6=true,typescriptThreePlus=true,modelPropertyNaming=original',
   python: 'packageName=tec_events_client,projectName=tec-events-client',
   java: 'library=native,groupId=org.example,artifactId=tec-events-client,apiPackage=org.example.tec.api,modelPackage=org.example.tec.model,invokerPackage=org.example.tec',
 };
 
-const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-if (java.error || java.status !== 0) {
-  console.error('npm run sdk: `java` was not found. openapi-generator is a Java program: install a Java runtime');
-  console.error('(e.g. `apt-get install openjdk-17-jre-headless`) and run `npm run sdk` again.');
-  process.exit(2);
-}
-if (!fs.existsSync(jar)) {
-  console.error(`npm run sdk: ${path.relative(root, jar)} is missing; run \`npm ci\` first.`);
-  process.exit(2);
+function openapiGenerator() {
+  const jar = path.join(root, 'node_modules/openapi-generator-jar/bin/openapi-generator.jar');
+  const wrapper = path.join(root, 'node_modules/@openapitools/openapi-generator-cli/main.js');
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (java.error || java.status !== 0) {
+    console.error(`npm run sdk: \`java\` was not found. openapi-generator (for ${generator}) is a Java program: install a`);
+    console.error('Java runtime (e.g. `apt-get install openjdk-17-jre-headless`) and run `npm run sdk` again.');
+    console.error('The TypeScript SDK (`npm run sdk` without arguments) needs no Java.');
+    process.exit(2);
+  }
+  if (!fs.existsSync(jar)) {
+    console.error(`npm run sdk: ${path.relative(root, jar)} is missing; run \`npm ci\` first.`);
+    process.exit(2);
+  }
+  const args = [wrapper, `--custom-generator=${jar}`, 'generate', '-g', generator, '-i', document, '-o', output];
+  if (PROPERTIES[generator]) args.push('-p', PROPERTIES[generator]);
+  const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  if (run.status !== 0) {
+    // The generator logs every file at INFO; show its output only when it failed.
+    process.stdout.write(run.stdout ?? '');
+    process.stderr.write(run.stderr ?? '');
+    console.error(`npm run sdk: openapi-generator failed (exit ${run.status ?? run.signal}).`);
+    process.exit(1);
+  }
 }
 
 // Start from an empty folder: a file left by an older document must not survive.
 fs.rmSync(output, { recursive: true, force: true });
-const args = [wrapper, `--custom-generator=${jar}`, 'generate', '-g', generator, '-i', path.join(root, 'openapi/openapi.yaml'), '-o', output];
-if (PROPERTIES[generator]) args.push('-p', PROPERTIES[generator]);
-const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
-if (run.status !== 0) {
-  // The generator logs every file at INFO; show its output only when it failed.
-  process.stdout.write(run.stdout ?? '');
-  process.stderr.write(run.stderr ?? '');
-  console.error(`npm run sdk: openapi-generator failed (exit ${run.status ?? run.signal}).`);
-  process.exit(1);
-}
+if (generator === 'typescript') await typescript();
+else openapiGenerator();
 console.log(`${generator} SDK generated in ${path.relative(root, output) || '.'}`);

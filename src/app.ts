@@ -7,24 +7,32 @@ import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import './http/request.js';
-import type { Config } from './config.js';
+import { originOf, type Config } from './config.js';
 import { createLogger } from './logger.js';
+import { assertUtcProcess } from './dates/parse.js';
 import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
 import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser } from './http/input.js';
-import { invalidParam } from './http/errors.js';
+import { invalidParam } from './errors.js';
 import { authenticate } from './http/authentication.js';
 import { authFailureLimiter } from './http/auth-failures.js';
+import { BodyGate, jsonDepthLimit, MAX_BODY_DEPTH } from './http/body-gate.js';
 import { healthz, readyz } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
 import { requestTimeout } from './http/timeouts.js';
 import { errorMiddleware, noRouteHandler } from './http/error-middleware.js';
-import { Urls } from './http/urls.js';
-import type { OperationContext, OperationId, OperationTable } from './http/operation.js';
+import { Urls } from './urls.js';
+import { hostGuard } from './http/host.js';
+import type { Operation, OperationContext, OperationId, OperationTable, Reply } from './http/operation.js';
+import { Repositories } from './repositories.js';
 import { UserRepository } from './auth/users.js';
 import { buildRouteTable } from './discovery/namespace-index.js';
 import { docsPage } from './discovery/docs-page.js';
+import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
-import { replyCache } from './http/replies.js';
+import { replyCache, replyKey, serializedReply } from './http/replies.js';
+import { replyTooLarge, sendSerialized } from './http/reply-body.js';
+import { allowHeader } from './http/allow.js';
+import { responseFields } from './http/fields.js';
 
 export interface AppOptions {
   config: Config;
@@ -43,15 +51,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
- * every request: logging → WordPress headers → CORS → URL normalisation → body parsers → input
- * normalisation → authentication → OpenAPI validation (routes, security, parameters, bodies) →
- * the operation's permission and handler → one error middleware.
+ * every request: logging → WordPress headers → CORS → URL normalisation → authentication →
+ * anonymous writes refused → body parsers → input normalisation → OpenAPI validation (routes,
+ * security, parameters, bodies) → the operation's permission and handler → one error middleware.
  */
 export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
+  assertUtcProcess();
   const document = loadDocument();
   const operations = listOperations(document);
   const shapes = inputShapesOf(operations, `${config.basePath}/${NAMESPACE}`);
-  const table = createOperationTable(document, buildRouteTable(operations));
+  const routes = buildRouteTable(operations);
+  const table = createOperationTable(document, routes);
   const users = new UserRepository(db);
 
   const app = express();
@@ -59,6 +69,9 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.set('query parser', queryParser(shapes));
   // Weak ETags on every GET; Express answers If-None-Match with 304 itself.
   app.set('etag', 'weak');
+  // Which proxies may tell the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto):
+  // none unless TRUST_PROXY says so, since anyone can send those headers.
+  app.set('trust proxy', config.trustProxy);
 
   const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
   if (metrics) app.use(metrics.record);
@@ -82,10 +95,14 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.use(requestTimeout(config.requestTimeoutSeconds));
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
+  // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
+  app.use(hostGuard(config));
   app.use(wordpressHeaders(config));
+  // Any origin, with credentials, as WordPress does; only CORS_ORIGINS when it is set.
+  const corsOrigins = config.corsOrigins && new Set(config.corsOrigins);
   app.use(
     cors({
-      origin: true,
+      origin: corsOrigins ? (origin, done) => done(null, origin !== undefined && corsOrigins.has(originOf(origin) ?? '')) : true,
       credentials: true,
       exposedHeaders: EXPOSED_HEADERS,
       allowedHeaders: ALLOWED_HEADERS,
@@ -93,20 +110,41 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       maxAge: 600,
     }),
   );
+  app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
   app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
+  // WordPress's REST index at `{BASE_PATH}/`, where every answer's discovery Link points.
+  app.get(config.basePath || '/', restIndex(config, document, routes, now));
+  // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
+  // authentication), again below once the caller is known.
+  const allow = allowHeader(operations, `${config.basePath}/${NAMESPACE}`);
+  app.use(allow);
   // Operations endpoints, outside the namespace and the OpenAPI document.
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(db));
   if (metrics) app.get('/metrics', metrics.serve);
   app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
-  app.use(express.json({ limit: config.bodyLimit }));
-  app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 }));
-  app.use(emptyBodyAsEmptyObject);
-  app.use(normaliseBody(shapes));
+  // Who calls is known before any body is read: an anonymous write is refused (401) without parsing
+  // its body, and bodies are parsed only for operations that take one, depth-checked first.
   const limiter = authFailureLimiter(config);
   app.use(limiter.guard);
-  app.use(authenticate(users, (client) => limiter.recordFailure(client)));
+  app.use(
+    authenticate(
+      users,
+      (req) => limiter.recordFailure(req),
+      (req) => limiter.recordSuccess(req),
+    ),
+  );
+  app.use(allow);
   app.use(noStoreForUsers);
+  // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
+  app.use(responseFields(document));
+  const bodies = new BodyGate(operations, `${config.basePath}/${NAMESPACE}`);
+  app.use(bodies.refuseAnonymousWrites);
+  app.use(bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })));
+  // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
+  app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
+  app.use(emptyBodyAsEmptyObject);
+  app.use(normaliseBody(shapes));
 
   const validatorDocument = { ...document, servers: [{ url: `${config.basePath}/${NAMESPACE}` }] };
   app.use(
@@ -117,7 +155,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       // Check the document itself at start-up: a broken document must not half-validate requests.
       validateApiSpec: true,
       validateRequests: {
-        // WordPress ignores parameters it does not know (contract §2); so do we.
+        // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
         allowUnknownQueryParameters: true,
         // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
         coerceTypes: true,
@@ -130,7 +168,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
       // The document's security requirements decide which operations need a user: writes list only
       // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
-      // write gets 401 before anything about its input or the record is revealed (contract §4).
+      // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
       validateSecurity: {
         handlers: {
           basicAuth: async (req) => req.user !== undefined,
@@ -157,7 +195,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   return app;
 }
 
-/** Headers WordPress sends on every REST response (plugin-behaviour §2.4). */
+/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4). */
 function wordpressHeaders(config: Config): RequestHandler {
   return (req, res, next) => {
     const urls = new Urls(config, req);
@@ -212,17 +250,18 @@ const noStoreForUsers: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** Runs the operation the validator matched: its permission, then its handler, then the reply. */
+/**
+ * Runs the operation the validator matched through its stages (http/operation.ts): parse, then the
+ * remembered reply if there is one, else load, authorize and execute; then sends the reply.
+ */
 function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Date): RequestHandler {
-  const replies = replyCache(db);
+  const replies = replyCache(db, config.replyLimit);
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
     const operationId = matched?.schema?.operationId as OperationId | undefined;
     if (!operationId) return next();
-    const operation = table[operationId] as unknown as {
-      permission: (ctx: OperationContext) => void;
-      handler: (ctx: OperationContext) => ReturnType<OperationTable[OperationId]['handler']>;
-    };
+    // The validator has checked the request against this operation: its input has the operation's types.
+    const operation = table[operationId] as Operation<OperationId>;
     const ctx: OperationContext = {
       operationId,
       req,
@@ -231,30 +270,39 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       urls: res.locals.urls as Urls,
       config,
       db,
+      repositories: new Repositories(db),
       now,
-      replies,
       query: req.query as never,
       path: (matched?.pathParams ?? req.params) as never,
       body: (req.body ?? {}) as never,
     };
-    const infinite = nonFiniteInput(ctx.query as Record<string, unknown>, ctx.body);
+    const infinite = nonFiniteInput(req.query, req.body);
     if (infinite !== undefined) throw invalidParam(infinite, `${infinite} is not a finite number.`);
-    operation.permission(ctx);
-    const reply = await operation.handler(ctx);
+    const input = await operation.parse(ctx);
+    const run = async (): Promise<Reply> => {
+      const target = await operation.load(ctx, input);
+      operation.authorize(ctx.user, target, input);
+      return operation.execute(ctx, input, target);
+    };
+    const remembered = operation.remember?.(ctx, input);
+    const reply = remembered ? await replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : await run();
     for (const [name, value] of Object.entries(reply.headers ?? {})) {
       // The WordPress discovery Link stays; paging links are added beside it.
       if (name === 'Link') res.append('Link', value);
       else res.set(name, value);
     }
     res.status(reply.status);
-    if (config.validateResponses) {
-      // res.json is where the validator checks the body against the document.
+    if (config.validateResponses || res.locals.fields) {
+      // res.json is where the validator checks the body against the document, and where `_fields`
+      // selects keys (http/fields.ts).
       res.json(reply.body);
     } else {
       // What res.json sends, byte for byte, with the JSON kept on the reply: a remembered reply
-      // (http/replies.ts) is serialised once, not on every request.
-      if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-      res.send((reply.serialized ??= JSON.stringify(reply.body)));
+      // (http/replies.ts) is serialised once, not on every request. A reply over REPLY_LIMIT is
+      // refused before any of it is sent; one over 1 MB is streamed (http/reply-body.ts).
+      const serialized = serializedReply(reply, config.replyLimit);
+      if (!serialized.complete) throw replyTooLarge(config.replyLimit);
+      await sendSerialized(req, res, serialized);
     }
   };
 }

@@ -4,13 +4,18 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/knex.js';
+import { openDatabase, parseDatabaseUrl } from './db/knex.js';
+import { isConnectionError } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './auth/users.js';
 
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
+
 const USAGE = `Usage: npm run -s cli -- <command>
 
-  user add LOGIN --role ROLE [--secret S] [--json]   create a user and print its first secret (once)
+  user add LOGIN --role ROLE [--secret S] [--email E] [--json]
+                                                     create a user and print its first secret (once)
   user list [--json]                                 list users and how many secrets each has
   user remove LOGIN                                  delete a user and its secrets
   secret add LOGIN [--secret S] [--json]             add another secret to a user and print it (once)
@@ -19,6 +24,7 @@ const USAGE = `Usage: npm run -s cli -- <command>
 
 ROLE is one of administrator, editor, author, contributor, subscriber.
 Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
+LOGIN is case-insensitive wherever it is used; a user with --email may also log in with that address.
 The database is DATABASE_URL (default sqlite:data/events.sqlite).`;
 
 class UsageError extends Error {}
@@ -31,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       role: { type: 'string' },
       secret: { type: 'string' },
+      email: { type: 'string' },
       json: { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -44,7 +51,10 @@ async function main(argv: string[]): Promise<number> {
   const command = group === 'migrate' ? 'migrate' : `${group} ${action ?? ''}`.trim();
 
   const config = loadConfig();
-  const { db } = openDatabase(config.databaseUrl);
+  // Knex's own warnings (a failed connection attempt, with its stack) are not for the terminal: the
+  // failure itself reaches the catch below and is told in one line.
+  const quiet = { warn: () => undefined, error: () => undefined };
+  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: quiet });
   try {
     const applied = await migrateLatest(db);
     if (command === 'migrate') {
@@ -59,15 +69,15 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'user add': {
         if (!values.role) throw new UsageError('user add needs --role ROLE');
-        const { user, secret } = await users.add(needLogin(), values.role, values.secret);
-        if (values.json) console.log(JSON.stringify({ id: user.id, login: user.login, role: user.role, secret }));
-        else console.log(`created ${user.role} "${user.login}" (id ${user.id})\nsecret (shown once): ${secret}`);
+        const { user, email, secret } = await users.add(needLogin(), values.role, values.secret, values.email);
+        if (values.json) console.log(JSON.stringify({ id: user.id, login: user.login, role: user.role, email, secret }));
+        else console.log(`created ${user.role} "${user.login}" (id ${user.id})${email ? ` <${email}>` : ''}\nsecret (shown once): ${secret}`);
         return 0;
       }
       case 'user list': {
         const list = await users.list();
         if (values.json) console.log(JSON.stringify(list));
-        else for (const u of list) console.log(`${u.id}\t${u.login}\t${u.role}\t${u.secrets} secret(s)`);
+        else for (const u of list) console.log(`${u.id}\t${u.login}\t${u.role}\t${u.email ?? '-'}\t${u.secrets} secret(s)`);
         return 0;
       }
       case 'user remove':
@@ -105,7 +115,36 @@ main(process.argv.slice(2)).then(
       console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
       process.exit(2);
     }
-    console.error(`error: ${(err as Error).message}`);
+    console.error(`error: ${databaseProblem(err) ?? firstLine(err)}`);
     process.exit(1);
   },
 );
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0];
+}
+
+/** What went wrong with the database, in one line that names it (never its password). */
+function databaseProblem(err: unknown): string | undefined {
+  let where: string;
+  try {
+    where = parseDatabaseUrl(loadConfig().databaseUrl).description;
+  } catch {
+    return undefined;
+  }
+  const { code, errno } = (err ?? {}) as { code?: string; errno?: number };
+  if (isConnectionError(err)) {
+    const reason = (err as Error).name === 'KnexTimeoutError' ? 'it did not answer in time (DB_TIMEOUT)' : firstLine(err);
+    return `cannot reach the database (${where}): ${reason}`;
+  }
+  if (code === 'ER_BAD_DB_ERROR' || errno === 1049) {
+    return `the database does not exist (${where}): create it first, e.g. CREATE DATABASE name CHARACTER SET utf8mb4`;
+  }
+  // 1045 wrong password, 1044 no rights on the database, 1698 MariaDB's refusal of a login without a
+  // usable password (errno, since mysql2 names MariaDB's codes after MySQL's).
+  if (errno === 1045 || errno === 1044 || errno === 1698) return `the database refused the login (${where}): ${firstLine(err)}`;
+  if (code?.startsWith('SQLITE_') || ['EACCES', 'ENOENT', 'EROFS', 'ENOTDIR', 'EEXIST'].includes(code ?? '')) {
+    return `cannot open the database (${where}): ${firstLine(err)}`;
+  }
+  return undefined;
+}

@@ -14,6 +14,9 @@ import { createApp } from './app.js';
 import { NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';
 
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
@@ -44,7 +47,9 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   const namespaceUrl = `${config.publicUrl ?? local}${config.basePath}/${NAMESPACE}`;
 
   // The validator compiles the document on its first request: do that now, not on a client's time.
-  await fetch(`${local}${config.basePath}/${NAMESPACE}`).then((res) => res.arrayBuffer()).catch(() => undefined);
+  await fetch(`${local}${config.basePath}/${NAMESPACE}`)
+    .then((res) => res.arrayBuffer())
+    .catch(() => undefined);
   logger.info({ url: namespaceUrl, engine: target.engine, database: target.description }, `listening on ${namespaceUrl}`);
 
   let stopping = false;

@@ -1,28 +1,34 @@
 import type { ApiDocument } from './openapi/document.js';
-import { allowPublic, type OperationTable } from './http/operation.js';
+import { anyone, noTarget, operation, queryInput, type OperationContext, type OperationTable } from './http/operation.js';
 import { buildRouteTable, namespaceIndex } from './discovery/namespace-index.js';
 import { documentationFor } from './discovery/documentation.js';
 import { categoryOperations, tagOperations } from './terms/handlers.js';
 import { organizerOperations, venueOperations } from './linked/handlers.js';
 import { eventOperations } from './events/handlers.js';
 
-/** operationId → permission + handler, for every operation of the document (checked by the compiler). */
+/**
+ * operationId → the stages of the operation, each naming the policy action that decides who may call
+ * it (policies/posts.ts, policies/terms.ts; `anyone` for the open discovery routes). Every operation
+ * of the document is here, checked by the compiler.
+ */
 export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>): OperationTable {
   return {
-    getNamespaceIndex: {
-      permission: allowPublic,
-      handler: async (ctx) => ({ status: 200, body: namespaceIndex(routes, ctx.urls) }),
-    },
-    getDocumentation: {
-      permission: allowPublic,
-      handler: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
-    },
+    getNamespaceIndex: operation({
+      parse: (ctx: OperationContext<'getNamespaceIndex'>) => queryInput(ctx),
+      load: noTarget,
+      authorize: anyone,
+      execute: async (ctx) => ({ status: 200, body: namespaceIndex(routes, ctx.urls) }),
+    }),
+    getDocumentation: operation({
+      parse: (ctx: OperationContext<'getDocumentation'>) => queryInput(ctx),
+      load: noTarget,
+      authorize: anyone,
+      execute: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
+    }),
     ...categoryOperations,
     ...tagOperations,
     ...venueOperations,
     ...organizerOperations,
     ...eventOperations,
-
-
   };
 }

@@ -2,6 +2,9 @@ import { closeTestDatabase, openTestDatabase, resetDatabase } from './helpers/da
 import { loadDocument } from '../src/openapi/document.js';
 import { describeGaps, exercisedResponses, findContractGaps } from './contract/coverage.js';
 
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
+
 /**
  * Mocha root hooks: one migrated database for the run, emptied before every test; after a whole run,
  * the contract coverage check (test/contract/coverage.ts).

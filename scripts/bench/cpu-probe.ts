@@ -21,6 +21,9 @@ import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs } from './common.js';
 
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
+
 const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', requests: 'number', only: 'string' }) as {
   events?: number;
   database?: string;

@@ -18,6 +18,9 @@ import { createApp } from '../../src/app.js';
 import { LIMITS, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, rng, round } from './common.js';
 import { SCENARIOS, loadSamples } from './scenarios.js';
 
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
+
 interface Captured {
   sql: string;
   bindings: unknown[];

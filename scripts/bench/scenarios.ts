@@ -1,5 +1,5 @@
 /**
- * The benchmark scenarios (issue 6) and the samples they draw random ids, slugs and terms from.
+ * The benchmark scenarios and the samples they draw random ids, slugs and terms from.
  * Shared by run.ts (load) and explain.ts (query plans), so both look at the same requests.
  */
 import type { Knex } from 'knex';

@@ -18,14 +18,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Knex } from 'knex';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { UserRepository } from '../../src/auth/users.js';
 import { parseCost } from '../../src/events/cost.js';
+import { eventCopiesOf } from '../../src/posts/repository.js';
 import {
+
   BENCH_ADMIN, BENCH_DB_DIR, LIMITS, ROOT, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, pick, progress, rng, round, sqlDate,
 } from './common.js';
+
+// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
+process.env.TZ = 'UTC';
 
 export interface SeedOptions {
   events: number;
@@ -344,8 +348,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         const endSql = sqlDate(end);
         events.push({
           post_id: id,
-          post_date_utc: sqlDate(published),
-          post_status: status,
+          ...eventCopiesOf({ status, date_utc: sqlDate(published) }),
           start_local: startSql,
           end_local: endSql,
           start_utc: startSql,

@@ -1,6 +1,6 @@
 /**
  * Roles and capabilities, as The Events Calendar grants them to WordPress's stock roles
- * (plugin-behaviour §4.1). Events, venues and organizers get the same capability family, so one
+ * (docs/plugin-behaviour.md §4.1). Events, venues and organizers get the same capability family, so one
  * family (`*_posts`) serves all three. Every permission check consults this table.
  */
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
@@ -28,18 +28,27 @@ export type Capability =
   | 'unfiltered_html';
 
 const EDITOR: Capability[] = [
-  'read', 'read_private_posts', 'edit_posts', 'edit_others_posts', 'edit_private_posts', 'edit_published_posts',
-  'delete_posts', 'delete_others_posts', 'delete_private_posts', 'delete_published_posts', 'publish_posts',
-  'manage_event_categories', 'manage_tags', 'upload_files', 'unfiltered_html',
+  'read',
+  'read_private_posts',
+  'edit_posts',
+  'edit_others_posts',
+  'edit_private_posts',
+  'edit_published_posts',
+  'delete_posts',
+  'delete_others_posts',
+  'delete_private_posts',
+  'delete_published_posts',
+  'publish_posts',
+  'manage_event_categories',
+  'manage_tags',
+  'upload_files',
+  'unfiltered_html',
 ];
 
 const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
   administrator: new Set(EDITOR),
   editor: new Set(EDITOR),
-  author: new Set<Capability>([
-    'read', 'edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts',
-    'manage_event_categories', 'upload_files',
-  ]),
+  author: new Set<Capability>(['read', 'edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts', 'manage_event_categories', 'upload_files']),
   contributor: new Set<Capability>(['read', 'edit_posts', 'delete_posts']),
   subscriber: new Set<Capability>(['read']),
 };

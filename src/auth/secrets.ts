@@ -33,10 +33,3 @@ export function normaliseSecret(secret: string): string {
 export function hashSecret(secret: string): string {
   return crypto.createHash('sha256').update(normaliseSecret(secret), 'utf8').digest('hex');
 }
-
-/** Constant-time comparison of two hex digests of equal length. */
-export function digestsEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && crypto.timingSafeEqual(left, right);
-}

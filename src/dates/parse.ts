@@ -1,15 +1,21 @@
+import { createRequire } from 'node:module';
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { strtotime } from 'locutus/php/datetime/strtotime';
+import { namesImpossibleDate } from './calendar.js';
 
 /*
- * PHP's strtotime (locutus's faithful port) computes in the process's local time zone. The service
- * runs in UTC, so that "local" arithmetic is plain wall-clock arithmetic, which is what the zone
- * handling below relies on. Node applies a change of TZ immediately.
+ * locutus 2.x: its 3.x line asks for Node 22 or newer, and 2.x's strtotime gives the same answers.
+ * 2.x is CommonJS without an exports map or types, so it is required by its file path.
  */
-process.env.TZ = 'UTC';
+const strtotime = createRequire(import.meta.url)('locutus/php/datetime/strtotime.js') as (text: string, now?: number) => number | false;
 
-/** The storage form of every date: 'YYYY-MM-DD HH:MM:SS'. */
-export const STORAGE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+/**
+ * PHP's strtotime (locutus's faithful port) computes in the process's local time zone. The processes
+ * run in UTC (main.ts, cli.ts and the test hooks set TZ first; createApp refuses to start otherwise),
+ * so that "local" arithmetic is plain wall-clock arithmetic, which the zone handling below relies on.
+ */
+export function assertUtcProcess(): void {
+  if (process.env.TZ !== 'UTC') throw new Error('The process must run with TZ=UTC (set it before anything else).');
+}
 
 /** `UTC`, `UTC+5`, `UTC-3.5` (WordPress offsets) or an IANA name → a luxon zone; undefined if unknown. */
 export function zoneOf(name: string): Zone | undefined {
@@ -20,6 +26,9 @@ export function zoneOf(name: string): Zone | undefined {
     if (hours > 14) return undefined;
     return FixedOffsetZone.instance((offset[1] === '-' ? -1 : 1) * Math.round(hours * 60));
   }
+  // Newer ICU versions (Node 24) also accept offsets such as `+05:00` as zone names; WordPress
+  // does not, so only names that start with a letter reach the tz database.
+  if (!/^[A-Za-z]/.test(name)) return undefined;
   const zone = IANAZone.create(name);
   return zone.isValid ? zone : undefined;
 }
@@ -28,15 +37,33 @@ export function zoneOf(name: string): Zone | undefined {
 const EXPLICIT_OFFSET = /(?:\d)(?:\s*(?:Z|UTC|GMT)|\s*[+-]\d{2}:?\d{2})$/i;
 const TIMESTAMP = /^@?-?\d+(\.\d+)?$/;
 
+const NEXT_WEEKDAY = /\bnext\s+(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?\b/i;
+
 /**
- * Parses a date input of the forms contract §2 accepts: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601
+ * locutus's strtotime reads `next wednesday` like `wednesday`, so on a Wednesday it gives that same
+ * day; PHP's gives the Wednesday after (only `this wednesday` and `wednesday` may stay on the day).
+ * When the weekday left the date where the rest of the phrase puts it, add the week PHP adds.
+ * `base` is a wall clock shown as UTC (see below), so whole days are whole multiples of 86400 s.
+ */
+function strtotimeAsPhp(text: string, base: number): number | false {
+  const seconds = strtotime(text, base);
+  if (seconds === false || !NEXT_WEEKDAY.test(text)) return seconds;
+  const rest = text.replace(NEXT_WEEKDAY, ' ').trim();
+  const reference = rest === '' ? base : strtotime(rest, base);
+  if (reference === false) return seconds;
+  return Math.floor(reference / 86400) === Math.floor(seconds / 86400) ? seconds + 7 * 86400 : seconds;
+}
+
+/**
+ * Parses a date input of the forms docs/contract.md §2 accepts: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601
  * with or without an offset, a UNIX timestamp (number, numeric string or `@N`), and the relative
  * phrases of PHP's strtotime (`now`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm`...).
  *
  * Wall-clock text is read in `zone`, relative phrases relative to now in `zone`. Text that carries an
  * offset, and timestamps, name an instant, which is converted into `zone` (the plugin keeps their
  * wall time and mislabels it). Returns the moment in `zone`, or undefined when the input is not a
- * date (or falls outside years 1000-9999).
+ * date, names a day or time that does not exist (`2027-02-30`, `24:30`: refused, not rolled over as
+ * PHP does), or falls outside years 1000-9999.
  */
 /** JavaScript dates reach ±8.64e15 ms from 1970. */
 const MAX_DATE_SECONDS = 8.64e12;
@@ -46,7 +73,7 @@ export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime 
   if (typeof input === 'number' || (typeof input === 'string' && TIMESTAMP.test(input.trim()))) {
     const seconds = Number(String(input).trim().replace(/^@/, ''));
     result = Number.isFinite(seconds) ? DateTime.fromMillis(Math.round(seconds * 1000), { zone }) : undefined;
-  } else if (typeof input === 'string' && input.trim() !== '' && input.length <= 100) {
+  } else if (typeof input === 'string' && input.trim() !== '' && input.length <= 100 && !namesImpossibleDate(input, DateTime.fromJSDate(now, { zone }).year)) {
     const text = input.trim();
     if (EXPLICIT_OFFSET.test(text)) {
       const iso = DateTime.fromISO(text.replace(' ', 'T'), { setZone: true });
@@ -56,7 +83,7 @@ export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime 
       // Run strtotime on a clock that shows the zone's wall time, then read its answer as wall time in the zone.
       const wallNow = DateTime.fromJSDate(now, { zone });
       const fakeUtcNow = Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second) / 1000;
-      const seconds = strtotime(text, fakeUtcNow);
+      const seconds = strtotimeAsPhp(text, fakeUtcNow);
       // A phrase can land past the range of JavaScript dates (`now + 10000000 years`): not a date.
       if (seconds !== false && Math.abs(seconds) < MAX_DATE_SECONDS) {
         const wall = new Date(seconds * 1000);
@@ -74,21 +101,11 @@ export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime 
       }
     }
   }
-  if (!result?.isValid || result.year < 1000 || result.year > 9999) return undefined;
+  // Both the wall time and its UTC time are stored as 'YYYY-MM-DD HH:MM:SS': four-digit years only.
+  if (!result?.isValid || !inStorableYears(result) || !inStorableYears(result.toUTC())) return undefined;
   return result.startOf('second');
 }
 
-/** 'YYYY-MM-DD HH:MM:SS' of the moment's wall time in its zone. */
-export function toStorage(moment: DateTime): string {
-  return moment.toFormat(STORAGE_FORMAT);
-}
-
-/** 'YYYY-MM-DD HH:MM:SS' in UTC. */
-export function toStorageUtc(moment: DateTime): string {
-  return moment.toUTC().toFormat(STORAGE_FORMAT);
-}
-
-/** A stored 'YYYY-MM-DD HH:MM:SS' read as wall time in `zone`. */
-export function fromStorage(value: string, zone: Zone): DateTime {
-  return DateTime.fromFormat(value, STORAGE_FORMAT, { zone });
+function inStorableYears(moment: DateTime): boolean {
+  return moment.year >= 1000 && moment.year <= 9999;
 }

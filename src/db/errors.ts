@@ -10,15 +10,26 @@ export function isUniqueViolationOn(err: unknown, column: string): boolean {
   return isUniqueViolation(err) && text.includes(column);
 }
 
-/** The database cannot be reached (refused, timed out, gone away, pool exhausted). */
+/**
+ * The database cannot be reached (refused, timed out, gone away, pool exhausted), or the connection
+ * a statement ran on died. mysql2 marks every error that closed its connection `fatal`; a statement
+ * sent on a connection that already died (typically the ROLLBACK after a write lost its connection
+ * inside a transaction, which knex then reports instead of the first error) fails with a plain Error
+ * that carries no code, only its message.
+ */
 export function isConnectionError(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  const name = (err as { name?: string }).name ?? '';
+  if (typeof err !== 'object' || err === null) return false;
+  const { code = '', name = '', message = '', fatal } = err as { code?: string; name?: string; message?: string; fatal?: unknown };
   return (
-    ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ECONNRESET'].includes(code) ||
-    name === 'KnexTimeoutError'
+    ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ECONNRESET', 'EPIPE'].includes(code) ||
+    name === 'KnexTimeoutError' ||
+    fatal === true ||
+    CLOSED_CONNECTION.test(String(message))
   );
 }
+
+/** mysql2's messages for a statement given to a connection that has already closed. */
+const CLOSED_CONNECTION = /Can't (add new command when connection is|write) in closed state/;
 
 /** A value longer than its column (MySQL in strict mode); the column name, when the driver gives it. */
 export function tooLongColumn(err: unknown): string | undefined {

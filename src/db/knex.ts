@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { haversineKm } from './geo.js';
-
-export type Engine = 'sqlite' | 'mysql';
+import type { Engine } from './engine.js';
+import { registerSqliteFunctions, type SqliteFunctions } from './sql-functions.js';
 
 /** Where a DATABASE_URL points, parsed once. */
 export interface DatabaseTarget {
@@ -43,16 +42,8 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: Data
         pool: {
           min: 1,
           max: 1,
-          afterCreate(
-            conn: { pragma(sql: string): unknown; function(name: string, options: object, fn: (value: unknown) => unknown): unknown },
-            done: (err: Error | null, conn: unknown) => void,
-          ) {
-            // SQLite's lower() only knows ASCII; MySQL's collations know every script. Case-insensitive
-            // comparisons (names, search) must agree on both engines.
-            conn.function('lower', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
-            // Great-circle distance for the geoloc filter; MySQL computes the same formula in SQL (db/geo.ts).
-            conn.function('geo_distance_km', { deterministic: true }, ((lat1: number, lng1: number, lat2: number, lng2: number) =>
-              lat1 === null || lng1 === null ? null : haversineKm(lat1, lng1, lat2, lng2)) as (value: unknown) => unknown);
+          afterCreate(conn: SqliteFunctions & { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+            registerSqliteFunctions(conn);
             if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
@@ -145,8 +136,4 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     debug: () => undefined,
   };
   return { db: knexFactory({ ...target.knexConfig, ...(log && { log }) }), target };
-}
-
-export function engineOf(db: Knex): Engine {
-  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
 }

@@ -9,6 +9,9 @@ import * as addEventsPostDateUtc from './migrations/20261122000007_add_events_po
 import * as fillEventsPostDateUtc from './migrations/20261122000008_fill_events_post_date_utc.js';
 import * as addEventsPostStatus from './migrations/20261122000009_add_events_post_status.js';
 import * as fillEventsPostStatus from './migrations/20261122000010_fill_events_post_status.js';
+import * as addUsersLoginKeyEmail from './migrations/20261123000011_add_users_login_key_email.js';
+import * as fillUsersLoginKey from './migrations/20261123000012_fill_users_login_key.js';
+import * as cleanStoredPlainText from './migrations/20261123000013_clean_stored_plain_text.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -32,6 +35,9 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261122000008_fill_events_post_date_utc', fillEventsPostDateUtc],
   ['20261122000009_add_events_post_status', addEventsPostStatus],
   ['20261122000010_fill_events_post_status', fillEventsPostStatus],
+  ['20261123000011_add_users_login_key_email', addUsersLoginKeyEmail],
+  ['20261123000012_fill_users_login_key', fillUsersLoginKey],
+  ['20261123000013_clean_stored_plain_text', cleanStoredPlainText],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

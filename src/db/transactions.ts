@@ -21,7 +21,7 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
     try {
       const result = await db.transaction(work);
       await bumpDataVersion(db).catch(() => {
-        // The write is committed and must be acknowledged; cached totals age out (db/count-cache.ts).
+        // The write is committed and must be acknowledged; cached results age out (db/versioned-cache.ts).
       });
       return result;
     } catch (err) {
@@ -29,4 +29,13 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 25 * attempt));
     }
   }
+}
+
+/**
+ * The handle a write runs on, which must be a transaction opened by `inTransaction`: repositories call
+ * this in every write method, so no write can bypass the transaction and its data-version bump.
+ */
+export function requireTransaction(db: Knex): Knex.Transaction {
+  if (!(db as Knex.Transaction).isTransaction) throw new Error('writes run inside inTransaction (db/transactions.ts)');
+  return db as Knex.Transaction;
 }

@@ -17,6 +17,8 @@ export interface CacheLimits<T> {
   /** Weight of a computed value (e.g. bytes of JSON); without it every value weighs nothing. */
   weigh?: (value: T) => number;
   maxWeight?: number;
+  /** A value heavier than this is not remembered at all (it would push out many others). */
+  maxEntryWeight?: number;
 }
 
 /**
@@ -66,7 +68,9 @@ export class VersionedCache<T> {
     entry.value.then(
       (value) => {
         if (this.entries.get(key) !== entry || !this.limits.weigh) return;
-        entry.weight = this.limits.weigh(value);
+        const weight = this.limits.weigh(value);
+        if (weight > (this.limits.maxEntryWeight ?? Infinity)) return this.remove(key);
+        entry.weight = weight;
         this.weight += entry.weight;
         this.trim();
       },

@@ -1,5 +1,5 @@
 import type { ApiDocument } from '../openapi/document.js';
-import type { Urls } from '../http/urls.js';
+import type { Urls } from '../urls.js';
 
 /**
  * `GET /doc`: the hand-written document itself, with `servers` set to this request's real namespace

@@ -1,7 +1,8 @@
 import { NAMESPACE, type OperationInfo, type ParameterObject, type SchemaObject } from '../openapi/document.js';
-import type { Urls } from '../http/urls.js';
+import type { components } from '../../generated/openapi.js';
+import type { Urls } from '../urls.js';
 
-/** JSON-schema keywords WordPress keeps in a route's `args` (plugin-behaviour §7.1). */
+/** JSON-schema keywords WordPress keeps in a route's `args` (docs/plugin-behaviour.md §7.1). */
 const ARG_KEYWORDS = ['description', 'type', 'default', 'items', 'format', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'anyOf', 'oneOf'];
 
 interface Endpoint {
@@ -20,7 +21,7 @@ interface RouteEntry {
 function argOf(schema: SchemaObject, description: string | undefined, required: boolean): Record<string, unknown> {
   const arg: Record<string, unknown> = {};
   for (const keyword of ARG_KEYWORDS) {
-    const value = keyword === 'description' ? description ?? schema.description : schema[keyword];
+    const value = keyword === 'description' ? (description ?? schema.description) : schema[keyword];
     if (value !== undefined) arg[keyword] = value;
   }
   arg.required = required;
@@ -50,7 +51,8 @@ export function buildRouteTable(operations: OperationInfo[]): Map<string, RouteE
     };
     const args: Endpoint['args'] = {};
     for (const p of op.parameters as ParameterObject[]) {
-      if (p.in === 'query' || p.in === 'path') args[p.name] = argOf(p.schema, p.description, p.required === true);
+      // WordPress's global parameters (`_fields`) apply to every route and are no route's argument.
+      if ((p.in === 'query' || p.in === 'path') && !p.name.startsWith('_')) args[p.name] = argOf(p.schema, p.description, p.required === true);
     }
     const body = op.bodySchema;
     for (const [name, schema] of Object.entries(body?.properties ?? {})) {
@@ -66,10 +68,10 @@ export function buildRouteTable(operations: OperationInfo[]): Map<string, RouteE
 }
 
 /** The WordPress namespace index (`GET /wp-json/tribe/events/v1`) with this request's absolute links. */
-export function namespaceIndex(routes: Map<string, RouteEntry>, urls: Urls): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function namespaceIndex(routes: Map<string, RouteEntry>, urls: Urls): components['schemas']['NamespaceIndex'] {
+  const out: Record<string, components['schemas']['RouteDescription']> = {};
   for (const [key, route] of routes) {
-    const entry: Record<string, unknown> = { namespace: route.namespace, methods: route.methods, endpoints: route.endpoints };
+    const entry: components['schemas']['RouteDescription'] = { namespace: route.namespace, methods: route.methods, endpoints: route.endpoints };
     if (route.selfPath !== undefined) entry._links = { self: [{ href: `${urls.namespace}${route.selfPath}` }] };
     out[key] = entry;
   }

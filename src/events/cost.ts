@@ -1,5 +1,5 @@
 /**
- * Event cost (plugin-behaviour §5.8): parsed once on write, formatted on read.
+ * Event cost (docs/plugin-behaviour.md §5.8): parsed once on write, formatted on read.
  */
 
 export interface ParsedCost {
@@ -32,6 +32,28 @@ export function numericValue(text: string): number {
   return Number(digits);
 }
 
+/**
+ * A comma that separates list items: not one followed by exactly three digits (`1,000`), nor the
+ * decimal comma of a number that already has a thousands dot (`1.234,56`).
+ */
+const LIST_COMMA = /(?<!\d\.\d{3}),(?!\d{3}(?!\d))/;
+
+/**
+ * The text of a piece around its numbers, dashes aside: the currency symbol when it is one word
+ * written once or repeated on every number (`$10 - $20` → `$`). Different words are kept with their
+ * spaces, which no symbol has, so the piece yields none (`$10 - €20`).
+ */
+function leftoverOf(piece: string): { leftover: string; prefix: boolean } {
+  const words = piece
+    .replace(NUMBER, ' ')
+    .replace(/[-–—]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '');
+  const leftover = words.every((word) => word === words[0]) ? (words[0] ?? '') : words.join(' ');
+  return { leftover, prefix: piece.trim().startsWith(leftover) };
+}
+
 function slugOf(text: string): string {
   return text
     .normalize('NFKD')
@@ -48,7 +70,7 @@ export function parseCost(input: unknown): ParsedCost {
   const numbers: string[] = [];
   const labels: string[] = [];
   const leftovers: Array<{ leftover: string; prefix: boolean }> = [];
-  for (const piece of raw.flatMap((item) => item.split(/,(?!\d{3}(?!\d))/))) {
+  for (const piece of raw.flatMap((item) => item.split(LIST_COMMA))) {
     const found = piece.match(NUMBER);
     if (!found) {
       const label = slugOf(piece);
@@ -56,13 +78,13 @@ export function parseCost(input: unknown): ParsedCost {
       continue;
     }
     numbers.push(...found);
-    const leftover = piece.replace(NUMBER, '').replace(/[-–—]/g, '').trim();
-    leftovers.push({ leftover, prefix: piece.trim().startsWith(leftover) });
+    leftovers.push(leftoverOf(piece));
   }
   numbers.sort((a, b) => numericValue(a) - numericValue(b));
   const uniqueNumbers = numbers.filter((n, i) => numbers.findIndex((m) => numericValue(m) === numericValue(n)) === i);
   const symbols = new Set(leftovers.map((l) => l.leftover));
-  const symbol = symbols.size === 1 && leftovers[0].leftover !== '' && leftovers[0].leftover.length <= 8 ? leftovers[0].leftover : '';
+  const [only] = symbols;
+  const symbol = symbols.size === 1 && only !== '' && only.length <= 8 && !/\s/.test(only) ? only : '';
   return {
     raw,
     values: [...uniqueNumbers, ...labels],

@@ -1,17 +1,16 @@
-import type { Knex } from 'knex';
-import { can } from '../auth/capabilities.js';
-import { canReadRecord } from '../auth/permissions.js';
-import { fromStorage, zoneOf } from '../dates/parse.js';
-import { isHttpUrl } from '../posts/fields.js';
+import { mayCreate, mayReference } from '../policies/posts.js';
+import { mayManage } from '../policies/terms.js';
+import { parseDateInput, zoneOf } from '../dates/parse.js';
+import { fromStorage } from '../dates/storage.js';
+import { isHttpUrl, sanitizeTextField } from '../text/fields.js';
+import { splitList } from '../text/lists.js';
 import { checkImageInput } from '../posts/images.js';
-import { parseCommon, type ParsedCommon } from '../posts/writes.js';
+import { parseCommon, type Body, type ParsedCommon, type WriteContext } from '../posts/writes.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds.js';
-import { LinkedRepository } from '../linked/repository.js';
-import { prepareCreate, type Body, type PreparedCreate, type WriteContext } from '../linked/writes.js';
-import { TermRepository } from '../terms/repository.js';
+import { prepareCreate, type PreparedCreate } from '../linked/writes.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { parseCost, type ParsedCost } from './cost.js';
-import { applyAllDay, parseEventDate, timesOf, type EventTimes } from './dates.js';
+import { applyAllDay, timesOf, type EventTimes } from '../dates/event-times.js';
 import type { EventRow } from './repository.js';
 
 /** A venue or organizer of an event: an existing one, or one to create (or find as a duplicate). */
@@ -40,14 +39,19 @@ export interface ParsedEvent {
 
 const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
 
+/** One cost input as plain text (numbers stay numbers). */
+function plainCost(value: unknown): unknown {
+  return typeof value === 'string' ? sanitizeTextField(value) : value;
+}
+
 /**
- * Checks and parses an event create or update body (spec §2.1, contract §2 and §6), collecting every
+ * Checks and parses an event create or update body (docs/interface.md §2.1, docs/contract.md §2 and §6), collecting every
  * 400 into `problems`. On update, `existing` supplies what was not sent (the event's zone, dates and
  * all-day flag), so a partial update is checked against the whole result (an end before the start
  * is refused however it came about).
  */
 export async function parseEventBody(body: Body, existing: EventRow | undefined, writer: WriteContext, problems: Record<string, string>): Promise<ParsedEvent> {
-  const common = await parseCommon(writer.db, body, 'title', writer.user, writer.siteTimezone, writer.now, problems);
+  const common = await parseCommon(body, 'title', writer, problems);
   const parsed: ParsedEvent = { common, flags: {} };
 
   let zoneName = existing?.timezone ?? writer.siteTimezone;
@@ -59,13 +63,13 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
     parsed.timezone = zoneName;
   }
   const zone = zoneOf(zoneName) ?? zoneOf('UTC')!;
-  const allDay = body.all_day !== undefined ? Boolean(body.all_day) : existing?.allDay ?? false;
+  const allDay = body.all_day !== undefined ? Boolean(body.all_day) : (existing?.allDay ?? false);
   if (body.all_day !== undefined) parsed.allDay = allDay;
 
   const dateOf = (name: 'start_date' | 'end_date', stored: string | undefined) => {
     const value = body[name];
     if (value === undefined) return stored === undefined ? undefined : fromStorage(stored, zone);
-    const moment = value === null || value === '' ? undefined : parseEventDate(value, zone, writer.now);
+    const moment = value === null || value === '' ? undefined : parseDateInput(value, zone, writer.now);
     if (!moment) problems[name] = `${name} is not a date this service understands.`;
     return moment;
   };
@@ -78,7 +82,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
     else parsed.times = timesOf(start, end);
   }
 
-  if (body.cost !== undefined) parsed.cost = parseCost(body.cost);
+  // Cost labels (`Donation`) are shown as written: plain text, cleaned like every name.
+  if (body.cost !== undefined) parsed.cost = parseCost(Array.isArray(body.cost) ? body.cost.map(plainCost) : plainCost(body.cost));
   if (body.website !== undefined && body.website !== null) {
     const website = String(body.website).trim();
     if (website !== '' && !isHttpUrl(website)) problems.website = 'website must be an http(s) URL.';
@@ -86,23 +91,23 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   }
   for (const flag of FLAGS) if (typeof body[flag] === 'boolean') parsed.flags[flag] = body[flag] as boolean;
 
-  const image = await checkImageInput(writer.db, body.image, writer.user);
+  const image = await checkImageInput(writer.repositories.posts, body.image, writer.user);
   if (image) problems.image = image;
   parsed.venues = await parseLinked(VENUES, body.venue, writer, problems);
   parsed.organizers = await parseLinked(ORGANIZERS, body.organizer, writer, problems);
-  parsed.categories = await parseTerms(writer.db, CATEGORIES, body.categories, writer, problems);
-  parsed.tags = await parseTerms(writer.db, TAGS, body.tags, writer, problems);
+  parsed.categories = await parseTerms(CATEGORIES, body.categories, writer, problems);
+  parsed.tags = await parseTerms(TAGS, body.tags, writer, problems);
   return parsed;
 }
 
-/** `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (contract §6). */
+/** `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (docs/contract.md §6). */
 function isUnlink(value: unknown): boolean {
   return value === null || value === '' || value === 0 || value === '0' || value === false || (Array.isArray(value) && value.length === 0);
 }
 
 /**
- * `venue` / `organizer` on an event (plugin-behaviour §5.11, contract §6): ids (numbers, numeric
- * strings, comma-separated), `{id}` objects, or objects describing a new record, alone or in a list.
+ * `venue` / `organizer` on an event (docs/plugin-behaviour.md §5.11, docs/contract.md §6): ids (numbers, numeric
+ * strings, comma- or space-separated), `{id}` objects, or objects describing a new record, alone or in a list.
  * An id must name a record of that kind the caller may read. New records follow the standalone
  * create rules (and rights), duplicate detection included.
  */
@@ -110,8 +115,9 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
   if (input === undefined) return undefined;
   if (isUnlink(input)) return [];
   const field = kind.nameField;
-  const items = Array.isArray(input) ? input : typeof input === 'string' && input.includes(',') ? input.split(',').map((s) => s.trim()) : [input];
-  const repo = new LinkedRepository(writer.db, kind);
+  // A string of ids is a list as WordPress's wp_parse_list reads it (`1, 2`, `1 2`, `1,,2`).
+  const items = Array.isArray(input) ? input : typeof input === 'string' ? splitList(input) : [input];
+  const repo = writer.repositories.linked(kind);
   const out: LinkedItem[] = [];
   for (const item of items) {
     const id =
@@ -122,13 +128,13 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
           : undefined;
     if (id !== undefined) {
       const row = await repo.findById(id);
-      if (!row || row.status === 'trash' || !canReadRecord(writer.user, row)) {
+      if (!row || !mayReference(writer.user, row)) {
         problems[field] = `${field} ${id} is not a ${kind.label}.`;
         return undefined;
       }
       out.push({ id });
     } else if (item && typeof item === 'object' && !Array.isArray(item)) {
-      if (!can(writer.user, 'edit_posts')) {
+      if (!mayCreate(writer.user)) {
         problems[field] = `creating a ${kind.label} needs the right to create ${kind.collection}.`;
         return undefined;
       }
@@ -148,17 +154,17 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
 }
 
 /**
- * `categories` / `tags` on an event (plugin-behaviour §5.12, contract §6): term ids, slugs or names.
+ * `categories` / `tags` on an event (docs/plugin-behaviour.md §5.12, docs/contract.md §6): term ids, slugs or names.
  * An unknown id is 400; an unknown slug or name creates the term for callers allowed to manage that
  * taxonomy, and is 400 for others. An empty list removes every term of the taxonomy.
  */
-async function parseTerms(db: Knex, taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
+async function parseTerms(taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
   if (input === undefined || input === null) return undefined;
   // An embedded term sent back as read is named by its id.
   const items = (Array.isArray(input) ? input : [input])
     .map((item) => String(typeof item === 'object' && item !== null && 'id' in item ? (item as { id: unknown }).id : item).trim())
     .filter((item) => item !== '');
-  const repo = new TermRepository(db);
+  const repo = writer.repositories.terms;
   const found: TermsInput = { ids: [], create: [] };
   const unknown: string[] = [];
   for (const item of items) {
@@ -169,10 +175,13 @@ async function parseTerms(db: Knex, taxonomy: Taxonomy, input: unknown, writer: 
       continue;
     }
     const term = (await repo.findBySlug(taxonomy, item)) ?? (await repo.findByNameAnyLevel(taxonomy, item));
+    // A new term's name is plain text, cleaned as on the term routes.
+    const name = sanitizeTextField(item);
     if (term) found.ids.push(term.id);
-    else if (can(writer.user, taxonomy.manageCapability)) found.create.push(item);
+    else if (mayManage(writer.user, taxonomy) && name !== '') found.create.push(name);
     else unknown.push(item);
   }
-  if (unknown.length) problems[taxonomy.collection] = `${taxonomy.collection} contains unknown ${taxonomy.collection === 'categories' ? 'categories' : 'tags'}: ${unknown.join(', ')}.`;
+  if (unknown.length)
+    problems[taxonomy.collection] = `${taxonomy.collection} contains unknown ${taxonomy.collection === 'categories' ? 'categories' : 'tags'}: ${unknown.join(', ')}.`;
   return found;
 }

@@ -1,5 +1,6 @@
 import { DateTime, type Zone } from 'luxon';
-import { parseDateInput, toStorage, zoneOf } from '../dates/parse.js';
+import { parseDateInput, zoneOf } from '../dates/parse.js';
+import { toStorage } from '../dates/storage.js';
 import type { DateBounds } from './repository.js';
 
 /** The six date parameters of `GET /events`, in the order the plugin writes them into `rest_url`. */
@@ -16,7 +17,7 @@ const BOUND_OF: Record<DateParameter, keyof DateBounds> = {
 };
 
 /**
- * The default window (plugin-behaviour §5.5), computed per request: from 00:00 of the site-local
+ * The default window (docs/plugin-behaviour.md §5.5), computed per request: from 00:00 of the site-local
  * date of "yesterday 23:59 UTC" to 23:59:59 of the UTC date 24 months from now.
  */
 export function defaultWindow(now: Date, siteZone: Zone): { start_date: string; end_date: string } {
@@ -24,7 +25,8 @@ export function defaultWindow(now: Date, siteZone: Zone): { start_date: string; 
   const beforeToday = utcNow.startOf('day').minus({ minutes: 1 }).setZone(siteZone);
   return {
     start_date: `${beforeToday.toISODate()} 00:00:00`,
-    end_date: `${utcNow.plus({ months: 24 }).toISODate()} 23:59:59`,
+    // PHP's `+24 months` keeps the day number and rolls over (29 February → 1 March); luxon would clamp.
+    end_date: `${new Date(Date.UTC(utcNow.year + 2, utcNow.month - 1, utcNow.day)).toISOString().slice(0, 10)} 23:59:59`,
   };
 }
 
@@ -33,7 +35,7 @@ export function defaultWindow(now: Date, siteZone: Zone): { start_date: string; 
  * Inclusive mode (default): `start_date` → 00:00:00 of its date, the five others → 23:59:59 of
  * theirs. `strict_dates`: the value is read as UTC (when it has no offset), converted to the site
  * zone and used with its time. Without any of the six, the default window applies; with `include`,
- * no date bound at all (contract §6). Returns the bounds and the values to write into paging URLs,
+ * no date bound at all (docs/contract.md §6). Returns the bounds and the values to write into paging URLs,
  * or the names of the unparseable parameters.
  */
 export function listBounds(

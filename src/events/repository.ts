@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import type { User } from '../auth/capabilities.js';
 import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
-import { distanceSql } from '../db/geo.js';
+import { distanceSql } from '../db/sql-functions.js';
 import { likeEscape } from '../text/slugs.js';
-import { chunks, insertPost, POST_COLUMNS, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { protectedTextHidden, readerKey, whereReadable } from '../posts/visibility.js';
+import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from '../posts/repository.js';
+import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
+import { engineOf } from '../db/engine.js';
+import { requireTransaction } from '../db/transactions.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -52,8 +53,24 @@ export type EventColumns = Partial<{
 }>;
 
 const EVENT_COLUMNS = [
-  'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost_raw', 'cost_values', 'currency_symbol',
-  'currency_position', 'currency_code', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'post_parent',
+  'start_local',
+  'end_local',
+  'start_utc',
+  'end_utc',
+  'timezone',
+  'all_day',
+  'cost_raw',
+  'cost_values',
+  'currency_symbol',
+  'currency_position',
+  'currency_code',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'post_parent',
 ];
 
 const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`)];
@@ -88,7 +105,7 @@ function toEventRow(row: Record<string, unknown>): EventRow {
   };
 }
 
-/** Local wall-time bounds of the list, each optional (plugin-behaviour §5.5). */
+/** Local wall-time bounds of the list, each optional (docs/plugin-behaviour.md §5.5). */
 export interface DateBounds {
   /** start ≥ */
   startFrom?: string;
@@ -102,7 +119,7 @@ export interface DateBounds {
 
 export interface EventListFilter {
   statuses: string[];
-  user: User | undefined;
+  reader: Reader;
   bounds: DateBounds;
   /** WordPress keyword search: every `include` term in title, description or excerpt; no `exclude` term. */
   search?: { include: string[]; exclude: string[] };
@@ -123,20 +140,24 @@ export interface EventListFilter {
 
 /** What decides a list's total: the filter without the page, and who asks (what they may read). */
 function totalKey(filter: EventListFilter): string {
-  const { limit, offset, user, ...rest } = filter;
-  return JSON.stringify({ ...rest, reader: readerKey(user) });
+  const { limit: _limit, offset: _offset, reader, ...rest } = filter;
+  return JSON.stringify({ ...rest, reader: reader.key });
 }
 
 /** All Knex for events and their links. */
 export class EventRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly posts: PostRepository,
+  ) {}
 
-  private base(db: Knex = this.db): Knex.QueryBuilder {
-    return db('posts as p').join('events as x', 'x.post_id', 'p.id').where('p.type', 'event');
+  private base(): Knex.QueryBuilder {
+    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').where('p.type', 'event');
   }
 
-  async findById(id: number, db: Knex = this.db): Promise<EventRow | undefined> {
-    const row = await this.base(db).where('p.id', id).first(SELECT);
+  async findById(id: number): Promise<EventRow | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.base().where('p.id', id).first(SELECT);
     return row ? toEventRow(row) : undefined;
   }
 
@@ -147,7 +168,7 @@ export class EventRepository {
 
   /**
    * One page of the list and the size of the filtered set: one query for the page, one for the count.
-   * Ordered by local start, then publication date, then id (plugin-behaviour §5.7); with `include`
+   * Ordered by local start, then publication date, then id (docs/plugin-behaviour.md §5.7); with `include`
    * by publication date then id; near a point, nearest first.
    */
   async list(filter: EventListFilter): Promise<{ rows: EventRow[]; total: number }> {
@@ -160,8 +181,8 @@ export class EventRepository {
       if (!postsJoined) query.join('posts as p', 'p.id', 'x.post_id');
       postsJoined = true;
     };
-    if (filter.user) joinPosts();
-    whereReadable(query, 'p', filter.user, 'x.post_status');
+    if (!filter.reader.scope.everything) joinPosts();
+    whereReadable(query, 'p', filter.reader.scope, 'x.post_status');
     const b = filter.bounds;
     if (b.startFrom) query.where('x.start_local', '>=', b.startFrom);
     // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
@@ -176,7 +197,7 @@ export class EventRepository {
       joinPosts();
       // Text behind a password is not searchable by callers who could not read it (WordPress leaves
       // protected posts out of searches for them): for those, only the title of a protected event counts.
-      const hidden = protectedTextHidden(this.db, 'p', filter.user);
+      const hidden = protectedTextHidden('p', filter.reader.protectedText);
       const matches = (q: Knex.QueryBuilder, pattern: string) =>
         q.whereRaw("lower(p.title) like ? escape '!'", [pattern]).orWhere((body) => {
           body.where((f) => f.whereRaw("lower(p.description) like ? escape '!'", [pattern]).orWhereRaw("lower(p.excerpt) like ? escape '!'", [pattern]));
@@ -199,7 +220,17 @@ export class EventRepository {
     }
     if (filter.venueIds) query.whereIn('x.post_id', this.db('event_venues').whereIn('venue_id', filter.venueIds).select('event_id'));
     if (filter.organizerIds) query.whereIn('x.post_id', this.db('event_organizers').whereIn('organizer_id', filter.organizerIds).select('event_id'));
-    if (filter.featured !== undefined) query.where('x.featured', filter.featured);
+    // A password-protected event's links and flags are masked for a caller who may not edit it
+    // (docs/plugin-behaviour.md §1.10); for the filters on them it has no venue, organizer, term or located
+    // venue and is not featured: a filter asking for one leaves it out, one asking for none keeps it.
+    const masked = protectedTextHidden('p', filter.reader.protectedText);
+    const asksForLinks = filter.termLists.length > 0 || filter.venueIds || filter.organizerIds || filter.featured === true || filter.hasCoordinates === true || filter.near;
+    const orMasked = (q: Knex.QueryBuilder, condition: (c: Knex.QueryBuilder) => void) =>
+      q.where((either) => (masked ? either.where(condition).orWhere(masked) : either.where(condition)));
+    if (masked && (asksForLinks || filter.featured === false || filter.hasCoordinates === false)) joinPosts();
+    if (masked && asksForLinks) query.whereNot(masked);
+    if (filter.featured === true) query.where('x.featured', true);
+    if (filter.featured === false) orMasked(query, (q) => q.where('x.featured', false));
     if (filter.include) query.whereIn('x.post_id', filter.include);
     if (filter.postParent !== undefined) query.where('x.post_parent', filter.postParent);
     if (filter.hasCoordinates !== undefined) {
@@ -209,7 +240,7 @@ export class EventRepository {
         .whereNotNull('gvv.geo_lat')
         .whereNotNull('gvv.geo_lng');
       if (filter.hasCoordinates) query.whereExists(located);
-      else query.whereNotExists(located);
+      else orMasked(query, (q) => q.whereNotExists(located));
     }
     let distance: Knex.QueryBuilder | undefined;
     if (filter.near) {
@@ -241,40 +272,52 @@ export class EventRepository {
     return { rows, total };
   }
 
-  async create(trx: Knex, columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
-    return insertPost(trx, 'event', columns, baseSlug, async (id) => {
-      // Publication date and status are copied for the list's indexes (migrations 20261122000007, -09).
-      await trx('events').insert({ ...own, post_id: id, post_date_utc: columns.date_utc, post_status: columns.status });
+  async create(columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
+    return this.posts.insert('event', columns, baseSlug, async (id) => {
+      await requireTransaction(this.db)('events').insert({ ...own, post_id: id, ...eventCopiesOf(columns) });
     });
   }
 
-  async update(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
-    await updatePost(trx, post, columns, newBaseSlug);
-    const copies = {
-      ...(columns.date_utc === undefined ? {} : { post_date_utc: columns.date_utc }),
-      ...(columns.status === undefined ? {} : { post_status: columns.status }),
-    };
-    const changes = { ...own, ...copies };
-    if (Object.keys(changes).length) await trx('events').where('post_id', post.id).update(changes);
+  /** Updates the shared columns (posts.update keeps the copies) and the event's own. */
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
+    await this.posts.update(post, columns, newBaseSlug);
+    if (Object.keys(own).length) await requireTransaction(this.db)('events').where('post_id', post.id).update(own);
   }
 
   /**
    * Replaces the event's links of one kind, keeping the given order. A new event has none to delete
    * (skipping that DELETE avoids gap locks that make concurrent creates deadlock on MySQL).
    */
-  async setLinks(trx: Knex, eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[], isNew = false): Promise<void> {
+  async setLinks(eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[], isNew = false): Promise<void> {
+    const trx = requireTransaction(this.db);
     if (!isNew) await trx(table).where('event_id', eventId).delete();
     const unique = [...new Set(ids)];
     for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
   }
 
   /** Replaces the event's terms of one taxonomy. */
-  async setTerms(trx: Knex, eventId: number, taxonomy: string, termIds: number[], isNew = false): Promise<void> {
+  async setTerms(eventId: number, taxonomy: string, termIds: number[], isNew = false): Promise<void> {
+    const trx = requireTransaction(this.db);
     if (!isNew) {
       const current = trx('terms').where('taxonomy', taxonomy).select('id');
       await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
     }
     for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
+  }
+
+  /**
+   * The terms an event counts for in its terms' `count` (published events only), read under a lock
+   * on the event's row on MySQL, so that concurrent writes to one event adjust the counts one after
+   * the other from what the previous one left. (SQLite runs one write transaction at a time.)
+   */
+  async countedTerms(eventId: number): Promise<number[]> {
+    const trx = requireTransaction(this.db);
+    const locking = engineOf(trx) === 'mysql';
+    const post = trx('posts').where('id', eventId);
+    const status = await (locking ? post.forUpdate() : post).first('status');
+    if (status?.status !== 'publish') return [];
+    const links = trx('event_terms').where('event_id', eventId);
+    return (await (locking ? links.forUpdate() : links).pluck('term_id')).map(Number);
   }
 
   /** Venue and organizer ids of some events, in link order (one query over both link tables). */
@@ -304,14 +347,5 @@ export class EventRepository {
       }
     }
     return terms;
-  }
-
-  async trash(trx: Knex, row: PostRow, modified: Partial<PostColumns>): Promise<void> {
-    await trx('posts').where('id', row.id).update({ ...modified, status: 'trash', trashed_from: row.status });
-    await trx('events').where('post_id', row.id).update({ post_status: 'trash' });
-  }
-
-  async destroy(trx: Knex, id: number): Promise<void> {
-    await trx('posts').where('id', id).delete();
   }
 }

@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { UserRepository } from '../auth/users.js';
-import { invalidCredentials } from './errors.js';
+import { invalidCredentials } from '../errors.js';
 
 /**
  * Finds who is calling. `Authorization: Basic base64(login:secret)` (WordPress application-password
@@ -9,13 +9,13 @@ import { invalidCredentials } from './errors.js';
  * whether the login or the secret was wrong. Whether the operation needs a user at all is decided
  * later, by the document's security requirements (see app.ts).
  */
-export function authenticate(users: UserRepository, onFailure: (client: string) => void = () => {}): RequestHandler {
+export function authenticate(users: UserRepository, onFailure: (req: Request) => void = () => {}, onSuccess: (req: Request) => void = () => {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (!header) return next();
     const match = /^(Basic|Bearer)\s+(.+)$/i.exec(header.trim());
     if (!match) {
-      onFailure(req.ip ?? '');
+      onFailure(req);
       return next(invalidCredentials());
     }
     const [, scheme, credentials] = match;
@@ -30,7 +30,8 @@ export function authenticate(users: UserRepository, onFailure: (client: string) 
     } catch (err) {
       return next(err);
     }
-    if (!req.user) onFailure(req.ip ?? '');
+    if (req.user) onSuccess(req);
+    else onFailure(req);
     next(req.user ? undefined : invalidCredentials());
   };
 }

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from './errors.js';
+import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from '../errors.js';
 import { isConnectionError, tooLongColumn } from '../db/errors.js';
 
 /** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */
@@ -35,6 +35,8 @@ function fromValidation(err: ValidatorError): RestError {
   for (const item of err.errors) {
     const { location, name } = parameterName(item.path);
     if (location === 'params' || location === 'path') return noRoute();
+    // A path parameter with a broken %-escape (`/events/by-slug/%ff`) cannot name anything either.
+    if (/^malformed uri/.test(item.message)) return noRoute();
     const isRequired = item.errorCode === 'required.openapi.validation' || /must have required property/.test(item.message);
     if (isRequired && (location === 'query' || (location === 'body' && item.path.split('/').length === 3))) {
       if (!missing.includes(name)) missing.push(name);
@@ -61,6 +63,9 @@ export function toRestError(err: unknown): RestError {
       return new RestError(400, 'rest_invalid_json', 'Invalid JSON body passed.', { json_error_code: 4, json_error_message: 'Syntax error' });
     case 'entity.too.large':
       return new RestError(413, 'rest_request_too_large', 'The request body is too large.');
+    case 'entity.too.deep':
+      // A JSON body nested deeper than any field of ours (http/body-gate.ts), refused before parsing.
+      return invalidParams({ body: { message: 'The request body is nested too deeply.' } });
     case 'querystring.parse.rangeError':
       // A form body nested deeper than the parser follows (`a[b][c]…`): no field of ours is that deep.
       return invalidParams({ body: { message: 'The request body is nested too deeply.' } });
@@ -70,6 +75,8 @@ export function toRestError(err: unknown): RestError {
     case 'encoding.unsupported':
       return new RestError(415, 'rest_unsupported_media_type', 'The request body encoding is not supported.');
   }
+  // Express's router could not decode a path parameter (`/docs/%ff`): no route can match it.
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) return noRoute();
   if (isValidatorError(err)) {
     switch (err.status) {
       case 400:

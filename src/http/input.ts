@@ -1,27 +1,46 @@
 import qs from 'qs';
+import { splitList } from '../text/lists.js';
+import { parseBooleanWord } from '../text/booleans.js';
 import type { RequestHandler } from 'express';
 import type { OperationInfo, SchemaObject } from '../openapi/document.js';
 
 /**
  * Input forms the plugin's clients send that the OpenAPI validator does not accept as they are
- * (contract §2): booleans as `1`/`0`/`TRUE`, lists as `a=1,2`, `a[]=1&a[]=2` or a JSON array. They
- * are rewritten into the one form the document declares, before validation, by parameter name. Which
- * names are booleans or lists is read from the document at start-up, so the two cannot drift.
+ * (docs/contract.md §2): booleans as `1`/`0`/`TRUE`/`yes`/`off`, lists as `a=1,2`, `a=1 2`, `a[]=1&a[]=2` or a
+ * JSON array, `order=DESC`. They are rewritten into the one form the document declares, before
+ * validation, by parameter name. Which names are booleans, lists or case-insensitive is read from the
+ * document at start-up, so the two cannot drift.
  */
 export interface InputShapes {
   /** Query names that are booleans (or lists) wherever they appear: query names are used consistently. */
   queryBooleans: Set<string>;
   queryLists: Set<string>;
+  /** Query names whose values are matched in any case (`x-case-insensitive` in the document): sent on in lower case. */
+  queryLowercase: Set<string>;
   /** Body field shapes per operation (`POST /venues`), because one name may differ between resources. */
-  bodies: Array<{ method: string; pattern: RegExp; booleans: Set<string>; lists: Set<string> }>;
+  bodies: BodyShape[];
 }
 
-type Kind = 'boolean' | 'list' | 'other';
+/** The normalised fields of one operation's body. */
+export interface BodyShape {
+  method: string;
+  pattern: RegExp;
+  booleans: Set<string>;
+  /** Lists split as wp_parse_list splits them (commas and whitespace). */
+  lists: Set<string>;
+  /** Lists whose items may be names with spaces (`x-list-items: names`): split on commas only. */
+  nameLists: Set<string>;
+  /** Integer and number fields: a JSON boolean there is refused, never coerced to 1 or 0. */
+  numbers: Set<string>;
+}
+
+type Kind = 'boolean' | 'list' | 'nameList' | 'number' | 'other';
 
 function kindOf(schema: SchemaObject | undefined): Kind {
   if (!schema) return 'other';
   if (schema.type === 'boolean') return 'boolean';
-  if (schema.type === 'array') return 'list';
+  if (schema.type === 'array') return schema['x-list-items'] === 'names' ? 'nameList' : 'list';
+  if (schema.type === 'integer' || schema.type === 'number') return 'number';
   return 'other';
 }
 
@@ -34,43 +53,48 @@ function pathPattern(namespaceRoot: string, path: string): RegExp {
 /** Reads, from the document, which names are booleans or lists (a query name used both ways is left alone). */
 export function inputShapesOf(operations: OperationInfo[], namespaceRoot = ''): InputShapes {
   const query = new Map<string, Set<Kind>>();
+  const queryLowercase = new Set<string>();
   for (const op of operations) {
-    for (const p of op.parameters) if (p.in === 'query') query.set(p.name, (query.get(p.name) ?? new Set<Kind>()).add(kindOf(p.schema)));
+    for (const p of op.parameters) {
+      if (p.in !== 'query') continue;
+      query.set(p.name, (query.get(p.name) ?? new Set<Kind>()).add(kindOf(p.schema)));
+      if (p['x-case-insensitive'] === true) queryLowercase.add(p.name);
+    }
   }
   const only = (kind: Kind) => new Set([...query].filter(([, kinds]) => kinds.size === 1 && kinds.has(kind)).map(([name]) => name));
   const bodies = operations
     .filter((op) => op.bodySchema?.properties)
-    .map((op) => {
+    .map((op): BodyShape => {
       const fields = Object.entries(op.bodySchema?.properties ?? {});
+      const named = (kind: Kind) => new Set(fields.filter(([, schema]) => kindOf(schema) === kind).map(([name]) => name));
       return {
         method: op.method,
         pattern: pathPattern(namespaceRoot, op.path),
-        booleans: new Set(fields.filter(([, schema]) => kindOf(schema) === 'boolean').map(([name]) => name)),
-        lists: new Set(fields.filter(([, schema]) => kindOf(schema) === 'list').map(([name]) => name)),
+        booleans: named('boolean'),
+        lists: named('list'),
+        nameLists: named('nameList'),
+        numbers: named('number'),
       };
     });
-  return { queryBooleans: only('boolean'), queryLists: only('list'), bodies };
+  return { queryBooleans: only('boolean'), queryLists: only('list'), queryLowercase, bodies };
 }
 
-const TRUE = /^(true|1)$/i;
-const FALSE = /^(false|0)$/i;
-
-/** `1`, `TRUE`, `"true"`, 1 → true; `0`, `False`, 0 → false; anything else is left for the validator to refuse. */
+/** The spellings the plugin reads as booleans (PHP's FILTER_VALIDATE_BOOLEAN, `tribe_is_truthy`), in any case. */
+/**
+ * `1`, `TRUE`, `yes`, `On`, 1 → true; `0`, `False`, `no`, `OFF`, 0 → false; anything else (`""`,
+ * `maybe`, 2) is left for the validator to refuse.
+ */
 export function normaliseBoolean(value: unknown): unknown {
-  if (typeof value === 'string') {
-    const trimmed = value.trim();
-    if (TRUE.test(trimmed)) return true;
-    if (FALSE.test(trimmed)) return false;
-  }
-  if (value === 1) return true;
-  if (value === 0) return false;
-  return value;
+  return parseBooleanWord(value) ?? value;
 }
 
-/** `"1, 2"` → `["1","2"]`; arrays are flattened the same way; a lone scalar becomes a one-item list. */
-export function normaliseList(value: unknown): unknown {
-  if (typeof value === 'string') return value.trim() === '' ? [] : value.split(',').map((item) => item.trim());
-  if (Array.isArray(value)) return value.flatMap((item) => (typeof item === 'string' && item.includes(',') ? item.split(',').map((s) => s.trim()) : [item]));
+/**
+ * `"1, 2"`, `"1 2"`, `"1,,2"` → `["1","2"]`; the strings of an array are split the same way; a lone
+ * number becomes a one-item list. Anything else (objects) is left for the validator.
+ */
+export function normaliseList(value: unknown, names = false): unknown {
+  if (typeof value === 'string') return splitList(value, names);
+  if (Array.isArray(value)) return value.flatMap((item) => (typeof item === 'string' ? splitList(item, names) : [item]));
   if (typeof value === 'number') return [value];
   return value;
 }
@@ -101,6 +125,8 @@ export function queryParser(shapes: InputShapes): (query: string) => Record<stri
       } else if (shapes.queryBooleans.has(name)) {
         const flag = normaliseBoolean(value);
         parsed[name] = typeof flag === 'boolean' ? String(flag) : value;
+      } else if (shapes.queryLowercase.has(name) && typeof value === 'string') {
+        parsed[name] = value.toLowerCase();
       } else if (Array.isArray(value)) {
         // A repeated scalar (`page=1&page=2`): WordPress takes the last value.
         parsed[name] = value[value.length - 1];
@@ -121,6 +147,9 @@ export function normaliseBody(shapes: InputShapes): RequestHandler {
       for (const [name, value] of Object.entries(body)) {
         if (shape.booleans.has(name)) body[name] = normaliseBoolean(value);
         else if (shape.lists.has(name)) body[name] = normaliseList(value);
+        else if (shape.nameLists.has(name)) body[name] = normaliseList(value, true);
+        // The validator would coerce `true` to 1 (`parent: true` → category 1); WordPress refuses it.
+        else if (shape.numbers.has(name) && typeof value === 'boolean') body[name] = String(value);
       }
     }
     next();

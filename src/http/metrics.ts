@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
+import { sameSecret } from '../auth/constant-time.js';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
@@ -98,9 +99,7 @@ function operationOf(req: Request): string {
 
 function bearerMatches(header: string | undefined, token: string): boolean {
   const given = /^Bearer +(\S+)$/i.exec(header ?? '')?.[1] ?? '';
-  // Compare digests: equal lengths, constant time.
-  const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
-  return crypto.timingSafeEqual(digest(given), digest(token));
+  return sameSecret(given, token);
 }
 
 /*

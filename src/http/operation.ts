@@ -3,8 +3,10 @@ import type { Knex } from 'knex';
 import type { operations } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
 import type { Config } from '../config.js';
-import type { VersionedCache } from '../db/versioned-cache.js';
-import type { Urls } from './urls.js';
+import type { Moving } from '../db/versioned-cache.js';
+import type { Repositories } from '../repositories.js';
+import type { Urls } from '../urls.js';
+import type { SerializedReply } from './reply-body.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -18,7 +20,13 @@ export type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: in
 /** The validated request body of an operation (JSON and form bodies share one schema). */
 export type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
-/** What a handler gets: the caller, the validated input, and the services it may use. */
+type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
+/** Every JSON body the document allows an operation to answer with. */
+export type ResponseBodyOf<Op extends OperationId> = Op extends OperationId
+  ? { [Status in keyof ResponsesOf<Op>]: ResponsesOf<Op>[Status] extends { content: { 'application/json': infer B } } ? B : never }[keyof ResponsesOf<Op>]
+  : never;
+
+/** What every stage of an operation gets: the caller, the validated input, and the services it may use. */
 export interface OperationContext<Op extends OperationId = OperationId> {
   operationId: Op;
   req: Request;
@@ -27,43 +35,81 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   urls: Urls;
   config: Config;
   db: Knex;
+  /** The repositories of this request, created once (writes get their own, in a transaction). */
+  repositories: Repositories;
   /** The clock, injectable in tests (date windows, publication dates). */
   now: () => Date;
-  /** Replies to reads, per key, while the data does not change (http/replies.ts). */
-  replies: VersionedCache<Reply>;
   query: QueryOf<Op>;
   path: PathOf<Op>;
   body: BodyOf<Op>;
 }
 
-export interface Reply {
+/** An operation's answer: status, a body its responses document, extra headers. */
+export interface Reply<Op extends OperationId = OperationId> {
   status: number;
-  body: unknown;
+  body: ResponseBodyOf<Op>;
   headers?: Record<string, string>;
-  /** The body as JSON, once sent (a remembered reply is sent many times; see app.ts dispatch). */
-  serialized?: string;
+  /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
+  serialized?: SerializedReply;
+}
+
+/** What a remembered read depends on besides the operation, the caller's read rights and the URL base. */
+export interface RememberedBy {
+  parts: unknown;
+  /** For replies that also depend on the clock (http/replies.ts). */
+  moving?: Moving;
 }
 
 /**
- * One operation: a permission decision and a handler. The permission is mandatory, so no operation
- * can be added without deciding who may call it (`allowPublic` and `checkedByHandler` say so
- * explicitly). It runs after the validator; rules that depend on the record or on the body run in
- * the handler.
+ * One operation, as the stages every request runs in this order (docs/contract.md §4):
+ *
+ * 1. `parse`: the input, checked against everything that does not depend on the record (400);
+ * 2. `load`: the record the path names (404, or 400 for an id of another type);
+ * 3. `authorize`: the policy action that decides whether this caller may do this to that record
+ *    with that input (policies/; 401/403, or 400 where the plugin answers so);
+ * 4. `execute`: checks that depend on the record (400), the work, the answer.
+ *
+ * Reads that name `remember` are answered from the remembered replies while the data they depend on
+ * does not change (the key is computed after `parse`; stages 2-4 run only on a miss).
  */
-export interface Operation<Op extends OperationId> {
-  permission: (ctx: OperationContext<Op>) => void;
-  handler: (ctx: OperationContext<Op>) => Promise<Reply>;
+export interface Operation<Op extends OperationId, Input = unknown, Target = unknown> {
+  parse(ctx: OperationContext<Op>): Input | Promise<Input>;
+  remember?(ctx: OperationContext<Op>, input: Input): RememberedBy;
+  load(ctx: OperationContext<Op>, input: Input): Target | Promise<Target>;
+  authorize(user: User | undefined, target: Target, input: Input): void;
+  execute(ctx: OperationContext<Op>, input: Input, target: Target): Promise<Reply<Op>>;
+}
+
+/**
+ * The stages as `operation` reads them: the operation is inferred from `parse`, the input from what
+ * `parse` returns and the target from what `load` returns, so that a policy action written for any
+ * post (`postPolicy.read`) or a helper written for any operation (`byRequest`) fits every stage.
+ */
+interface Stages<Op extends OperationId, Input, Target> {
+  parse(ctx: OperationContext<Op>): Input | Promise<Input>;
+  remember?(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): RememberedBy;
+  load(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): Target | Promise<Target>;
+  authorize(user: User | undefined, target: NoInfer<Target>, input: NoInfer<Input>): void;
+  execute(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>, target: NoInfer<Target>): Promise<Reply<NoInfer<Op>>>;
 }
 
 /** The table of every operation. A missing or unknown operationId does not compile. */
 export type OperationTable = { [Op in OperationId]: Operation<Op> };
 
-/** For operations anybody may call (reads, with per-record visibility applied by the handler). */
-export function allowPublic(): void {}
+/** Types an operation's stages from its parts, so each stage sees what the previous one returned. */
+export function operation<Op extends OperationId, Input, Target>(stages: Stages<Op, Input, Target>): Operation<Op, Input, Target> {
+  return stages;
+}
 
-/**
- * For writes: the document's security step has already required credentials (401); the caller's
- * right is checked by the handler once the parameters are valid (400) and the record is found (404),
- * the order contract §4 sets.
- */
-export function checkedByHandler(): void {}
+/** `parse` of operations whose input is just their validated query (reads, deletes). */
+export function queryInput<Op extends OperationId>(ctx: OperationContext<Op>): QueryOf<Op> {
+  return ctx.query;
+}
+
+/** `load` of operations that act on no stored record (lists, creates). */
+export function noTarget(): undefined {
+  return undefined;
+}
+
+/** `authorize` of operations anybody may call (the namespace index, the document). */
+export function anyone(): void {}

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { RestError } from '../errors.js';
 
 /** The plugin silently serves at most 50 records per page (filters `tribe_rest_*_max_per_page`). */
 export const MAX_PER_PAGE = 50;
@@ -78,10 +79,40 @@ export function pageHeaders(links: PageLinks): Record<string, string> {
     'X-WP-Total': String(links.total),
     'X-WP-TotalPages': String(links.totalPages),
   };
-  const link = [
-    links.nextUrl ? `<${links.nextUrl}>; rel="next"` : undefined,
-    links.previousUrl ? `<${links.previousUrl}>; rel="prev"` : undefined,
-  ].filter(Boolean);
+  const link = [links.nextUrl ? `<${links.nextUrl}>; rel="next"` : undefined, links.previousUrl ? `<${links.previousUrl}>; rel="prev"` : undefined].filter(Boolean);
   if (link.length) headers.Link = link.join(', ');
   return headers;
+}
+
+/** The paging part of every list answer (the records go beside it, under the collection's name). */
+export interface ListEnvelope {
+  rest_url: string;
+  next_rest_url?: string;
+  previous_rest_url?: string;
+  total: number;
+  total_pages: number;
+}
+
+/**
+ * The list envelope every list shares: its paging URLs, totals and headers, or `pastTheEnd` (404)
+ * for a page after the last one (page 1 of an empty list is an empty page). Call it before building
+ * the page's records.
+ */
+export function listEnvelope(
+  baseUrl: string,
+  args: Record<string, unknown>,
+  page: PageRequest,
+  total: number,
+  pastTheEnd: () => RestError,
+): { envelope: ListEnvelope; headers: Record<string, string> } {
+  const links = pageLinks(baseUrl, args, page, total);
+  if (page.page > 1 && page.page > links.totalPages) throw pastTheEnd();
+  const envelope: ListEnvelope = {
+    rest_url: links.restUrl,
+    ...(links.nextUrl && { next_rest_url: links.nextUrl }),
+    ...(links.previousUrl && { previous_rest_url: links.previousUrl }),
+    total: links.total,
+    total_pages: links.totalPages,
+  };
+  return { envelope, headers: pageHeaders(links) };
 }

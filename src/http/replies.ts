@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
-import { VersionedCache, type Moving } from '../db/versioned-cache.js';
+import { VersionedCache } from '../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
-import { readerKey } from '../posts/visibility.js';
-import type { OperationContext, Reply } from './operation.js';
+import { readerKey } from '../policies/posts.js';
+import type { OperationContext, RememberedBy, Reply } from './operation.js';
+import { serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
 
 /** Bytes of JSON the remembered replies may hold in all (their objects take about twice as much). */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
@@ -10,15 +11,22 @@ const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 /**
  * Replies to reads, remembered while the data version stays the same (db/versioned-cache.ts): a
  * repeated read costs one version lookup instead of the queries and the record mapping. Bounded in
- * number and in size, because a reply can be a whole page of records. A reply is serialised when it
- * is stored, to weigh it; app.ts sends that JSON.
+ * number and in size, because a reply can be a whole page of records; a reply too large to be sent
+ * in one piece (http/reply-body.ts) is not kept, so one large reply cannot push all others out. A
+ * reply is serialised when it is stored, to weigh it; app.ts sends that JSON.
  */
-export function replyCache(db: Knex): VersionedCache<Reply> {
+export function replyCache(db: Knex, replyLimit: number): VersionedCache<Reply> {
   return new VersionedCache<Reply>(db, {
     maxEntries: 1024,
     maxWeight: MAX_REPLY_BYTES,
-    weigh: (reply) => (reply.serialized ??= JSON.stringify(reply.body)).length,
+    maxEntryWeight: STREAM_ABOVE_BYTES,
+    weigh: (reply) => serializedReply(reply, replyLimit).bytes,
   });
+}
+
+/** The reply's JSON, serialised once (and only as far as `limit`: http/reply-body.ts). */
+export function serializedReply(reply: Reply, limit: number): SerializedReply {
+  return (reply.serialized ??= serializeReply(reply.body, limit));
 }
 
 /**
@@ -29,10 +37,7 @@ export function replyKey(ctx: OperationContext, parts: unknown): string {
   return JSON.stringify([ctx.operationId, ctx.urls.restRoot, ctx.urls.site, readerKey(ctx.user), parts]);
 }
 
-/**
- * A read whose reply depends only on the request's path and query, who asks and the data: it is
- * remembered under those. (Reads that also depend on the clock pass `moving`, or build their own key.)
- */
-export function rememberedRead<Ctx extends OperationContext>(handler: (ctx: Ctx) => Promise<Reply>, moving?: (ctx: Ctx) => Moving | undefined) {
-  return (ctx: Ctx): Promise<Reply> => ctx.replies.get(replyKey(ctx, [ctx.path, ctx.query, sentQueryNames(ctx.req)]), () => handler(ctx), moving?.(ctx));
+/** `remember` of reads whose reply depends only on the request's path and query, who asks and the data. */
+export function byRequest(ctx: OperationContext): RememberedBy {
+  return { parts: [ctx.path, ctx.query, sentQueryNames(ctx.req)] };
 }

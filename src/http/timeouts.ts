@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { RestError } from './errors.js';
+import { RestError } from '../errors.js';
 
 /**
  * REQUEST_TIMEOUT: a request still unanswered after `seconds` gets 503 `rest_request_timeout` with

@@ -1,207 +1,208 @@
-import type { Knex } from 'knex';
-import type { OperationContext, Operation, OperationId, OperationTable, Reply } from '../http/operation.js';
-import { allowPublic, checkedByHandler } from '../http/operation.js';
-import { invalidParams, RestError, forbidden } from '../http/errors.js';
-import { pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../http/paging.js';
-import { rememberedRead } from '../http/replies.js';
-import { requireCapability, canDeleteRecord, canEditRecord, canReadRecord } from '../auth/permissions.js';
-import { findPost } from '../posts/repository.js';
-import { inTransaction } from '../db/transactions.js';
-import { findPostHeader } from '../posts/lookup.js';
-import { statusFilter } from '../posts/visibility.js';
-import { commonColumns, modifiedNow } from '../posts/writes.js';
-import { loadImages } from '../posts/images.js';
-import { assertSingleRead } from '../posts/reads.js';
-import { formatUtc } from '../db/dates.js';
+import type { OperationContext, OperationTable, Reply } from '../http/operation.js';
+import { noTarget, operation, queryInput } from '../http/operation.js';
+import { invalidParams, RestError } from '../errors.js';
+import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
+import { byRequest } from '../http/replies.js';
+import { singleReadInput } from '../http/password-guesses.js';
+import { mayFilterByEvent, postPolicy, readerOf, statusFilter } from '../policies/posts.js';
+import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
+import { formatUtc } from '../dates/storage.js';
+import { inWriteTransaction } from '../repositories.js';
+import { linkedRecords } from '../services/records.js';
+import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
-import { eventStartsMoving, LinkedRepository, type LinkedRow } from './repository.js';
-import { createOrReuse, parseLinkedInput, prepareCreate, resolveImage, writeContext, type Body } from './writes.js';
-import { toOrganizerRecord, toVenueRecord, type MapOptions } from './mapper.js';
-
+import { eventStartsMoving, type LinkedRow } from './repository.js';
+import { createOrReuse, parseLinkedInput, prepareCreate, type PreparedCreate } from './writes.js';
 
 const LIST_PARAMETERS = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
 
+type ListOp = 'listVenues' | 'listOrganizers';
+type CreateOp = 'createVenue' | 'createOrganizer';
+type ReadOp = 'getVenue' | 'getVenueBySlug' | 'getOrganizer' | 'getOrganizerBySlug';
+type UpdateOp =
+  | 'updateVenue'
+  | 'putVenue'
+  | 'patchVenue'
+  | 'updateVenueBySlug'
+  | 'putVenueBySlug'
+  | 'patchVenueBySlug'
+  | 'updateOrganizer'
+  | 'putOrganizer'
+  | 'patchOrganizer'
+  | 'updateOrganizerBySlug'
+  | 'putOrganizerBySlug'
+  | 'patchOrganizerBySlug';
+type DeleteOp = 'deleteVenue' | 'deleteVenueBySlug' | 'deleteOrganizer' | 'deleteOrganizerBySlug';
+
+function writerOf(ctx: OperationContext): WriteContext {
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
+}
+
 /**
- * The venue and organizer operations, written once (contract §4-§6, plugin-behaviour §1.2-§1.3,
- * §6.1-§6.4). Order of checks on writes: credentials (the validator's security step) → parameters
- * (400) → the record (404, or 400 for an id of another type) → the caller's right on it (403).
+ * The venue and organizer operations, written once (docs/contract.md §4-§6, docs/plugin-behaviour.md
+ * §1.2-§1.3, §6.1-§6.4), in the stages of http/operation.ts.
  */
-function linkedHandlers(kind: LinkedKind) {
-  const notFound = (what: string) => new RestError(404, `rest-${kind.type}-not-found`, `${kind.Label} with ${what} does not exist.`);
+function linkedOperations(kind: LinkedKind) {
+  const records: PostKind<LinkedRow> = {
+    type: kind.type,
+    label: kind.label,
+    Label: kind.Label,
+    findById: (repositories, id) => repositories.linked(kind).findById(id),
+    findBySlug: (repositories, slug) => repositories.linked(kind).findBySlug(slug),
+    trash: (repositories, row, modified) => repositories.linked(kind).trash(row, modified),
+    destroy: (repositories, row) => repositories.posts.destroy(row.id),
+  };
 
-  async function records(ctx: OperationContext, rows: LinkedRow[], single: boolean): Promise<unknown[]> {
-    const images = await loadImages(ctx.db, rows.map((row) => row.imageId));
-    const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
-    return rows.map((row) => {
-      const options: MapOptions = { single, masked: row.password !== null && !canEditRecord(ctx.user, row) };
-      return toRecord(row, kind, ctx.urls, images, options);
-    });
+  async function record(ctx: OperationContext, row: LinkedRow, options = { single: false, unmasked: false }) {
+    const [built] = await linkedRecords(ctx.repositories, kind, [row], ctx.user, ctx.urls, options);
+    return built;
   }
-
-  async function record(ctx: OperationContext, row: LinkedRow, single = false, masked?: boolean): Promise<unknown> {
-    const images = await loadImages(ctx.db, [row.imageId]);
-    const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
-    return toRecord(row, kind, ctx.urls, images, { single, masked: masked ?? (row.password !== null && !canEditRecord(ctx.user, row)) });
-  }
-
-  /** The record named by the path: `{id}` (404 if nothing, 400 if another type) or `{slug}` (404). */
-  async function findTarget(ctx: OperationContext, db: Knex = ctx.db): Promise<LinkedRow> {
-    const path = ctx.path as { id?: number; slug?: string };
-    const repo = new LinkedRepository(db, kind);
-    if (path.slug !== undefined) {
-      const row = await repo.findBySlug(path.slug);
-      if (!row) throw notFound(`slug ${path.slug}`);
-      return row;
-    }
-    const id = path.id as number;
-    const row = await repo.findById(id);
-    if (row) return row;
-    if (await findPost(db, id)) throw new RestError(400, `rest-invalid-${kind.type}-id`, `The specified ID is not a valid ${kind.label}.`);
-    throw notFound(`ID ${id}`);
-  }
-
-  type ListQuery = { page?: number; per_page?: number; search?: string; event?: number; has_events?: boolean; only_with_upcoming?: boolean; status?: string[] };
 
   // `only_with_upcoming` depends on the clock: its reply holds until an event starts.
-  const upcomingFrom = (ctx: OperationContext) => ((ctx.query as ListQuery).only_with_upcoming ? formatUtc(ctx.now()) : undefined);
-  const list = rememberedRead(
-    async (ctx: OperationContext): Promise<Reply> => listPage(ctx, upcomingFrom(ctx)),
-    (ctx: OperationContext) => {
-      const from = upcomingFrom(ctx);
-      return from === undefined ? undefined : eventStartsMoving(ctx.db, from);
-    },
-  );
+  const upcomingFrom = (ctx: OperationContext<ListOp>) => (ctx.query.only_with_upcoming ? formatUtc(ctx.now()) : undefined);
 
-  const listPage = async (ctx: OperationContext, from: string | undefined): Promise<Reply> => {
-    const query = ctx.query as ListQuery;
+  async function listPage(ctx: OperationContext<ListOp>, query: OperationContext<ListOp>['query']): Promise<Reply<ListOp>> {
     const page = pageRequest(query.page, query.per_page);
     const status = statusFilter(query.status, ctx.user);
     if (query.event !== undefined) {
-      const event = await findPostHeader(ctx.db, query.event);
-      if (!event || event.type !== 'event' || !canReadRecord(ctx.user, event)) throw invalidParams({ event: `event ${query.event} is not an event.` });
+      const event = await ctx.repositories.posts.header(query.event);
+      if (!event || event.type !== 'event' || !mayFilterByEvent(ctx.user, event)) throw invalidParams({ event: `event ${query.event} is not an event.` });
     }
-    const { rows, total } = await new LinkedRepository(ctx.db, kind).list({
+    const { rows, total } = await ctx.repositories.linked(kind).list({
       statuses: status.statuses,
-      user: ctx.user,
+      reader: readerOf(ctx.user),
       search: query.search,
       eventId: query.event,
       hasEvents: query.has_events,
-      upcomingFrom: from,
+      upcomingFrom: upcomingFrom(ctx),
       upcomingStatuses: statusFilter(undefined, ctx.user).statuses,
       limit: page.perPage,
       offset: page.offset,
     });
     const sent = sentQueryNames(ctx.req).filter((name) => LIST_PARAMETERS.includes(name) && name !== 'status');
-    const args: Record<string, unknown> = Object.fromEntries(sent.map((name) => [name, (query as Record<string, unknown>)[name]]));
+    const q: Record<string, unknown> = query;
+    const args: Record<string, unknown> = Object.fromEntries(sent.map((name) => [name, q[name]]));
     args.status = status.urlValue;
-    const links = pageLinks(ctx.urls.collection(kind.collection).replace(/\/$/, ''), args, page, total);
-    if (page.page > 1 && page.page > links.totalPages) {
-      throw new RestError(404, `${kind.type}-archive-page-not-found`, `The requested ${kind.label} archive page does not exist`);
-    }
-    const body: Record<string, unknown> = { [kind.collection]: await records(ctx, rows, false), rest_url: links.restUrl };
-    if (links.nextUrl) body.next_rest_url = links.nextUrl;
-    if (links.previousUrl) body.previous_rest_url = links.previousUrl;
-    body.total = links.total;
-    body.total_pages = links.totalPages;
-    return { status: 200, body, headers: pageHeaders(links) };
-  };
+    const { envelope, headers } = listEnvelope(
+      ctx.urls.collection(kind.collection).replace(/\/$/, ''),
+      args,
+      page,
+      total,
+      () => new RestError(404, `${kind.type}-archive-page-not-found`, `The requested ${kind.label} archive page does not exist`),
+    );
+    const items = await linkedRecords(ctx.repositories, kind, rows, ctx.user, ctx.urls, { single: false });
+    // The collection's key is the kind's (`venues` or `organizers`): the one place the compiler cannot follow it.
+    return { status: 200, body: { [kind.collection]: items, ...envelope } as Reply<ListOp>['body'], headers };
+  }
 
-  const create = async (ctx: OperationContext): Promise<Reply> => {
-    const writer = writeContext(ctx);
-    const problems: Record<string, string> = {};
-    const prepared = await prepareCreate(kind, ctx.body as Body, writer, problems);
-    if (Object.keys(problems).length) throw invalidParams(problems);
-    // Creating needs the generic edit right (contributors and up).
-    requireCapability(ctx.user, 'edit_posts');
-    // A duplicate (contract §6) comes back unchanged, with 201 like a new record.
-    const { id } = await inTransaction(ctx.db, (trx) => createOrReuse(trx, prepared, writer));
-    const created = (await new LinkedRepository(ctx.db, kind).findById(id)) as LinkedRow;
-    return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
-  };
-
-  const get = rememberedRead(async (ctx: OperationContext): Promise<Reply> => {
-    const row = await findTarget(ctx);
-    assertSingleRead(ctx.user, row, kind.type, (ctx.query as { password?: string }).password);
-    return { status: 200, body: await record(ctx, row, true, false) };
+  const list = operation({
+    parse: (ctx: OperationContext<ListOp>) => queryInput(ctx),
+    remember(ctx: OperationContext<ListOp>) {
+      const from = upcomingFrom(ctx);
+      return { parts: byRequest(ctx).parts, moving: from === undefined ? undefined : eventStartsMoving(ctx.db, from) };
+    },
+    load: noTarget,
+    authorize: postPolicy.list,
+    execute: (ctx: OperationContext<ListOp>, query) => listPage(ctx, query),
   });
 
-  const update = async (ctx: OperationContext): Promise<Reply> => {
-    const body = (ctx.body ?? {}) as Body;
-    const writer = writeContext(ctx);
-    const problems: Record<string, string> = {};
-    // Parameters (400) first, then the record (404), then the right (403): contract §4.
-    await parseLinkedInput(kind, body, undefined, writer, problems);
-    if (Object.keys(problems).length) throw invalidParams(problems);
-    const row = await findTarget(ctx);
-    if (!canEditRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
-    const { common, own } = await parseLinkedInput(kind, body, row, writer, problems);
-    const columns = commonColumns(common, row, ctx.user, writer.now, writer.siteTimezone);
-    await inTransaction(ctx.db, async (trx) => {
-      const imageId = await resolveImage(trx, body.image, ctx.user);
-      if (imageId !== undefined) columns.image_id = imageId;
-      await new LinkedRepository(trx, kind).update(trx, row, columns, common.slug, own);
-    });
-    const updated = (await new LinkedRepository(ctx.db, kind).findById(row.id)) as LinkedRow;
-    return { status: 200, body: await record(ctx, updated) };
-  };
+  const create = operation({
+    async parse(ctx: OperationContext<CreateOp>): Promise<PreparedCreate> {
+      const problems: Record<string, string> = {};
+      const prepared = await prepareCreate(kind, ctx.body, writerOf(ctx), problems);
+      if (Object.keys(problems).length) throw invalidParams(problems);
+      return prepared;
+    },
+    load: noTarget,
+    authorize: (user, _target, prepared) => postPolicy.create(user, undefined, { status: prepared.parsed.status, authorId: prepared.parsed.authorId }),
+    async execute(ctx: OperationContext<CreateOp>, prepared) {
+      // A duplicate (docs/contract.md §6) comes back unchanged, with 201 like a new record.
+      const id = await inWriteTransaction(ctx.db, (repositories) => createOrReuse(repositories, prepared, writerOf(ctx)));
+      const created = await reload(records, ctx.repositories, id);
+      return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
+    },
+  });
 
-  const remove = async (ctx: OperationContext): Promise<Reply> => {
-    const row = await findTarget(ctx);
-    if (!canDeleteRecord(ctx.user, row)) throw forbidden(ctx.user !== undefined);
-    const force = (ctx.query as { force?: boolean }).force === true;
-    const repo = new LinkedRepository(ctx.db, kind);
-    if (force) {
-      const last = await record(ctx, row);
-      await inTransaction(ctx.db, (trx) => repo.destroy(trx, row.id));
-      return { status: 200, body: last };
-    }
-    if (row.status === 'trash') throw new RestError(410, `${kind.type}-is-in-trash`, `The ${kind.label} is already trashed`);
-    await inTransaction(ctx.db, (trx) => repo.trash(trx, row, modifiedNow(ctx.now(), ctx.config.siteTimezone)));
-    return { status: 200, body: await record(ctx, (await repo.findById(row.id)) as LinkedRow) };
-  };
+  const get = operation({
+    parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
+    remember: byRequest,
+    load: (ctx: OperationContext<ReadOp>) => findRecord(records, ctx.repositories, ctx.path),
+    authorize: postPolicy.read,
+    async execute(ctx: OperationContext<ReadOp>, _query, row) {
+      // The read passed the password check: nothing is masked.
+      return { status: 200, body: await record(ctx, row, { single: true, unmasked: true }) };
+    },
+  });
+
+  const update = operation({
+    async parse(ctx: OperationContext<UpdateOp>) {
+      const body: Body = ctx.body ?? {};
+      const problems: Record<string, string> = {};
+      // Parameters (400) first, then the record (404), then the right (403): docs/contract.md §4.
+      const { common } = await parseLinkedInput(kind, body, undefined, writerOf(ctx), problems);
+      if (Object.keys(problems).length) throw invalidParams(problems);
+      return { body, common };
+    },
+    load: (ctx: OperationContext<UpdateOp>) => findRecord(records, ctx.repositories, ctx.path),
+    authorize: (user, row: LinkedRow, { common }) => postPolicy.edit(user, row, { status: common.status, authorId: common.authorId }),
+    async execute(ctx: OperationContext<UpdateOp>, { body }, row) {
+      const writer = writerOf(ctx);
+      const { common, own } = await parseLinkedInput(kind, body, row, writer, {});
+      const columns = commonColumns(common, row, writer);
+      await inWriteTransaction(ctx.db, async (repositories) => {
+        const imageId = await resolveImage(repositories, body.image, ctx.user);
+        if (imageId !== undefined) columns.image_id = imageId;
+        await repositories.linked(kind).update(row, columns, common.slug, own);
+      });
+      return { status: 200, body: await record(ctx, await reload(records, ctx.repositories, row.id)) };
+    },
+  });
+
+  const remove = operation({
+    parse: (ctx: OperationContext<DeleteOp>) => queryInput(ctx),
+    load: (ctx: OperationContext<DeleteOp>) => findRecord(records, ctx.repositories, ctx.path),
+    authorize: postPolicy.remove,
+    async execute(ctx: OperationContext<DeleteOp>, query, row) {
+      const modified = modifiedNow(ctx.now(), ctx.config.siteTimezone);
+      const body = await removeRecord(records, ctx.repositories, row, { force: query.force === true, modified }, (current) => record(ctx, current));
+      return { status: 200, body };
+    },
+  });
 
   return { list, create, get, update, remove };
 }
 
-type Handler = (ctx: OperationContext) => Promise<Reply>;
+const venues = linkedOperations(VENUES);
+const organizers = linkedOperations(ORGANIZERS);
 
-function read<Op extends OperationId>(handler: Handler): Operation<Op> {
-  return { permission: allowPublic, handler };
-}
-
-function write<Op extends OperationId>(handler: Handler): Operation<Op> {
-  return { permission: checkedByHandler, handler };
-}
-
-const venues = linkedHandlers(VENUES);
-const organizers = linkedHandlers(ORGANIZERS);
-
+/** Every venue operation and the policy action it is judged by (policies/posts.ts). */
 export const venueOperations = {
-  listVenues: read<'listVenues'>(venues.list),
-  createVenue: write<'createVenue'>(venues.create),
-  getVenue: read<'getVenue'>(venues.get),
-  updateVenue: write<'updateVenue'>(venues.update),
-  putVenue: write<'putVenue'>(venues.update),
-  patchVenue: write<'patchVenue'>(venues.update),
-  deleteVenue: write<'deleteVenue'>(venues.remove),
-  getVenueBySlug: read<'getVenueBySlug'>(venues.get),
-  updateVenueBySlug: write<'updateVenueBySlug'>(venues.update),
-  putVenueBySlug: write<'putVenueBySlug'>(venues.update),
-  patchVenueBySlug: write<'patchVenueBySlug'>(venues.update),
-  deleteVenueBySlug: write<'deleteVenueBySlug'>(venues.remove),
+  listVenues: venues.list,
+  createVenue: venues.create,
+  getVenue: venues.get,
+  updateVenue: venues.update,
+  putVenue: venues.update,
+  patchVenue: venues.update,
+  deleteVenue: venues.remove,
+  getVenueBySlug: venues.get,
+  updateVenueBySlug: venues.update,
+  putVenueBySlug: venues.update,
+  patchVenueBySlug: venues.update,
+  deleteVenueBySlug: venues.remove,
 } satisfies Partial<OperationTable>;
 
+/** Every organizer operation and the policy action it is judged by (policies/posts.ts). */
 export const organizerOperations = {
-  listOrganizers: read<'listOrganizers'>(organizers.list),
-  createOrganizer: write<'createOrganizer'>(organizers.create),
-  getOrganizer: read<'getOrganizer'>(organizers.get),
-  updateOrganizer: write<'updateOrganizer'>(organizers.update),
-  putOrganizer: write<'putOrganizer'>(organizers.update),
-  patchOrganizer: write<'patchOrganizer'>(organizers.update),
-  deleteOrganizer: write<'deleteOrganizer'>(organizers.remove),
-  getOrganizerBySlug: read<'getOrganizerBySlug'>(organizers.get),
-  updateOrganizerBySlug: write<'updateOrganizerBySlug'>(organizers.update),
-  putOrganizerBySlug: write<'putOrganizerBySlug'>(organizers.update),
-  patchOrganizerBySlug: write<'patchOrganizerBySlug'>(organizers.update),
-  deleteOrganizerBySlug: write<'deleteOrganizerBySlug'>(organizers.remove),
+  listOrganizers: organizers.list,
+  createOrganizer: organizers.create,
+  getOrganizer: organizers.get,
+  updateOrganizer: organizers.update,
+  putOrganizer: organizers.update,
+  patchOrganizer: organizers.update,
+  deleteOrganizer: organizers.remove,
+  getOrganizerBySlug: organizers.get,
+  updateOrganizerBySlug: organizers.update,
+  putOrganizerBySlug: organizers.update,
+  patchOrganizerBySlug: organizers.update,
+  deleteOrganizerBySlug: organizers.remove,
 } satisfies Partial<OperationTable>;

@@ -16,9 +16,9 @@ export interface LinkedKind {
   nameField: 'venue' | 'organizer';
   /** Plain-text fields of the type's table, in record order. */
   textFields: string[];
-  /** Fields matched by `search` besides title, description and excerpt (plugin-behaviour §6.4). */
+  /** Fields matched by `search` besides title, description and excerpt (docs/plugin-behaviour.md §6.4). */
   searchFields: string[];
-  /** Fields compared by duplicate detection besides title and description (plugin-behaviour §6.3). */
+  /** Fields compared by duplicate detection besides title and description (docs/plugin-behaviour.md §6.3). */
   duplicateFields: string[];
   /** Label used in messages ("venue", "organizer") and its capitalised form. */
   label: string;

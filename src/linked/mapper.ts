@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.js';
-import type { Urls } from '../http/urls.js';
+import type { Urls } from '../urls.js';
 import { autoParagraph, plainText } from '../text/html.js';
-import type { ImageRecord } from '../posts/images.js';
+import type { ImageRecord } from '../posts/repository.js';
 import type { LinkedKind } from './kinds.js';
 import type { LinkedRow } from './repository.js';
 
@@ -9,9 +9,9 @@ export type VenueRecord = components['schemas']['Venue'];
 export type OrganizerRecord = components['schemas']['Organizer'];
 
 export interface MapOptions {
-  /** Single-record GET: adds `json_ld` (plugin-behaviour §1.9). */
+  /** Single-record GET: adds `json_ld` (docs/plugin-behaviour.md §1.9). */
   single: boolean;
-  /** Password-protected and the caller may not see it: protected fields are emptied (contract §5). */
+  /** Password-protected and the caller may not see it: protected fields are emptied (docs/contract.md §5). */
   masked: boolean;
 }
 
@@ -74,13 +74,13 @@ function compact(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
 }
 
-/** A venue record (plugin-behaviour §1.2). */
+/** A venue record (docs/plugin-behaviour.md §1.2). */
 export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): VenueRecord {
   const f = row.fields;
   const hasGeo = row.geoLat !== null && row.geoLng !== null;
   let record = withoutEmpty({
     ...head(row, kind, urls),
-    image: row.imageId === null ? false : images.get(row.imageId) ?? false,
+    image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     address: f.address,
     city: f.city,
     country: f.country,
@@ -116,12 +116,12 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
   return { ...record, show_map: row.showMap, show_map_link: row.showMapLink, ...globalIds(row, urls) } as VenueRecord;
 }
 
-/** An organizer record (plugin-behaviour §1.3). */
+/** An organizer record (docs/plugin-behaviour.md §1.3). */
 export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): OrganizerRecord {
   const f = row.fields;
   let record = withoutEmpty({
     ...head(row, kind, urls),
-    image: row.imageId === null ? false : images.get(row.imageId) ?? false,
+    image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     phone: f.phone,
     website: f.website,
     email: f.email,

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { User } from '../auth/capabilities.js';
 import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
 import { likeEscape } from '../text/slugs.js';
-import { POST_COLUMNS, insertPost, toPostRow, updatePost, type PostColumns, type PostRow } from '../posts/repository.js';
-import { protectedTextHidden, readerKey, whereReadable } from '../posts/visibility.js';
+import { POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from '../posts/repository.js';
+import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
+import { requireTransaction } from '../db/transactions.js';
 import type { LinkedKind } from './kinds.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
@@ -22,7 +22,7 @@ export type KindColumns = Record<string, string | number | boolean | null>;
 
 export interface LinkedListFilter {
   statuses: string[];
-  user: User | undefined;
+  reader: Reader;
   search?: string;
   eventId?: number;
   hasEvents?: boolean;
@@ -33,7 +33,7 @@ export interface LinkedListFilter {
   offset: number;
 }
 
-/** Statuses of events that count for `has_events` (plugin-behaviour §6.4: not drafts or pending). */
+/** Statuses of events that count for `has_events` (docs/plugin-behaviour.md §6.4: not drafts or pending). */
 const EVENT_STATUSES_NOT_COUNTED = ['draft', 'pending'];
 
 /**
@@ -52,6 +52,7 @@ export class LinkedRepository {
   constructor(
     private readonly db: Knex,
     private readonly kind: LinkedKind,
+    private readonly posts: PostRepository,
   ) {}
 
   private toRow(row: Record<string, unknown>): LinkedRow {
@@ -68,8 +69,8 @@ export class LinkedRepository {
   }
 
   /** posts ⨝ the kind's table, aliased `p` and `k`. */
-  private base(db: Knex = this.db): Knex.QueryBuilder {
-    return db('posts as p').join(`${this.kind.table} as k`, 'k.post_id', 'p.id').where('p.type', this.kind.type);
+  private base(): Knex.QueryBuilder {
+    return this.db('posts as p').join(`${this.kind.table} as k`, 'k.post_id', 'p.id').where('p.type', this.kind.type);
   }
 
   private columns(): string[] {
@@ -77,8 +78,9 @@ export class LinkedRepository {
     return [...POST_COLUMNS.map((c) => `p.${c}`), ...own.map((c) => `k.${c}`)];
   }
 
-  async findById(id: number, db: Knex = this.db): Promise<LinkedRow | undefined> {
-    const row = await this.base(db).where('p.id', id).first(this.columns());
+  async findById(id: number): Promise<LinkedRow | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.base().where('p.id', id).first(this.columns());
     return row ? this.toRow(row) : undefined;
   }
 
@@ -95,33 +97,38 @@ export class LinkedRepository {
   /** One page of the filtered list and the size of the whole filtered set (post date descending, id as tiebreaker). */
   async list(filter: LinkedListFilter): Promise<{ rows: LinkedRow[]; total: number }> {
     const query = this.base().whereIn('p.status', filter.statuses);
-    whereReadable(query, 'p', filter.user);
-    if (filter.search !== undefined) this.whereSearch(query, filter.search, filter.user);
-    if (filter.eventId !== undefined) {
-      query.whereExists(this.db(`${this.kind.linkTable} as le`).whereRaw(`le.${this.kind.linkColumn} = p.id`).where('le.event_id', filter.eventId));
-    }
+    whereReadable(query, 'p', filter.reader.scope);
+    if (filter.search !== undefined) this.whereSearch(query, filter.search, filter.reader);
+    // The events (aliased `alias`) linked to the record. A password-protected event has no links for
+    // a caller who may not edit it (its record masks them), so it is left out of every link filter.
+    const linkedEvents = (alias: string) => {
+      const events = this.db(`${this.kind.linkTable} as l${alias}`)
+        .join(`posts as ${alias}`, `${alias}.id`, `l${alias}.event_id`)
+        .whereRaw(`l${alias}.${this.kind.linkColumn} = p.id`);
+      const linksHidden = protectedTextHidden(alias, filter.reader.protectedText);
+      if (linksHidden) events.whereNot(linksHidden);
+      return events;
+    };
+    if (filter.eventId !== undefined) query.whereExists(linkedEvents('ee').where('ee.id', filter.eventId));
     if (filter.hasEvents !== undefined) {
-      const linked = this.db(`${this.kind.linkTable} as lh`)
-        .join('posts as eh', 'eh.id', 'lh.event_id')
-        .whereRaw(`lh.${this.kind.linkColumn} = p.id`)
-        .whereNotIn('eh.status', EVENT_STATUSES_NOT_COUNTED);
+      // Events the caller may read (the plugin counts any event but drafts and pending ones).
+      const linked = linkedEvents('eh').whereNotIn('eh.status', EVENT_STATUSES_NOT_COUNTED);
+      whereReadable(linked, 'eh', filter.reader.scope);
       if (filter.hasEvents) query.whereExists(linked);
       else query.whereNotExists(linked);
     }
     if (filter.upcomingFrom !== undefined) {
       // One EXISTS over every upcoming event, whatever their number (the plugin only looks at the first page).
-      const upcoming = this.db(`${this.kind.linkTable} as lu`)
-        .join('posts as eu', 'eu.id', 'lu.event_id')
+      const upcoming = linkedEvents('eu')
         .join('events as xu', 'xu.post_id', 'eu.id')
-        .whereRaw(`lu.${this.kind.linkColumn} = p.id`)
         .where('xu.start_utc', '>=', filter.upcomingFrom)
         .whereIn('eu.status', filter.upcomingStatuses ?? ['publish']);
-      whereReadable(upcoming, 'eu', filter.user);
+      whereReadable(upcoming, 'eu', filter.reader.scope);
       query.whereExists(upcoming);
     }
     const rows = await query.clone().select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
-    const { limit, offset, user, ...rest } = filter;
-    const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: readerKey(user) });
+    const { limit, offset, reader, ...rest } = filter;
+    const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: reader.key });
     const total =
       totalFromPage(rows.length, limit, offset) ??
       (await totalsOf(this.db).get(
@@ -139,12 +146,12 @@ export class LinkedRepository {
    * The plugin's venue/organizer search: words are runs of ASCII letters, digits and hyphens; a
    * record matches when one of its fields contains every word (case-insensitive).
    */
-  private whereSearch(query: Knex.QueryBuilder, search: string, user: User | undefined): void {
+  private whereSearch(query: Knex.QueryBuilder, search: string, reader: Reader): void {
     const words = (search.match(/[A-Za-z0-9-]+/g) ?? []).map((w) => `%${likeEscape(w.toLowerCase())}%`);
     if (words.length === 0) return;
     const allWordsIn = (q: Knex.QueryBuilder, field: string) => q.where((all) => words.forEach((word) => all.whereRaw(`lower(${field}) like ? escape '!'`, [word])));
     // Fields behind a password only count for callers who could read them; the name always does.
-    const hidden = protectedTextHidden(this.db, 'p', user);
+    const hidden = protectedTextHidden('p', reader.protectedText);
     const others = ['p.description', 'p.excerpt', ...this.kind.searchFields.map((f) => `k.${f}`)];
     query.where((any) => {
       any.orWhere((q) => allWordsIn(q, 'p.title'));
@@ -156,13 +163,17 @@ export class LinkedRepository {
   }
 
   /**
-   * Duplicate detection on create (plugin-behaviour §6.3): the oldest record, not trashed and
-   * readable by the caller, whose title and every other compared field that was sent non-empty
+   * Duplicate detection on create (docs/plugin-behaviour.md §6.3): the oldest record, not trashed,
+   * readable by the caller and not password-protected from them, whose title and every other compared
+   * field that was sent non-empty
    * equal the sent values (case-insensitive).
    */
-  async findDuplicate(title: string, sent: Record<string, string>, user: User | undefined): Promise<LinkedRow | undefined> {
+  async findDuplicate(title: string, sent: Record<string, string>, reader: Reader): Promise<LinkedRow | undefined> {
     const query = this.base().whereNot('p.status', 'trash').whereRaw('lower(p.title) = ?', [title.toLowerCase()]);
-    whereReadable(query, 'p', user);
+    // Only records the caller may read in full: a match would confirm the fields a password hides.
+    whereReadable(query, 'p', reader.scope);
+    const hidden = protectedTextHidden('p', reader.protectedText);
+    if (hidden) query.whereNot(hidden);
     for (const [field, value] of Object.entries(sent)) {
       if (value === '') continue;
       const column = field === 'description' ? 'p.description' : `k.${field}`;
@@ -172,25 +183,20 @@ export class LinkedRepository {
     return row ? this.toRow(row) : undefined;
   }
 
-  async create(trx: Knex, columns: PostColumns, baseSlug: string, own: KindColumns): Promise<number> {
-    return insertPost(trx, this.kind.type, columns, baseSlug, async (id) => {
-      await trx(this.kind.table).insert({ ...own, post_id: id });
+  async create(columns: PostColumns, baseSlug: string, own: KindColumns): Promise<number> {
+    return this.posts.insert(this.kind.type, columns, baseSlug, async (id) => {
+      await requireTransaction(this.db)(this.kind.table).insert({ ...own, post_id: id });
     });
   }
 
-  async update(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns): Promise<void> {
-    await updatePost(trx, post, columns, newBaseSlug);
-    if (Object.keys(own).length) await trx(this.kind.table).where('post_id', post.id).update(own);
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns): Promise<void> {
+    await this.posts.update(post, columns, newBaseSlug);
+    if (Object.keys(own).length) await requireTransaction(this.db)(this.kind.table).where('post_id', post.id).update(own);
   }
 
-  /** Moves a record to the trash and unlinks it from every event (plugin-behaviour §5.15). */
-  async trash(trx: Knex, row: PostRow, modified: Partial<PostColumns>): Promise<void> {
-    await trx('posts').where('id', row.id).update({ ...modified, status: 'trash', trashed_from: row.status });
-    await trx(this.kind.linkTable).where(this.kind.linkColumn, row.id).delete();
-  }
-
-  /** Deletes a record for good; its row and links go with it (foreign keys cascade). */
-  async destroy(trx: Knex, id: number): Promise<void> {
-    await trx('posts').where('id', id).delete();
+  /** Moves a record to the trash and unlinks it from every event (docs/plugin-behaviour.md §5.15). */
+  async trash(row: PostRow, modified: Partial<PostColumns>): Promise<void> {
+    await this.posts.trash(row, modified);
+    await requireTransaction(this.db)(this.kind.linkTable).where(this.kind.linkColumn, row.id).delete();
   }
 }

@@ -1,31 +1,15 @@
-import type { Knex } from 'knex';
-import type { User } from '../auth/capabilities.js';
-import type { OperationContext } from '../http/operation.js';
-import { invalidParams } from '../http/errors.js';
-import { commonColumns, parseCommon, type CommonInput, type ParsedCommon } from '../posts/writes.js';
-import { checkImageInput, ImageInputError, resolveImageInput } from '../posts/images.js';
-import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../posts/fields.js';
+import { commonColumns, parseCommon, resolveImage, type Body, type ParsedCommon, type WriteContext } from '../posts/writes.js';
+import { checkImageInput } from '../posts/images.js';
+import { readerOf } from '../policies/posts.js';
+import type { Repositories } from '../repositories.js';
+import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../text/fields.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import type { LinkedKind } from './kinds.js';
-import { LinkedRepository, type KindColumns, type LinkedRow } from './repository.js';
-
-export type Body = CommonInput & Record<string, unknown>;
-
-/** Who writes, and when: what a venue or organizer write needs besides its body. */
-export interface WriteContext {
-  db: Knex;
-  user: User | undefined;
-  now: Date;
-  siteTimezone: string;
-}
-
-export function writeContext(ctx: OperationContext): WriteContext {
-  return { db: ctx.db, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
-}
+import type { KindColumns, LinkedRow } from './repository.js';
 
 /**
  * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
- * does (§6.2) when it is not sent: `state` for the US (or no country), else `province`.
+ * does (docs/plugin-behaviour.md §6.2) when it is not sent: `state` for the US (or no country), else `province`.
  */
 export function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | undefined, problems: Record<string, string>): KindColumns {
   const own: KindColumns = {};
@@ -59,16 +43,6 @@ export function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | 
   return own;
 }
 
-/** `image` on a write, with a refused value reported as 400 on `image`. */
-export async function resolveImage(trx: Knex, input: unknown, user: User | undefined): Promise<number | null | undefined> {
-  try {
-    return await resolveImageInput(trx, input, user);
-  } catch (err) {
-    if (err instanceof ImageInputError) throw invalidParams({ image: err.message });
-    throw err;
-  }
-}
-
 /** A checked create body, ready to be written. */
 export interface PreparedCreate {
   kind: LinkedKind;
@@ -97,33 +71,26 @@ export async function parseLinkedInput(
   writer: WriteContext,
   problems: Record<string, string>,
 ): Promise<{ common: ParsedCommon; own: KindColumns }> {
-  const common = await parseCommon(writer.db, body, kind.nameField, writer.user, writer.siteTimezone, writer.now, problems);
+  const common = await parseCommon(body, kind.nameField, writer, problems);
   const own = kindColumns(kind, body, existing, problems);
-  const image = await checkImageInput(writer.db, body.image, writer.user);
+  const image = await checkImageInput(writer.repositories.posts, body.image, writer.user);
   if (image) problems.image = image;
   return { common, own };
 }
 
 /**
- * Writes a prepared create, or finds its duplicate (plugin-behaviour §6.3, contract §6): a record the
+ * Writes a prepared create, or finds its duplicate (docs/plugin-behaviour.md §6.3, docs/contract.md §6): a record the
  * caller may read, not trashed, with the same name and the same values in every compared field that
  * was sent non-empty. The duplicate is returned unchanged, never overwritten.
  */
-export async function createOrReuse(trx: Knex, prepared: PreparedCreate, writer: WriteContext): Promise<{ id: number; reused: boolean }> {
+export async function createOrReuse(repositories: Repositories, prepared: PreparedCreate, writer: WriteContext): Promise<number> {
   const { kind, body, parsed, own } = prepared;
-  // The values decide some rights (`private`, another `author`): refused before a duplicate is looked for.
-  const columns = commonColumns(parsed, undefined, writer.user, writer.now, writer.siteTimezone);
-  const repo = new LinkedRepository(trx, kind);
+  const columns = commonColumns(parsed, undefined, writer);
+  const repo = repositories.linked(kind);
   const compared: Record<string, string> = { description: parsed.description ?? '' };
   for (const field of kind.duplicateFields) compared[field] = typeof own[field] === 'string' && field in body ? (own[field] as string) : '';
-  const duplicate = await repo.findDuplicate(parsed.title as string, compared, writer.user);
-  if (duplicate) return { id: duplicate.id, reused: true };
-  const imageId = await resolveImage(trx, body.image, writer.user);
-  const id = await repo.create(
-    trx,
-    { ...(columns as Required<typeof columns>), image_id: imageId ?? null },
-    parsed.slug ?? (sanitizeSlug(parsed.title as string) || kind.type),
-    own,
-  );
-  return { id, reused: false };
+  const duplicate = await repo.findDuplicate(parsed.title as string, compared, readerOf(writer.user));
+  if (duplicate) return duplicate.id;
+  const imageId = await resolveImage(repositories, body.image, writer.user);
+  return repo.create({ ...(columns as Required<typeof columns>), image_id: imageId ?? null }, parsed.slug ?? (sanitizeSlug(parsed.title as string) || kind.type), own);
 }

@@ -85,13 +85,36 @@ export function resolveRef<T>(doc: ApiDocument, value: T | { $ref: string }): T 
   return current as T;
 }
 
-/** Resolves every `$ref` inside a schema (properties, items, anyOf/oneOf), without cycles. */
+/**
+ * An `allOf` schema as one schema: the members' properties together (a later member's definition of
+ * a property wins, so `EventCreate`'s full `EventFields` definitions win over the bare ones that only
+ * make `title` required), their `required` lists together, their other keywords from the first member
+ * that has them, and the schema's own keywords over all of them (a property's own `description` over
+ * its `DateInput`'s). Input shapes, the namespace index and the property tests read the result.
+ */
+function mergeAllOf(doc: ApiDocument, schema: SchemaObject, seen: Set<string>): SchemaObject {
+  const members = schema.allOf as Array<SchemaObject | { $ref: string }> | undefined;
+  if (!members) return schema;
+  const merged: SchemaObject = {};
+  const { allOf: _members, ...own } = schema;
+  for (const part of [...members.map((member) => resolveSchema(doc, member, seen)), own as SchemaObject]) {
+    const isOwn = part === own;
+    for (const [key, value] of Object.entries(part)) {
+      if (key === 'properties') merged.properties = { ...merged.properties, ...(value as Record<string, SchemaObject>) };
+      else if (key === 'required') merged.required = [...new Set([...(merged.required ?? []), ...(value as string[])])];
+      else if (isOwn || !(key in merged)) merged[key] = value;
+    }
+  }
+  return merged;
+}
+
+/** Resolves every `$ref` inside a schema (properties, items, anyOf/oneOf, allOf merged), without cycles. */
 export function resolveSchema(doc: ApiDocument, schema: SchemaObject | { $ref: string }, seen = new Set<string>()): SchemaObject {
   if ('$ref' in schema && typeof schema.$ref === 'string') {
     if (seen.has(schema.$ref)) return {};
     seen = new Set(seen).add(schema.$ref);
   }
-  const resolved = resolveRef<SchemaObject>(doc, schema);
+  const resolved = mergeAllOf(doc, resolveRef<SchemaObject>(doc, schema), seen);
   const out: SchemaObject = { ...resolved };
   if (resolved.items) out.items = resolveSchema(doc, resolved.items, seen);
   if (resolved.properties) {

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { whereSlugFamily, withUniqueSlug } from '../text/slugs.js';
+import type { components } from '../../generated/openapi.js';
+import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
+import { requireTransaction } from '../db/transactions.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -38,7 +40,23 @@ export interface PostColumns {
   modified_utc: string;
 }
 
-export const POST_COLUMNS = ['id', 'type', 'status', 'author_id', 'slug', 'title', 'description', 'excerpt', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
+export const POST_COLUMNS = [
+  'id',
+  'type',
+  'status',
+  'author_id',
+  'slug',
+  'title',
+  'description',
+  'excerpt',
+  'password',
+  'image_id',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'trashed_from',
+];
 
 export function toPostRow(row: Record<string, unknown>): PostRow {
   return {
@@ -70,36 +88,140 @@ function takenSlugs(db: Knex, type: PostType, exceptId?: number) {
 }
 
 /**
- * Inserts a post under the first free slug of its type at or after `baseSlug` (unique under concurrent
- * creates too), then lets `withRow` write the type's own row in the same transaction. Returns the id.
+ * The copies of `posts` columns that events keep on their own row, so that lists filter, order and
+ * count from the `events` index alone: the status and the publication date. The one place they are
+ * derived; the repositories, the benchmark's seeder and the test fixtures all write them through it.
  */
-export async function insertPost(trx: Knex, type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>): Promise<number> {
-  const id = await withUniqueSlug(trx, baseSlug, takenSlugs(trx, type), async (slug) => {
-    const [inserted] = await trx('posts').insert({ ...columns, type, slug });
-    return Number(inserted);
-  });
-  await withRow(id);
-  return id;
+export function eventCopiesOf(columns: Partial<Pick<PostColumns, 'status' | 'date_utc'>>): { post_status?: string; post_date_utc?: string } {
+  return {
+    ...(columns.status === undefined ? {} : { post_status: columns.status }),
+    ...(columns.date_utc === undefined ? {} : { post_date_utc: columns.date_utc }),
+  };
 }
 
-/** Updates a post's shared columns; a new slug is made unique among the other posts of its type. */
-export async function updatePost(trx: Knex, post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string): Promise<void> {
-  if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {
-    await withUniqueSlug(trx, newBaseSlug, takenSlugs(trx, post.type, post.id), (slug) => trx('posts').where('id', post.id).update({ ...columns, slug }));
-  } else if (Object.keys(columns).length) {
-    await trx('posts').where('id', post.id).update(columns);
+export type ImageRecord = components['schemas']['Image'];
+
+/** The registry entry of an id in the shared post ID space. */
+export interface PostHeader {
+  id: number;
+  type: string;
+  status: string;
+  authorId: number | null;
+  password: string | null;
+}
+
+/**
+ * The shared `posts` registry: lookups across types, and the writes every type shares (insert under a
+ * unique slug, update, trash, delete), each keeping the events' copies (eventCopiesOf) in step.
+ */
+export class PostRepository {
+  constructor(private readonly db: Knex) {}
+
+  /** Any post by id, whatever its type. */
+  async find(id: number): Promise<PostRow | undefined> {
+    if (!Number.isSafeInteger(id) || id < 1) return undefined;
+    const row = await this.db('posts').where('id', id).first(POST_COLUMNS);
+    return row ? toPostRow(row) : undefined;
   }
-}
 
-export async function findPost(db: Knex, id: number): Promise<PostRow | undefined> {
-  if (!Number.isSafeInteger(id) || id < 1) return undefined;
-  const row = await db('posts').where('id', id).first(POST_COLUMNS);
-  return row ? toPostRow(row) : undefined;
-}
+  /** What an id names (an event, venue, organizer or image), or undefined. */
+  async header(id: number): Promise<PostHeader | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.db('posts').where({ id }).first('id', 'type', 'status', 'author_id', 'password');
+    return row
+      ? { id: Number(row.id), type: row.type, status: row.status, authorId: row.author_id === null ? null : Number(row.author_id), password: row.password || null }
+      : undefined;
+  }
 
-export async function findPostBySlug(db: Knex, type: PostType, slug: string): Promise<PostRow | undefined> {
-  const row = await db('posts').where({ type, slug }).first(POST_COLUMNS);
-  return row ? toPostRow(row) : undefined;
+  /**
+   * Inserts a post under the first free slug of its type at or after `baseSlug` (unique under
+   * concurrent creates too), then lets `withRow` write the type's own row. Returns the id.
+   */
+  async insert(type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>): Promise<number> {
+    const trx = requireTransaction(this.db);
+    const id = await withUniqueSlug(
+      trx,
+      baseSlug,
+      takenSlugs(trx, type),
+      async (slug) => {
+        const [inserted] = await trx('posts').insert({ ...columns, type, slug });
+        return Number(inserted);
+      },
+      `posts:${type}`,
+    );
+    await withRow(id);
+    return id;
+  }
+
+  /** Updates a post's shared columns; a new slug is made unique among the other posts of its type. */
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string): Promise<void> {
+    const trx = requireTransaction(this.db);
+    if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {
+      await withUniqueSlug(
+        trx,
+        newBaseSlug,
+        takenSlugs(trx, post.type, post.id),
+        (slug) =>
+          trx('posts')
+            .where('id', post.id)
+            .update({ ...columns, slug }),
+        `posts:${post.type}`,
+      );
+    } else if (Object.keys(columns).length) {
+      await trx('posts').where('id', post.id).update(columns);
+    }
+    await this.copyToEvent(post, columns);
+  }
+
+  /** Moves a post to the trash, remembering the status it had (rights over it follow that status). */
+  async trash(post: PostRow, modified: Partial<PostColumns>): Promise<void> {
+    const trx = requireTransaction(this.db);
+    await trx('posts')
+      .where('id', post.id)
+      .update({ ...modified, status: 'trash', trashed_from: post.status });
+    await this.copyToEvent(post, { status: 'trash' });
+  }
+
+  /** Deletes a post for good; its own row and links go with it (foreign keys cascade). */
+  async destroy(id: number): Promise<void> {
+    await requireTransaction(this.db)('posts').where('id', id).delete();
+  }
+
+  /** Whether an id names a recorded image. */
+  async isImage(id: number): Promise<boolean> {
+    return Number.isSafeInteger(id) && (await this.db('posts').where({ id, type: 'image' }).first('id')) !== undefined;
+  }
+
+  /** The image recorded for a URL (by the SHA-256 of the URL), if any. */
+  async imageIdByUrlHash(urlHash: string): Promise<number | undefined> {
+    const row = await this.db('images').where('url_hash', urlHash).first('post_id');
+    return row ? Number(row.post_id) : undefined;
+  }
+
+  /** The `images` row of a new image post (posts.insert's `withRow`). */
+  async insertImage(image: { post_id: number; url: string; url_hash: string; extension: string }): Promise<void> {
+    await requireTransaction(this.db)('images').insert({ ...image, width: null, height: null });
+  }
+
+  /** The image objects of some ids, in one query per 500 ids. */
+  async loadImages(ids: Array<number | null>): Promise<Map<number, ImageRecord>> {
+    const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+    const images = new Map<number, ImageRecord>();
+    for (const part of chunks(wanted)) {
+      for (const row of await this.db('images').whereIn('post_id', part).select('post_id', 'url', 'extension', 'width', 'height')) {
+        const image: ImageRecord = { url: row.url, id: Number(row.post_id), extension: row.extension };
+        if (row.width !== null) image.width = Number(row.width);
+        if (row.height !== null) image.height = Number(row.height);
+        images.set(image.id, image);
+      }
+    }
+    return images;
+  }
+
+  private async copyToEvent(post: PostRow, columns: Partial<PostColumns>): Promise<void> {
+    const copies = eventCopiesOf(columns);
+    if (post.type === 'event' && Object.keys(copies).length) await this.db('events').where('post_id', post.id).update(copies);
+  }
 }
 
 /** Chunks an id list for `IN (...)`: SQLite allows a limited number of bound variables per statement. */

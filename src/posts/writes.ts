@@ -1,13 +1,36 @@
-import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { can, type User } from '../auth/capabilities.js';
-import { forbidden } from '../http/errors.js';
-import { parseDateInput, toStorage, toStorageUtc, zoneOf } from '../dates/parse.js';
+import type { User } from '../auth/capabilities.js';
+import { invalidParams } from '../errors.js';
+import { mayWriteUnfilteredHtml, storedStatus } from '../policies/posts.js';
+import type { Repositories } from '../repositories.js';
+import { ImageInputError, resolveImageInput } from './images.js';
+import { parseDateInput, zoneOf } from '../dates/parse.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { sanitizeUserHtml } from '../text/html.js';
-import { formatUtc } from '../db/dates.js';
+import { formatUtc, toStorage, toStorageUtc } from '../dates/storage.js';
 import type { PostColumns, PostRow } from './repository.js';
-import { sanitizeTextField } from './fields.js';
+import { sanitizeTextField } from '../text/fields.js';
+
+/** Who writes, and when: what a write needs besides its body. */
+export interface WriteContext {
+  repositories: Repositories;
+  user: User | undefined;
+  now: Date;
+  siteTimezone: string;
+}
+
+/** A write body: the shared fields, and the type's own. */
+export type Body = CommonInput & Record<string, unknown>;
+
+/** `image` on a write, with a refused value reported as 400 on `image`. */
+export async function resolveImage(repositories: Repositories, input: unknown, user: User | undefined): Promise<number | null | undefined> {
+  try {
+    return await resolveImageInput(repositories.posts, input, user);
+  } catch (err) {
+    if (err instanceof ImageInputError) throw invalidParams({ image: err.message });
+    throw err;
+  }
+}
 
 /** Body fields every post type shares. */
 export interface CommonInput {
@@ -38,17 +61,10 @@ export interface ParsedCommon {
  * Checks and parses the shared fields (the 400s, collected into `problems` so that every bad
  * parameter is named at once). `titleParam` is the body name of the title (`title`, `venue`,
  * `organizer`). Names are plain text; descriptions are HTML, cleaned for users without
- * `unfiltered_html`. `date` is read in the site zone and `date_utc` in UTC (plugin-behaviour §5.2).
+ * `unfiltered_html`. `date` is read in the site zone and `date_utc` in UTC (docs/plugin-behaviour.md §5.2).
  */
-export async function parseCommon(
-  db: Knex,
-  input: CommonInput & Record<string, unknown>,
-  titleParam: string,
-  user: User | undefined,
-  siteTimezone: string,
-  now: Date,
-  problems: Record<string, string>,
-): Promise<ParsedCommon> {
+export async function parseCommon(input: Body, titleParam: string, writer: WriteContext, problems: Record<string, string>): Promise<ParsedCommon> {
+  const { user, siteTimezone, now } = writer;
   const parsed: ParsedCommon = {};
   const title = input[titleParam];
   if (title !== undefined) {
@@ -57,7 +73,7 @@ export async function parseCommon(
   }
   if (input.status !== undefined) parsed.status = input.status;
   if (input.author !== undefined) {
-    const exists = await db('users').where('id', input.author).first('id');
+    const exists = await writer.repositories.users.findById(input.author);
     if (!exists) problems.author = `author ${input.author} is not an existing user ID.`;
     else parsed.authorId = Number(input.author);
   }
@@ -73,7 +89,7 @@ export async function parseCommon(
     else moment = utc.setZone(siteZone);
   }
   if (moment) parsed.published = { local: toStorage(moment), utc: toStorageUtc(moment) };
-  const mayWriteHtml = can(user, 'unfiltered_html');
+  const mayWriteHtml = mayWriteUnfilteredHtml(user);
   if (input.description !== undefined) parsed.description = mayWriteHtml ? String(input.description) : sanitizeUserHtml(String(input.description));
   // Only events take an excerpt; on venues and organizers it is an output field, ignored on input.
   if (titleParam === 'title' && input.excerpt !== undefined) parsed.excerpt = mayWriteHtml ? String(input.excerpt) : sanitizeUserHtml(String(input.excerpt));
@@ -85,26 +101,6 @@ export async function parseCommon(
   return parsed;
 }
 
-/**
- * The status a write stores (plugin-behaviour §5.10, contract §5). Callers who may publish get what
- * they ask for (`publish` when creating without one). Contributors cannot publish: `publish` and
- * `future` become `pending`, no status on create becomes `draft`, and `private` is refused (403).
- * A publication date in the future turns `publish` into `future`, and a past one `future` into
- * `publish`, as WordPress schedules posts.
- */
-function decideStatus(requested: string | undefined, existing: PostRow | undefined, publishedUtc: string, user: User | undefined, now: Date): string {
-  let status = requested ?? existing?.status ?? 'publish';
-  if (!can(user, 'publish_posts') && requested !== undefined) {
-    if (requested === 'private') throw forbidden(user !== undefined);
-    if (requested === 'publish' || requested === 'future') status = 'pending';
-  }
-  if (!can(user, 'publish_posts') && !existing && requested === undefined) status = 'draft';
-  const inFuture = publishedUtc > formatUtc(now);
-  if (status === 'publish' && inFuture) status = 'future';
-  else if (status === 'future' && !inFuture) status = 'publish';
-  return status;
-}
-
 /** `modified` (site-local) and `modified_utc` for a write happening now. */
 export function modifiedNow(now: Date, siteTimezone: string): { modified: string; modified_utc: string } {
   return { modified: toStorage(DateTime.fromJSDate(now, { zone: zoneOf(siteTimezone) ?? 'UTC' })), modified_utc: formatUtc(now) };
@@ -112,13 +108,9 @@ export function modifiedNow(now: Date, siteTimezone: string): { modified: string
 
 /**
  * The `posts` columns of a create (no `existing`) or an update, once the caller is known to be
- * allowed to write the record. Raises the permission errors that depend on the values: `private`
- * for contributors, and `author` set to another user without `edit_others_posts` (403).
+ * allowed to write the record with these values (policies/posts.ts `create` / `edit`).
  */
-export function commonColumns(parsed: ParsedCommon, existing: PostRow | undefined, user: User | undefined, now: Date, siteTimezone: string): Partial<PostColumns> {
-  if (parsed.authorId !== undefined && parsed.authorId !== user?.id && parsed.authorId !== existing?.authorId && !can(user, 'edit_others_posts')) {
-    throw forbidden(user !== undefined);
-  }
+export function commonColumns(parsed: ParsedCommon, existing: PostRow | undefined, { user, now, siteTimezone }: WriteContext): Partial<PostColumns> {
   const { modified: localStamp, modified_utc: stamp } = modifiedNow(now, siteTimezone);
   const columns: Partial<PostColumns> = { modified: localStamp, modified_utc: stamp };
   if (parsed.title !== undefined) columns.title = parsed.title;
@@ -131,7 +123,7 @@ export function commonColumns(parsed: ParsedCommon, existing: PostRow | undefine
     columns.date_utc = parsed.published.utc;
   }
   const publishedUtc = parsed.published?.utc ?? existing?.dateUtc ?? stamp;
-  if (!existing || parsed.status !== undefined || parsed.published) columns.status = decideStatus(parsed.status, existing, publishedUtc, user, now);
+  if (!existing || parsed.status !== undefined || parsed.published) columns.status = storedStatus(parsed.status, existing, publishedUtc > formatUtc(now), user);
   if (!existing) {
     columns.author_id = parsed.authorId ?? user?.id ?? null;
     columns.title ??= '';

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import type { Urls } from '../http/urls.js';
+import type { Urls } from '../urls.js';
 import type { Taxonomy } from './taxonomies.js';
 import type { TermRow } from './repository.js';
 
@@ -28,7 +28,7 @@ function termPermalink(term: TermRow, taxonomy: Taxonomy, ancestors: Map<number,
   return urls.permalink(...taxonomy.permalinkBase, ...slugs);
 }
 
-/** A term as `/categories` and `/tags` return it (plugin-behaviour §1.4.1, without WordPress's `_links`). */
+/** A term as `/categories` and `/tags` return it (docs/plugin-behaviour.md §1.4.1, without WordPress's `_links`). */
 export function toTermRecord(term: TermRow, taxonomy: Taxonomy, count: number, ancestors: Map<number, TermRow>, urls: Urls): Category | Tag {
   const url = termPermalink(term, taxonomy, ancestors, urls);
   const head = { id: term.id, count, description: term.description, name: term.name, slug: term.slug, taxonomy: taxonomy.name };
@@ -36,7 +36,7 @@ export function toTermRecord(term: TermRow, taxonomy: Taxonomy, count: number, a
   return taxonomy.hierarchical ? { ...head, parent: term.parent, ...tail } : { ...head, ...tail };
 }
 
-/** A term embedded in an event (plugin-behaviour §1.4.2): raw term fields, `id` after `filter`, then `urls`. */
+/** A term embedded in an event (docs/plugin-behaviour.md §1.4.2): raw term fields, `id` after `filter`, then `urls`. */
 export function toEmbeddedTerm(term: TermRow, taxonomy: Taxonomy, count: number, urls: Urls): EmbeddedTerm {
   return {
     name: term.name,

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { likeEscape, whereSlugFamily, withUniqueSlug } from '../text/slugs.js';
+import { likeEscape } from '../text/slugs.js';
+import { whereSlugFamily, withUniqueSlug } from '../posts/unique-slugs.js';
 import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
-import { inTransaction } from '../db/transactions.js';
-import { bumpDataVersion } from '../db/data-version.js';
+import { requireTransaction } from '../db/transactions.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
+import { protectedTextHidden, type ProtectedTextScope } from '../posts/read-scope.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {
@@ -26,6 +27,8 @@ export interface TermListFilter {
   exclude?: number[];
   parent?: number;
   eventId?: number;
+  /** Whose protected text the caller may not see: a password-protected event has no terms for them. */
+  protectedText?: ProtectedTextScope;
   slug?: string;
   hideEmpty: boolean;
   orderBy: TermOrderBy;
@@ -87,7 +90,10 @@ export class TermRepository {
     if (filter.parent !== undefined) base.where('t.parent', filter.parent);
     if (filter.slug !== undefined) base.where('t.slug', filter.slug);
     if (filter.eventId !== undefined) {
-      base.whereExists(this.db('event_terms as ef').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId));
+      const links = this.db('event_terms as ef').join('posts as pe', 'pe.id', 'ef.event_id').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId);
+      const hidden = protectedTextHidden('pe', filter.protectedText);
+      if (hidden) links.whereNot(hidden);
+      base.whereExists(links);
     }
     if (filter.hideEmpty) base.where('t.published_count', '>', 0);
 
@@ -125,7 +131,10 @@ export class TermRepository {
       case 'include':
         if (filter.include?.length) {
           // The order of the include list itself.
-          query.orderByRaw(`case t.id ${filter.include.map(() => 'when ? then ?').join(' ')} end ${direction}`, filter.include.flatMap((id, i) => [id, i]));
+          query.orderByRaw(
+            `case t.id ${filter.include.map(() => 'when ? then ?').join(' ')} end ${direction}`,
+            filter.include.flatMap((id, i) => [id, i]),
+          );
         } else {
           query.orderByRaw(`lower(t.name) ${direction}`);
         }
@@ -158,8 +167,9 @@ export class TermRepository {
     const is = new Set(after);
     const gained = [...is].filter((id) => !was.has(id));
     const lost = [...was].filter((id) => !is.has(id));
-    if (gained.length) await this.db('terms').whereIn('id', gained).increment('published_count', 1);
-    if (lost.length) await this.db('terms').whereIn('id', lost).decrement('published_count', 1);
+    const trx = requireTransaction(this.db);
+    if (gained.length) await trx('terms').whereIn('id', gained).increment('published_count', 1);
+    if (lost.length) await trx('terms').whereIn('id', lost).decrement('published_count', 1);
   }
 
   /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
@@ -206,7 +216,7 @@ export class TermRepository {
   async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount'>, baseSlug: string, sharesName: boolean): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     return withUniqueSlug(
-      this.db,
+      requireTransaction(this.db),
       baseSlug,
       (base) => whereSlugFamily(this.db('terms').where('taxonomy', taxonomy.name), 'slug', base).pluck('slug'),
       async (slug) => {
@@ -221,6 +231,7 @@ export class TermRepository {
           throw taken ? new TermNameTaken(taken) : err;
         }
       },
+      `terms:${taxonomy.name}`,
     );
   }
 
@@ -228,18 +239,12 @@ export class TermRepository {
    * Updates a term. A new name or parent puts the term back under the one-name-per-level rule; a
    * concurrent clash on the name or the slug is reported by `onClash`.
    */
-  async update(
-    term: TermRow,
-    changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>,
-    onClash: () => Promise<Error>,
-  ): Promise<void> {
+  async update(term: TermRow, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>, onClash: () => Promise<Error>): Promise<void> {
     if (Object.keys(changes).length === 0) return;
     const row: Record<string, unknown> = { ...changes };
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
     try {
-      await this.db('terms').where({ id: term.id }).update(row);
-      // A single-statement write outside inTransaction: it bumps the data version itself.
-      await bumpDataVersion(this.db);
+      await requireTransaction(this.db)('terms').where({ id: term.id }).update(row);
     } catch (err) {
       throw isUniqueViolation(err) ? await onClash() : err;
     }
@@ -247,10 +252,9 @@ export class TermRepository {
 
   /** Deletes a term for good: its children move up to its parent, its event links go with it. */
   async delete(term: TermRow): Promise<void> {
-    await inTransaction(this.db, async (trx) => {
-      await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
-      await trx('terms').where({ id: term.id }).delete();
-    });
+    const trx = requireTransaction(this.db);
+    await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
+    await trx('terms').where({ id: term.id }).delete();
   }
 
   /** Ids of the term and all its descendants (to refuse a parent that would make a cycle). */

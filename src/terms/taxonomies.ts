@@ -7,7 +7,7 @@ export interface Taxonomy {
   /** The collection path segment and list envelope key. */
   collection: 'categories' | 'tags';
   hierarchical: boolean;
-  /** Who may create, edit and delete terms (plugin-behaviour §4.2). */
+  /** Who may create, edit and delete terms (docs/plugin-behaviour.md §4.2). */
   manageCapability: Capability;
   /** Public archive URL segments before the slug(s). */
   permalinkBase: string[];

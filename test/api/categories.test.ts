@@ -1,3 +1,4 @@
+import { describeSharedTermBehaviour } from './shared/term-behaviour.js';
 import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, testApp, type TestUser } from '../helpers/app.js';
@@ -9,7 +10,6 @@ import {
   call,
   collectionPath,
   createTerm,
-  describeSharedTermBehaviour,
   itemPath,
   list,
   namesOf,
@@ -33,8 +33,7 @@ describe('categories: /categories and /categories/{id}', () => {
       createTerm(http, CATEGORIES, as, { name, ...extra });
 
     /** Sends an update (POST by default) as an editor. */
-    const update = (id: number, body: Record<string, unknown>, method: 'post' | 'put' | 'patch' = 'post') =>
-      call(http, method, itemPath(CATEGORIES, id), users.editor, body);
+    const update = (id: number, body: Record<string, unknown>, method: 'post' | 'put' | 'patch' = 'post') => call(http, method, itemPath(CATEGORIES, id), users.editor, body);
 
     /** grand > parent > child, slugs `grand`, `parent`, `child`. */
     const createFamily = async () => {
@@ -77,11 +76,7 @@ describe('categories: /categories and /categories/{id}', () => {
 
       it('accepts a parent in a form-encoded body', async () => {
         const top = await createCategory('Top');
-        const res = await http()
-          .post(collectionPath(CATEGORIES))
-          .set('Authorization', users.editor.authorization)
-          .type('form')
-          .send(`name=Formed+Child&parent=${top.id}`);
+        const res = await http().post(collectionPath(CATEGORIES)).set('Authorization', users.editor.authorization).type('form').send(`name=Formed+Child&parent=${top.id}`);
         expectStatus(res, 201);
         assert.equal(res.body.parent, top.id);
         assert.equal(res.body.url, permalink(CATEGORIES, 'top', 'formed-child'));

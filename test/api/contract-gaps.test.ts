@@ -56,9 +56,7 @@ function expectErrorEnvelope(res: Response, status: number, code: RegExp, label:
 
 /** The operation's URL for a record (or for nothing, with `missing`). */
 function urlFor(op: OperationInfo, record?: { id: number; slug: string }, query = ''): string {
-  const path = op.path
-    .replace('{id}', String(record?.id ?? 999_999))
-    .replace('{slug}', record?.slug ?? 'no-such-record');
+  const path = op.path.replace('{id}', String(record?.id ?? 999_999)).replace('{slug}', record?.slug ?? 'no-such-record');
   return `${NS}${path === '/' ? '/' : path}${query}`;
 }
 
@@ -93,18 +91,20 @@ describe('every documented error status of every operation', () => {
       for (const status of statuses) {
         if (status === 401) {
           // Reads are anonymous, so only wrong credentials are refused; writes refuse anonymous callers.
-          const res = op.method === 'GET'
-            ? await send(http, op.method, urlFor(op, record), `Basic ${Buffer.from('nobody:wrong-secret').toString('base64')}`)
-            : await send(http, op.method, urlFor(op, record), undefined, kind ? CREATE_BODIES[kind]('publish') : {});
+          const res =
+            op.method === 'GET'
+              ? await send(http, op.method, urlFor(op, record), `Basic ${Buffer.from('nobody:wrong-secret').toString('base64')}`)
+              : await send(http, op.method, urlFor(op, record), undefined, kind ? CREATE_BODIES[kind]('publish') : {});
           expectErrorEnvelope(res, 401, op.method === 'GET' ? /^rest_invalid_credentials$/ : /^rest_forbidden$/, label(401));
         } else if (status === 400) {
           assert.ok(kind, `${op.operationId}: no 400 scenario`);
           let res: Response;
           if (!onRecord) {
             // A list with an invalid page, a create with an invalid field.
-            res = op.method === 'GET'
-              ? await send(http, op.method, urlFor(op, undefined, '?page=0'), admin)
-              : await send(http, op.method, urlFor(op), admin, isTerm(kind) ? INVALID_BODIES[kind] : CREATE_BODIES[kind]('bogus'));
+            res =
+              op.method === 'GET'
+                ? await send(http, op.method, urlFor(op, undefined, '?page=0'), admin)
+                : await send(http, op.method, urlFor(op), admin, isTerm(kind) ? INVALID_BODIES[kind] : CREATE_BODIES[kind]('bogus'));
           } else if (isTerm(kind) && ['GET', 'DELETE'].includes(op.method)) {
             // A term of the other taxonomy: terms share one ID space.
             const other = await createRecord(http, kind === 'tags' ? 'categories' : 'tags', admin);
@@ -131,9 +131,7 @@ describe('every documented error status of every operation', () => {
           }
           expectErrorEnvelope(res, 403, /^(rest_forbidden|rest_cannot_\w+|[a-z]+-not-accessible)$/, label(403));
         } else if (status === 404) {
-          const res = onRecord
-            ? await send(http, op.method, urlFor(op), admin, kind ? changeOf(kind) : {})
-            : await send(http, op.method, urlFor(op, undefined, '?page=99'), admin);
+          const res = onRecord ? await send(http, op.method, urlFor(op), admin, kind ? changeOf(kind) : {}) : await send(http, op.method, urlFor(op, undefined, '?page=99'), admin);
           expectErrorEnvelope(res, 404, /^(rest-[a-z]+-not-found|rest-term-not-found|[a-z]+-archive-page-not-found)$/, label(404));
         } else if (status === 410) {
           assert.ok(kind && record, `${op.operationId}: no 410 scenario`);

@@ -63,10 +63,15 @@ describe('namespace index and /doc', () => {
     assert.equal(res.body.openapi, '3.0.3');
     assert.equal(res.body.info.title, 'The Events Calendar REST API');
     assert.match(res.body.info.description, /^The Events Calendar REST API allows accessing upcoming events information easily and conveniently\./);
-    assert.deepEqual(res.body.servers.map((s: { url: string }) => s.url), ['http://calendar.example:8123/wp-json/tribe/events/v1']);
+    assert.deepEqual(
+      res.body.servers.map((s: { url: string }) => s.url),
+      ['http://calendar.example:8123/wp-json/tribe/events/v1'],
+    );
     const operations = listOperations(loadDocument()).map((op) => op.operationId);
     const served = Object.values(res.body.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
-      Object.values(item).map((op) => op.operationId).filter(Boolean),
+      Object.values(item)
+        .map((op) => op.operationId)
+        .filter(Boolean),
     );
     assert.deepEqual([...served].sort(), [...operations].sort());
   });

@@ -114,7 +114,15 @@ describe('events: GET /events', () => {
     });
 
     it('rejects page and per_page values that are not positive integers', async () => {
-      for (const [name, value] of [['per_page', '0'], ['per_page', 'abc'], ['per_page', '-1'], ['per_page', '2.5'], ['page', '0'], ['page', 'abc'], ['page', '1.5']]) {
+      for (const [name, value] of [
+        ['per_page', '0'],
+        ['per_page', 'abc'],
+        ['per_page', '-1'],
+        ['per_page', '2.5'],
+        ['page', '0'],
+        ['page', 'abc'],
+        ['page', '1.5'],
+      ]) {
         const res = await listEvents(http, `${name}=${value}`);
         assert.deepEqual(badParams(res), [name], `${name}=${value}`);
         assert.equal(res.body.message, `Invalid parameter(s): ${name}`);
@@ -163,11 +171,12 @@ describe('events: GET /events', () => {
       const venue = await createVenue(http, users.editor, { venue: 'Hall', image: 'https://cdn.example.test/hall.png' });
       const organizers = [(await createOrganizer(http, users.editor, { organizer: 'One' })).id, (await createOrganizer(http, users.editor, { organizer: 'Two' })).id];
       const related = { venue: venue.id, organizer: organizers, categories: ['Cat A', 'Cat B'], tags: ['Tag A'], image: 'https://cdn.example.test/e.png' };
-      for (let day = 1; day <= 12; day++) await add(`Related ${day}`, `2030-05-${String(day).padStart(2, '0')} 10:00:00`, `2030-05-${String(day).padStart(2, '0')} 11:00:00`, related);
+      for (let day = 1; day <= 12; day++)
+        await add(`Related ${day}`, `2030-05-${String(day).padStart(2, '0')} 10:00:00`, `2030-05-${String(day).padStart(2, '0')} 11:00:00`, related);
       const { db } = await openTestDatabase();
       const queriesFor = async (query: string) => {
         let count = 0;
-        // The total is counted once per filter and data version (db/count-cache.ts): not per page.
+        // The total is counted once per filter and data version (db/versioned-cache.ts): not per page.
         const listener = (query: { sql: string }) => {
           if (!/count\(\*\)/i.test(query.sql)) count++;
         };
@@ -209,7 +218,11 @@ describe('events: GET /events', () => {
       const res = await listEvents(http, query.toString());
       assert.deepEqual(titlesOf(res), ['R&B, live 2']);
       assert.equal(res.body.total, 3);
-      for (const [url, page] of [[res.body.rest_url, '2'], [res.body.next_rest_url, '3'], [res.body.previous_rest_url, null]] as Array<[string, string | null]>) {
+      for (const [url, page] of [
+        [res.body.rest_url, '2'],
+        [res.body.next_rest_url, '3'],
+        [res.body.previous_rest_url, null],
+      ] as Array<[string, string | null]>) {
         const params = new Map(queryOf(url));
         assert.equal(params.get('page') ?? null, page, url);
         assert.equal(params.get('per_page'), '1', url);
@@ -293,7 +306,10 @@ describe('events: GET /events', () => {
       await add('Last week', '2026-11-14 10:00:00', '2026-11-14 11:00:00');
       const res = await listEvents(http, 'start_date=2030-01-01');
       assert.deepEqual(titlesOf(res), []);
-      assert.deepEqual(queryOf(res.body.rest_url).slice(2, 4), [['start_date', '2030-01-01 00:00:00'], ['end_date', '2028-11-21 23:59:59']]);
+      assert.deepEqual(queryOf(res.body.rest_url).slice(2, 4), [
+        ['start_date', '2030-01-01 00:00:00'],
+        ['end_date', '2028-11-21 23:59:59'],
+      ]);
       const onlyEnd = await listEvents(http, 'end_date=2030-12-31');
       assert.deepEqual(titlesOf(onlyEnd), ['In 2030']);
       assert.equal(paramOf(onlyEnd.body.rest_url, 'start_date'), '2026-11-20 00:00:00');
@@ -608,15 +624,7 @@ describe('events: GET /events', () => {
       await add('Published earlier', '2030-05-01 12:00:00', '2030-05-01 13:00:00', { date: '2026-10-01 00:00:00' });
       await add('Tie created first', '2030-05-01 13:00:00', '2030-05-01 14:00:00', { date: '2026-10-01 00:00:00' });
       await add('Tie created second', '2030-05-01 13:00:00', '2030-05-01 14:00:00', { date: '2026-10-01 00:00:00' });
-      assert.deepEqual(await titles(YEAR_2030), [
-        'UTC nine',
-        'New York ten',
-        'Tokyo eleven',
-        'Published earlier',
-        'Published later',
-        'Tie created first',
-        'Tie created second',
-      ]);
+      assert.deepEqual(await titles(YEAR_2030), ['UTC nine', 'New York ten', 'Tokyo eleven', 'Published earlier', 'Published later', 'Tie created first', 'Tie created second']);
       assert.deepEqual(await titles(`${YEAR_2030}&per_page=2&page=2`), ['Tokyo eleven', 'Published earlier']);
     });
 
@@ -628,7 +636,7 @@ describe('events: GET /events', () => {
       assert.deepEqual(await titles(YEAR_2030), ['Second', 'First']);
     });
 
-    it('compares the date filters with each event\'s local wall time', async () => {
+    it("compares the date filters with each event's local wall time", async () => {
       // 23:00 on 1 May in Tokyo is 14:00 UTC; 20:00 on 1 May in New York is 00:00 UTC on 2 May.
       await add('Tokyo late', '2030-05-01 23:00:00', '2030-05-01 23:30:00', { timezone: 'Asia/Tokyo' });
       await add('New York evening', '2030-05-01 20:00:00', '2030-05-01 21:00:00', { timezone: 'America/New_York' });
@@ -656,7 +664,31 @@ describe('events: GET /events', () => {
         const [listed] = (await listEvents(http, YEAR_2030, reader)).body.events as Rec[];
         assert.deepEqual(Object.keys(listed), EVENT_KEYS);
         assert.deepEqual(Object.keys(listed.cost_details), ['currency_symbol', 'currency_position', 'currency_code', 'values']);
-        const kept = ['id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url', 'title', 'slug', 'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr'];
+        const kept = [
+          'id',
+          'global_id',
+          'global_id_lineage',
+          'author',
+          'status',
+          'date',
+          'date_utc',
+          'modified',
+          'modified_utc',
+          'url',
+          'rest_url',
+          'title',
+          'slug',
+          'start_date',
+          'start_date_details',
+          'end_date',
+          'end_date_details',
+          'utc_start_date',
+          'utc_start_date_details',
+          'utc_end_date',
+          'utc_end_date_details',
+          'timezone',
+          'timezone_abbr',
+        ];
         for (const key of kept) assert.deepEqual(listed[key], event[key], key);
         assert.deepEqual(
           {

@@ -34,7 +34,12 @@ describe('events: single reads by id and by slug', () => {
 
   /** The peer capture's event: Chicago, a venue, an organizer, a category, a tag and a cost. */
   const peerEvent = async () => {
-    const organizer = await createOrganizer(http, users.editor, { organizer: 'Peer Test Org', phone: '+1 217 555 0199', website: 'https://org.example.test', email: 'org@example.test' });
+    const organizer = await createOrganizer(http, users.editor, {
+      organizer: 'Peer Test Org',
+      phone: '+1 217 555 0199',
+      website: 'https://org.example.test',
+      email: 'org@example.test',
+    });
     const venue = await createVenue(http, users.editor, {
       venue: 'Peer Test Hall',
       address: '1 Main Street',
@@ -203,14 +208,14 @@ describe('events: single reads by id and by slug', () => {
       }
     };
 
-    it('shows an editor\'s draft only to editors and administrators (403 event-not-accessible)', async () => {
+    it("shows an editor's draft only to editors and administrators (403 event-not-accessible)", async () => {
       const draft = await create({ status: 'draft', title: 'Editor Draft' });
       await expectReadable(draft, { anonymous: 403, subscriber: 403, contributor: 403, author: 403, editor: 200, administrator: 200 }, 'event-not-accessible');
       const res = await get(draft.id);
       assert.equal(res.body.message, 'The requested event is not accessible');
     });
 
-    it('shows a contributor\'s pending event to its author, editors and administrators', async () => {
+    it("shows a contributor's pending event to its author, editors and administrators", async () => {
       const pending = await create({ status: 'pending', title: 'Contributor Pending' }, users.contributor);
       await expectReadable(pending, { anonymous: 403, subscriber: 403, contributor: 200, author: 403, editor: 200, administrator: 200 }, 'event-not-accessible');
     });
@@ -229,7 +234,11 @@ describe('events: single reads by id and by slug', () => {
     it('lets editors read a trashed event (status trash) and refuses others with event-no-longer-available', async () => {
       const event = await create({ title: 'Trashed' }, users.author);
       expectStatus(await call(http, 'delete', eventPath(event.id), users.author), 200);
-      await expectReadable({ ...event, slug: 'trashed' }, { anonymous: 403, subscriber: 403, contributor: 403, author: 403, editor: 200, administrator: 200 }, 'event-no-longer-available');
+      await expectReadable(
+        { ...event, slug: 'trashed' },
+        { anonymous: 403, subscriber: 403, contributor: 403, author: 403, editor: 200, administrator: 200 },
+        'event-no-longer-available',
+      );
       const res = await get(event.id);
       assert.equal(res.body.message, 'This event is no longer available');
       assert.equal((await get(event.id, users.editor)).body.status, 'trash');
@@ -262,15 +271,25 @@ describe('events: single reads by id and by slug', () => {
       for (const reader of [undefined, users.subscriber, users.author]) {
         const read = (await get(event.id, reader)).body as Rec;
         assert.deepEqual(read.venue, [], reader?.role ?? 'anonymous');
-        assert.deepEqual(read.organizer.map((o: Rec) => o.organizer), ['Public Org'], reader?.role ?? 'anonymous');
+        assert.deepEqual(
+          read.organizer.map((o: Rec) => o.organizer),
+          ['Public Org'],
+          reader?.role ?? 'anonymous',
+        );
         assert.ok(!('location' in read.json_ld));
       }
       const byEditor = (await get(event.id, users.editor)).body as Rec;
       assert.equal(byEditor.venue.venue, 'Draft Venue');
-      assert.deepEqual(byEditor.organizer.map((o: Rec) => o.organizer), ['Draft Org', 'Public Org']);
+      assert.deepEqual(
+        byEditor.organizer.map((o: Rec) => o.organizer),
+        ['Draft Org', 'Public Org'],
+      );
       const listed = (await listEvents(http, 'start_date=2030-01-01&end_date=2030-12-31')).body.events[0] as Rec;
       assert.deepEqual(listed.venue, []);
-      assert.deepEqual(listed.organizer.map((o: Rec) => o.organizer), ['Public Org']);
+      assert.deepEqual(
+        listed.organizer.map((o: Rec) => o.organizer),
+        ['Public Org'],
+      );
     });
 
     it('drops a trashed venue and organizer from the event for good, even once they are restored', async () => {

@@ -92,10 +92,29 @@ describe('HTTP behaviour shared by every route', () => {
       'rest_unsupported_media_type',
     );
     expectError(
-      await http().post(`${NS}/categories`).set('Authorization', admin.authorization).send({ name: 'x', description: 'y'.repeat(5000) }),
+      await http()
+        .post(`${NS}/categories`)
+        .set('Authorization', admin.authorization)
+        .send({ name: 'x', description: 'y'.repeat(5000) }),
       413,
       'rest_request_too_large',
     );
+  });
+
+  it('refuses an anonymous write before reading its body, and before its parameters or content type', async () => {
+    const { http } = await testApp({ bodyLimit: '1kb' });
+    // No body of an anonymous write is read: malformed, oversized or of another type, it is 401.
+    expectError(await http().post(`${NS}/categories`).set('Content-Type', 'application/json').send('{"name":'), 401, 'rest_forbidden');
+    expectError(
+      await http()
+        .post(`${NS}/categories`)
+        .send({ name: 'x', description: 'y'.repeat(5000) }),
+      401,
+      'rest_forbidden',
+    );
+    expectError(await http().post(`${NS}/categories`).send({ name: 5, parent: 'not-a-number' }), 401, 'rest_forbidden');
+    expectError(await http().post(`${NS}/categories`).set('Content-Type', 'text/plain').send('name=x'), 401, 'rest_forbidden');
+    expectError(await http().post(`${NS}/events/999999`).send({ title: 'x' }), 401, 'rest_forbidden');
   });
 });
 
@@ -130,7 +149,10 @@ describe('authentication', () => {
       expectError(res, 401, 'rest_invalid_credentials');
       bodies.push(res.body);
     }
-    assert.ok(bodies.every((body) => JSON.stringify(body) === JSON.stringify(bodies[0])), 'the same answer every time');
+    assert.ok(
+      bodies.every((body) => JSON.stringify(body) === JSON.stringify(bodies[0])),
+      'the same answer every time',
+    );
   });
 
   it('refuses a Bearer secret shared by two users instead of guessing which one', async () => {
@@ -170,8 +192,16 @@ describe('security headers and CORS on every kind of answer', () => {
       invalidParam: await http().get(`${NS}/events?per_page=abc`).set('Origin', origin),
       invalidJson: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).set('Content-Type', 'application/json').send('{'),
       unsupportedType: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).set('Content-Type', 'text/html').send('<b>x</b>'),
-      tooLarge: await http().post(`${NS}/tags`).set('Origin', origin).set('Authorization', admin.authorization).send({ name: 'x', description: 'y'.repeat(5000) }),
-      preflight: await http().options(`${NS}/events/1`).set('Origin', origin).set('Access-Control-Request-Method', 'DELETE').set('Access-Control-Request-Headers', 'authorization,content-type'),
+      tooLarge: await http()
+        .post(`${NS}/tags`)
+        .set('Origin', origin)
+        .set('Authorization', admin.authorization)
+        .send({ name: 'x', description: 'y'.repeat(5000) }),
+      preflight: await http()
+        .options(`${NS}/events/1`)
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'DELETE')
+        .set('Access-Control-Request-Headers', 'authorization,content-type'),
       health: await http().get('/healthz').set('Origin', origin),
     };
   }
@@ -183,7 +213,8 @@ describe('security headers and CORS on every kind of answer', () => {
       assert.equal(h['x-content-type-options'], 'nosniff', kind);
       // A restrictive Content-Security-Policy: nothing a browser could run or embed from an answer.
       const csp = String(h['content-security-policy']);
-      for (const directive of ["object-src 'none'", "script-src-attr 'none'", 'frame-ancestors', 'base-uri', 'default-src']) assert.ok(csp.includes(directive), `${kind} CSP ${directive}: ${csp}`);
+      for (const directive of ["object-src 'none'", "script-src-attr 'none'", 'frame-ancestors', 'base-uri', 'default-src'])
+        assert.ok(csp.includes(directive), `${kind} CSP ${directive}: ${csp}`);
       assert.ok(!/unsafe-eval/.test(csp) && !/script-src[^;]*unsafe-inline/.test(csp), `${kind} CSP allows scripts: ${csp}`);
       assert.ok(['SAMEORIGIN', 'DENY'].includes(h['x-frame-options']), `${kind} X-Frame-Options ${h['x-frame-options']}`);
       assert.equal(h['referrer-policy'], 'no-referrer', kind);

@@ -1,3 +1,4 @@
+import { describeSharedLinkedBehaviour } from './shared/linked-behaviour.js';
 import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, testApp, type TestUser } from '../helpers/app.js';
@@ -9,7 +10,6 @@ import {
   call,
   collectionPath,
   createLinked,
-  describeSharedLinkedBehaviour,
   expectInvalidParam,
   itemPath,
   listLinked,
@@ -27,8 +27,7 @@ describe('organizers: /organizers, /organizers/{id} and /organizers/by-slug/{slu
     let users: Record<Role, TestUser>;
 
     /** Creates an organizer as an editor. */
-    const createOrganizer = (organizer: string, extra: Record<string, unknown> = {}): Promise<LinkedRecord> =>
-      createLinked(http, ORGANIZER, users.editor, { organizer, ...extra });
+    const createOrganizer = (organizer: string, extra: Record<string, unknown> = {}): Promise<LinkedRecord> => createLinked(http, ORGANIZER, users.editor, { organizer, ...extra });
     const postOrganizer = (body: Record<string, unknown>) => call(http, 'post', collectionPath(ORGANIZER), users.editor, body);
 
     beforeEach(async () => {

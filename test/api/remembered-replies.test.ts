@@ -20,11 +20,17 @@ describe('remembered replies follow every write', () => {
     const parent = (await as(http().post(`${NS}/categories`)).send({ name: 'Parent' })).body.id as number;
     const child = (await as(http().post(`${NS}/categories`)).send({ name: 'Child' })).body.id as number;
     assert.equal((await read(`${NS}/categories/${child}`)).name, 'Child');
-    assert.deepEqual((await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name), ['Child', 'Parent']);
+    assert.deepEqual(
+      (await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name),
+      ['Child', 'Parent'],
+    );
     expectStatus(await as(http().post(`${NS}/categories/${child}`)).send({ name: 'Renamed', parent }), 200);
     assert.equal((await read(`${NS}/categories/${child}`)).name, 'Renamed');
     assert.equal((await read(`${NS}/categories/${child}`)).parent, parent);
-    assert.deepEqual((await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name), ['Parent', 'Renamed']);
+    assert.deepEqual(
+      (await read(`${NS}/categories?hide_empty=false`)).categories.map((c: { name: string }) => c.name),
+      ['Parent', 'Renamed'],
+    );
     expectStatus(await as(http().delete(`${NS}/categories/${parent}?force=true`)), 200);
     assert.equal((await read(`${NS}/categories/${child}`)).parent, 0);
     assert.equal((await read(`${NS}/categories?hide_empty=false`)).total, 1);
@@ -44,9 +50,8 @@ describe('remembered replies follow every write', () => {
     };
     const venue = (await as(http().post(`${NS}/venues`)).send({ venue: 'Hall', city: 'Springfield' })).body.id as number;
     const organizer = (await as(http().post(`${NS}/organizers`)).send({ organizer: 'Org', phone: '555' })).body.id as number;
-    const event = (
-      await as(http().post(`${NS}/events`)).send({ title: 'Gig', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', venue, organizer: [organizer] })
-    ).body.id as number;
+    const event = (await as(http().post(`${NS}/events`)).send({ title: 'Gig', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', venue, organizer: [organizer] }))
+      .body.id as number;
     assert.equal((await read(`${NS}/venues/${venue}`)).body.city, 'Springfield');
     assert.equal((await read(`${NS}/venues`)).body.total, 1);
     assert.equal((await read(`${NS}/events/${event}`)).body.organizer[0].phone, '555');

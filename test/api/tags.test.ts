@@ -1,22 +1,9 @@
+import { describeSharedTermBehaviour } from './shared/term-behaviour.js';
 import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, testApp, type TestUser } from '../helpers/app.js';
 import { expectError } from '../helpers/assertions.js';
-import {
-  CATEGORIES,
-  TAGS,
-  PUBLIC_URL,
-  call,
-  collectionPath,
-  createTerm,
-  describeSharedTermBehaviour,
-  itemPath,
-  list,
-  namesOf,
-  readTerm,
-  type Http,
-  type TermRecord,
-} from '../helpers/terms.js';
+import { CATEGORIES, TAGS, PUBLIC_URL, call, collectionPath, createTerm, itemPath, list, namesOf, readTerm, type Http, type TermRecord } from '../helpers/terms.js';
 
 describe('tags: /tags and /tags/{id}', () => {
   describeSharedTermBehaviour(TAGS, CATEGORIES);
@@ -26,8 +13,7 @@ describe('tags: /tags and /tags/{id}', () => {
     let users: Record<Role, TestUser>;
 
     /** Creates a tag as the given user (an editor by default). */
-    const createTag = (name: string, extra: Record<string, unknown> = {}, as: TestUser = users.editor): Promise<TermRecord> =>
-      createTerm(http, TAGS, as, { name, ...extra });
+    const createTag = (name: string, extra: Record<string, unknown> = {}, as: TestUser = users.editor): Promise<TermRecord> => createTerm(http, TAGS, as, { name, ...extra });
 
     beforeEach(async () => {
       ({ http } = await testApp({ publicUrl: PUBLIC_URL }));

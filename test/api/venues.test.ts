@@ -1,21 +1,9 @@
+import { describeSharedLinkedBehaviour } from './shared/linked-behaviour.js';
 import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, testApp, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
-import {
-  ORGANIZER,
-  PUBLIC_URL,
-  VENUE,
-  call,
-  collectionPath,
-  createLinked,
-  describeSharedLinkedBehaviour,
-  expectInvalidParam,
-  itemPath,
-  readLinked,
-  type Http,
-  type LinkedRecord,
-} from '../helpers/linked.js';
+import { ORGANIZER, PUBLIC_URL, VENUE, call, collectionPath, createLinked, expectInvalidParam, itemPath, readLinked, type Http, type LinkedRecord } from '../helpers/linked.js';
 
 describe('venues: /venues, /venues/{id} and /venues/by-slug/{slug}', () => {
   describeSharedLinkedBehaviour(VENUE, ORGANIZER);
@@ -25,8 +13,7 @@ describe('venues: /venues, /venues/{id} and /venues/by-slug/{slug}', () => {
     let users: Record<Role, TestUser>;
 
     /** Creates a venue as an editor. */
-    const createVenue = (venue: string, extra: Record<string, unknown> = {}): Promise<LinkedRecord> =>
-      createLinked(http, VENUE, users.editor, { venue, ...extra });
+    const createVenue = (venue: string, extra: Record<string, unknown> = {}): Promise<LinkedRecord> => createLinked(http, VENUE, users.editor, { venue, ...extra });
     const postVenue = (body: Record<string, unknown>) => call(http, 'post', collectionPath(VENUE), users.editor, body);
     const patchVenue = (id: number, body: Record<string, unknown>) => call(http, 'patch', itemPath(VENUE, id), users.editor, body);
     const flags = (record: Record<string, unknown>) => [record.show_map, record.show_map_link];
@@ -49,7 +36,15 @@ describe('venues: /venues, /venues/{id} and /venues/by-slug/{slug}', () => {
       });
 
       it('accept the string forms "true", "false", "yes", "1" and "0"', async () => {
-        const cases: Array<[string, boolean]> = [['true', true], ['false', false], ['yes', true], ['1', true], ['0', false], ['TRUE', true], ['False', false]];
+        const cases: Array<[string, boolean]> = [
+          ['true', true],
+          ['false', false],
+          ['yes', true],
+          ['1', true],
+          ['0', false],
+          ['TRUE', true],
+          ['False', false],
+        ];
         for (const [value, expected] of cases) {
           const venue = await createVenue(`Flag ${value}`, { show_map: value, show_map_link: value });
           assert.deepEqual(flags(venue), [expected, expected], value);
@@ -57,11 +52,7 @@ describe('venues: /venues, /venues/{id} and /venues/by-slug/{slug}', () => {
       });
 
       it('accept show_map=0 in a form-encoded body', async () => {
-        const res = await http()
-          .post(collectionPath(VENUE))
-          .set('Authorization', users.editor.authorization)
-          .type('form')
-          .send('venue=Form+Venue&show_map=0&show_map_link=true');
+        const res = await http().post(collectionPath(VENUE)).set('Authorization', users.editor.authorization).type('form').send('venue=Form+Venue&show_map=0&show_map_link=true');
         expectStatus(res, 201);
         assert.deepEqual(flags(res.body), [false, true]);
         const other = await http().post(collectionPath(VENUE)).set('Authorization', users.editor.authorization).type('form').send('venue=Form+Two&show_map_link=false');
@@ -143,7 +134,14 @@ describe('venues: /venues, /venues/{id} and /venues/by-slug/{slug}', () => {
 
       it('reject values outside their range or not numbers, on create and update', async () => {
         const venue = await createVenue('Placed', { geo_lat: 1, geo_lng: 2 });
-        const bad: Array<[string, unknown]> = [['geo_lat', 90.5], ['geo_lat', -91], ['geo_lng', 180.5], ['geo_lng', -181], ['geo_lat', 'north'], ['geo_lng', 'east']];
+        const bad: Array<[string, unknown]> = [
+          ['geo_lat', 90.5],
+          ['geo_lat', -91],
+          ['geo_lng', 180.5],
+          ['geo_lng', -181],
+          ['geo_lat', 'north'],
+          ['geo_lng', 'east'],
+        ];
         for (const [field, value] of bad) {
           expectInvalidParam(await postVenue({ venue: `Bad ${field} ${value}`, geo_lat: 1, geo_lng: 2, [field]: value }), field);
           expectInvalidParam(await patchVenue(venue.id, { [field]: value }), field);

@@ -12,7 +12,11 @@ describe('the OpenAPI document as the source of truth', () => {
     this.timeout(60_000);
     const root = projectRoot();
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'generated-')), 'openapi.d.ts');
-    execFileSync(process.execPath, [path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi/openapi.yaml', '-o', out, '--empty-objects-unknown', '--default-non-nullable', 'false'], { cwd: root, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi/openapi.yaml', '-o', out, '--empty-objects-unknown', '--default-non-nullable', 'false'],
+      { cwd: root, stdio: 'pipe' },
+    );
     execFileSync(process.execPath, [path.join(root, 'scripts/banner.mjs'), out], { cwd: root });
     const committed = fs.readFileSync(path.join(root, 'generated/openapi.d.ts'), 'utf8');
     assert.ok(fs.readFileSync(out, 'utf8') === committed, 'generated/openapi.d.ts is stale: run `npm run generate`');
@@ -29,7 +33,12 @@ describe('the OpenAPI document as the source of truth', () => {
 
   it('describes every route of the interface with the methods WordPress registers', () => {
     const operations = listOperations(loadDocument());
-    const methods = (p: string) => operations.filter((op) => op.path === p).map((op) => op.method).sort().join(',');
+    const methods = (p: string) =>
+      operations
+        .filter((op) => op.path === p)
+        .map((op) => op.method)
+        .sort()
+        .join(',');
     assert.equal(methods('/'), 'GET');
     assert.equal(methods('/doc'), 'GET');
     for (const collection of ['events', 'venues', 'organizers', 'categories', 'tags']) {

@@ -160,7 +160,9 @@ describe('GET /docs in headless Chromium', function () {
       );
 
       // The picture shows the call and its answer.
-      await block(page, 'operations-Events-listEvents').locator('.request-url').evaluate((element) => element.scrollIntoView({ block: 'start' }));
+      await block(page, 'operations-Events-listEvents')
+        .locator('.request-url')
+        .evaluate((element) => element.scrollIntoView({ block: 'start' }));
       fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT });
       assert.ok(fs.statSync(SCREENSHOT).size > 10_000, 'a screenshot with content');
@@ -190,7 +192,10 @@ describe('GET /docs in headless Chromium', function () {
       assert.equal(result.status, '200');
       assert.ok(result.requestUrl.startsWith(`${service.origin}${NS}/`), result.requestUrl);
       assert.match(result.body, /"namespace": "tribe\/events\/v1"/);
-      assert.ok(service.received.some((line) => line.startsWith(`GET ${NS}/?`)), service.received.join(', '));
+      assert.ok(
+        service.received.some((line) => line.startsWith(`GET ${NS}/?`)),
+        service.received.join(', '),
+      );
       assert.deepEqual(problems.list, []);
       await page.close();
     } finally {

@@ -91,7 +91,7 @@ describe('GET /docs (route)', () => {
     }
   });
 
-  it('leaves the API routes with helmet\'s own CSP', async () => {
+  it("leaves the API routes with helmet's own CSP", async () => {
     const { http } = await testApp();
     const csp = cspOf(await http().get(`${NS}/`));
     assert.deepEqual(csp.get('default-src'), ["'self'"]);
@@ -126,7 +126,7 @@ describe('GET /docs (route)', () => {
     }
   });
 
-  it('answers 404 (the API\'s own rest_no_route) for files it does not serve, naming no file-system path', async () => {
+  it("answers 404 (the API's own rest_no_route) for files it does not serve, naming no file-system path", async () => {
     const { http } = await testApp();
     // swagger-ui-dist holds these, but the page does not need them (index.html and the initializer
     // load the petstore from the internet).

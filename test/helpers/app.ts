@@ -7,10 +7,22 @@ import { UserRepository } from '../../src/auth/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from './database.js';
 import { recordingListener } from '../contract/coverage.js';
+import { answerCheckingListener } from '../contract/answers.js';
 
-/** Every API test runs with response validation on: a response the document does not describe is a 500. */
+/**
+ * Every API test runs with response validation on: a response the document does not describe is a
+ * 500 (keys it does not name included, see test/contract/answers.ts).
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ LOG_LEVEL: 'error' }), validateResponses: true, publicUrl: undefined, authFailureLimit: 100_000, ...overrides };
+  return {
+    ...loadConfig({ LOG_LEVEL: 'error' }),
+    validateResponses: true,
+    publicUrl: undefined,
+    authFailureLimit: 100_000,
+    authFailureAddressLimit: 100_000,
+    passwordFailureLimit: 100_000,
+    ...overrides,
+  };
 }
 
 export interface TestApp {
@@ -34,8 +46,9 @@ export async function testApp(overrides: Partial<Config> = {}, now?: () => Date)
     if (!now) apps.set(key, app);
   }
   const ready = app;
-  // Responses are recorded for the contract coverage check (test/contract/coverage.ts).
-  const listener = recordingListener(ready);
+  // Responses are recorded for the contract coverage check (test/contract/coverage.ts), and their
+  // keys compared with the document (test/contract/answers.ts).
+  const listener = recordingListener(answerCheckingListener(ready));
   return { app: ready, http: () => request(listener) };
 }
 

@@ -30,7 +30,7 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
 export async function resetDatabase(db: Knex): Promise<void> {
   await db('posts').update({ image_id: null });
   for (const table of TABLES) await db(table).delete();
-  // The rows changed behind the service's back: cached list totals must not survive (db/count-cache.ts).
+  // The rows changed behind the service's back: cached list totals must not survive (db/versioned-cache.ts).
   await bumpDataVersion(db);
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inTransaction } from '../../src/db/transactions.js';
+import { inWriteTransaction } from '../../src/repositories.js';
 
 /**
  * Events written straight into the database, for tests of the venue and organizer filters
@@ -26,42 +26,22 @@ let counter = 0;
 export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
   const { title, status = 'publish', authorId = null, startUtc, endUtc, venueIds = [], organizerIds = [] } = event;
   counter += 1;
-  const slug = `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'event'}-row-${process.pid}-${counter}`;
+  const slug = `${
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'event'
+  }-row-${process.pid}-${counter}`;
   const stamp = '2026-01-01 00:00:00';
-  // Through inTransaction, like the service's writes, so cached list totals see the new row.
-  return inTransaction(db, async (trx) => {
-    const [inserted] = await trx('posts').insert({
-      type: 'event',
-      status,
-      author_id: authorId,
+  // Through the service's own write path (a transaction, the repositories, the events' copies).
+  return inWriteTransaction(db, async (repositories) => {
+    const id = await repositories.events.create(
+      { status, author_id: authorId, title, description: '', excerpt: '', password: null, image_id: null, date: stamp, date_utc: stamp, modified: stamp, modified_utc: stamp },
       slug,
-      title,
-      description: '',
-      excerpt: '',
-      password: null,
-      image_id: null,
-      date: stamp,
-      date_utc: stamp,
-      modified: stamp,
-      modified_utc: stamp,
-    });
-    const id = Number(inserted);
-    await trx('events').insert({
-      post_id: id,
-      post_date_utc: stamp,
-      post_status: status,
-      start_local: startUtc,
-      end_local: endUtc,
-      start_utc: startUtc,
-      end_utc: endUtc,
-      timezone: 'UTC',
-      cost_raw: '[]',
-      cost_values: '[]',
-      website: '',
-    });
-    for (const [position, venueId] of venueIds.entries()) await trx('event_venues').insert({ event_id: id, venue_id: venueId, position });
-    for (const [position, organizerId] of organizerIds.entries()) await trx('event_organizers').insert({ event_id: id, organizer_id: organizerId, position });
+      { start_local: startUtc, end_local: endUtc, start_utc: startUtc, end_utc: endUtc, timezone: 'UTC', cost_raw: '[]', cost_values: '[]', website: '' },
+    );
+    await repositories.events.setLinks(id, 'event_venues', 'venue_id', venueIds, true);
+    await repositories.events.setLinks(id, 'event_organizers', 'organizer_id', organizerIds, true);
     return id;
   });
 }
-

@@ -15,12 +15,46 @@ export const PUBLIC_URL = 'http://api.test';
 /** The moment the peer captures were taken (peer:07, peer:15): a Saturday evening, UTC. */
 export const NOW = '2026-11-21T21:18:07Z';
 
-/** Event record keys in wire order (plugin-behaviour §1.1, without `custom_fields`); `json_ld` follows on single GETs. */
+/** Event record keys in wire order (docs/plugin-behaviour.md §1.1, without `custom_fields`); `json_ld` follows on single GETs. */
 export const EVENT_KEYS = [
-  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
-  'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details', 'end_date', 'end_date_details',
-  'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost',
-  'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags', 'venue',
+  'id',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'rest_url',
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'all_day',
+  'start_date',
+  'start_date_details',
+  'end_date',
+  'end_date_details',
+  'utc_start_date',
+  'utc_start_date_details',
+  'utc_end_date',
+  'utc_end_date_details',
+  'timezone',
+  'timezone_abbr',
+  'cost',
+  'cost_details',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'categories',
+  'tags',
+  'venue',
   'organizer',
 ];
 
@@ -141,5 +175,8 @@ export function expectEnvelope(res: Response, label = ''): void {
   assert.equal(typeof body.data, 'object', `${label} no data: ${JSON.stringify(body)}`);
   assert.equal(body.data.status, res.status, `${label} data.status: ${JSON.stringify(body)}`);
   const text = JSON.stringify(body);
-  assert.ok(!/\bat \S+ \(\S+:\d+|\bSQLITE_[A-Z]+|\bER_[A-Z_]+|\bknex\b/.test(text) && !/\b(select|insert into|update|delete from) .*\b(from|set|values|where)\b/i.test(text), `${label} leaks internals: ${text}`);
+  assert.ok(
+    !/\bat \S+ \(\S+:\d+|\bSQLITE_[A-Z]+|\bER_[A-Z_]+|\bknex\b/.test(text) && !/\b(select|insert into|update|delete from) .*\b(from|set|values|where)\b/i.test(text),
+    `${label} leaks internals: ${text}`,
+  );
 }

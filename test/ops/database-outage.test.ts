@@ -6,7 +6,9 @@ import { createApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/knex.js';
 import { createLogger } from '../../src/logger.js';
 import { NS, testConfig } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/database.js';
+import { openTestDatabase, TEST_DATABASE_URL } from '../helpers/database.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { UserRepository } from '../../src/auth/users.js';
 
 /**
  * A TCP proxy between the service and MySQL that the test controls: `up` forwards, `down` cuts every
@@ -25,12 +27,22 @@ class Proxy {
     return (this.server.address() as net.AddressInfo).port;
   }
 
+  /** When set, the first packet from the service that contains it cuts every connection first. */
+  private trigger: Buffer | undefined;
+
   private accept(client: net.Socket): void {
     client.on('error', () => undefined);
     if (this.mode === 'down') {
       client.destroy();
       return;
     }
+    // Registered before the pipe below, so it runs first and the packet never reaches the server.
+    client.on('data', (chunk: Buffer) => {
+      if (this.trigger && chunk.includes(this.trigger)) {
+        this.trigger = undefined;
+        this.cut();
+      }
+    });
     const upstream = net.connect(this.target);
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
@@ -58,13 +70,22 @@ class Proxy {
     }
   }
 
+  /** Cuts every connection when the service sends `text` (e.g. a statement inside a transaction). */
+  cutWhenSent(text: string): void {
+    this.trigger = Buffer.from(text);
+  }
+
   hang(): void {
     this.mode = 'hang';
     for (const pair of this.pairs) this.stall(pair);
   }
 
+  /** Back to forwarding; safe to call in any mode (only stalled connections are piped again). */
   restore(): void {
+    const stalled = this.mode === 'hang';
     this.mode = 'up';
+    this.trigger = undefined;
+    if (!stalled) return;
     for (const { client, upstream } of this.pairs) {
       client.pipe(upstream);
       upstream.pipe(client);
@@ -104,6 +125,8 @@ const isMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
     await db?.destroy();
     await proxy?.close();
   });
+  // A failed test must not leave the next one without a database.
+  afterEach(() => proxy.restore());
 
   /** Asserts an answer that tells the client to come back, within a bounded time. */
   async function expectUnavailable(send: () => Promise<request.Response>, label: string): Promise<void> {
@@ -140,7 +163,11 @@ const isMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
     await expectUnavailable(() => http().get(`${NS}/venues/1`), 'single read');
     // A write authenticates against the database first: 503 too, never 401.
     await expectUnavailable(
-      () => http().post(`${NS}/categories`).set('Authorization', `Basic ${Buffer.from('someone:secret-0123456789').toString('base64')}`).send({ name: 'X' }),
+      () =>
+        http()
+          .post(`${NS}/categories`)
+          .set('Authorization', `Basic ${Buffer.from('someone:secret-0123456789').toString('base64')}`)
+          .send({ name: 'X' }),
       'write',
     );
     const ready = await http().get('/readyz');
@@ -151,6 +178,46 @@ const isMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
 
     proxy.restore();
     await expectRecovery();
+  });
+
+  it('answers 503 to writes whose connection is lost inside their transaction, keeps none of them, and recovers', async () => {
+    const { db: direct } = await openTestDatabase();
+    const secret = 'outage-editor-secret-0123456789';
+    await new UserRepository(direct).add('outage-editor', 'editor', secret);
+    const create = (title: string) =>
+      http()
+        .post(`${NS}/events`)
+        .auth('outage-editor', secret)
+        .send({ title, start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 12:00:00', venue: { venue: `${title} Hall` } });
+    expectStatus(await create('Before The Outage'), 201);
+
+    // One write: its post is inserted, then the connection dies as the event row is sent; the
+    // rollback then fails on the closed connection.
+    proxy.cutWhenSent('insert into `events`');
+    const alone = await create('Cut Mid Write');
+    assert.equal(alone.status, 503, JSON.stringify(alone.body));
+    assert.equal(alone.body.code, 'rest_database_unavailable');
+    assert.ok(Number(alone.headers['retry-after']) > 0);
+    proxy.restore();
+    await expectRecovery();
+
+    // Several writes in flight when the connection dies: each one gets 503, none half-written.
+    proxy.cutWhenSent('insert into `events`');
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create(`In Flight ${i}`)));
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.status, 503, `write ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.ok(['rest_database_unavailable', 'rest_request_timeout'].includes(res.body.code), `write ${i}: ${res.body.code}`);
+      assert.ok(Number(res.headers['retry-after']) > 0, `write ${i}: no Retry-After`);
+    }
+    assert.ok(Date.now() - started < 10_000);
+    proxy.restore();
+    await expectRecovery();
+
+    // The server rolled every cut transaction back: no post, event or venue of theirs remains.
+    const titles = await direct('posts').whereIn('type', ['event', 'venue']).pluck('title');
+    assert.deepEqual(titles.sort(), ['Before The Outage', 'Before The Outage Hall']);
+    expectStatus(await create('After The Outage'), 201);
   });
 
   it('answers 503 within the timeouts when the database stops answering without closing, and recovers when it answers again', async () => {

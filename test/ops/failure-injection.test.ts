@@ -67,9 +67,7 @@ describe('failure injection: multi-table writes are one transaction', function (
     });
 
   it('leaves nothing behind when any statement of an event create with a new venue, organizer, terms and image fails', async () => {
-    const { result: clean, statements } = await withStatements(db, undefined, () =>
-      http().post(eventsPath).set('Authorization', editor.authorization).send(nested('Dry Run')),
-    );
+    const { result: clean, statements } = await withStatements(db, undefined, () => http().post(eventsPath).set('Authorization', editor.authorization).send(nested('Dry Run')));
     assert.equal(clean.status, 201, JSON.stringify(clean.body));
     const writes = statements.filter((sql) => /^\s*(insert|update|delete)/i.test(sql)).length;
     assert.ok(writes >= 8, `the create wrote only ${writes} statements: ${statements.join('\n')}`);
@@ -77,7 +75,10 @@ describe('failure injection: multi-table writes are one transaction', function (
     for (let failAt = 1; failAt <= statements.length; failAt++) {
       const before = await tableCounts();
       const { result: res } = await withStatements(db, failAt, () =>
-        http().post(eventsPath).set('Authorization', editor.authorization).send(nested(`Attempt ${failAt}`)),
+        http()
+          .post(eventsPath)
+          .set('Authorization', editor.authorization)
+          .send(nested(`Attempt ${failAt}`)),
       );
       assert.ok(res.status >= 500, `statement ${failAt} failed but the answer was ${res.status}`);
       expectEnvelope(res, `statement ${failAt}`);

@@ -24,12 +24,16 @@ describe('request limits', () => {
       ['/categories', 'include'],
       ['/tags', 'exclude'],
     ]) {
-      const res = await http().get(`${NS}${path}`).query({ [name]: ids(101) });
+      const res = await http()
+        .get(`${NS}${path}`)
+        .query({ [name]: ids(101) });
       const data = expectError(res, 400, 'rest_invalid_param');
       assert.deepEqual(Object.keys(data.params as object), [name], `${path} ${name}`);
       assert.match(JSON.stringify(data.params), /more than 100 items/);
       // 100 items pass the limit (unknown ids may still be refused for what they are).
-      const hundred = await http().get(`${NS}${path}`).query({ [name]: ids(100), hide_empty: 0 });
+      const hundred = await http()
+        .get(`${NS}${path}`)
+        .query({ [name]: ids(100), hide_empty: 0 });
       assert.doesNotMatch(JSON.stringify(hundred.body), /more than 100 items/, `${path} ${name} 100 items`);
     }
   });
@@ -37,7 +41,10 @@ describe('request limits', () => {
   it('refuses more than 100 categories or organizers in an event body', async () => {
     const { http } = await testApp();
     const tooMany = Array.from({ length: 101 }, (_, i) => `Category ${i}`);
-    const res = await http().post(`${NS}/events`).set('Authorization', editor.authorization).send(eventBody({ categories: tooMany }));
+    const res = await http()
+      .post(`${NS}/events`)
+      .set('Authorization', editor.authorization)
+      .send(eventBody({ categories: tooMany }));
     const data = expectError(res, 400, 'rest_invalid_param');
     assert.deepEqual(Object.keys(data.params as object), ['categories']);
     const organizers = await http()
@@ -50,15 +57,34 @@ describe('request limits', () => {
   it('refuses a search string longer than 200 characters', async () => {
     const { http } = await testApp();
     for (const path of ['/events', '/venues', '/organizers', '/categories', '/tags']) {
-      const data = expectError(await http().get(`${NS}${path}`).query({ search: 'x'.repeat(201) }), 400, 'rest_invalid_param');
+      const data = expectError(
+        await http()
+          .get(`${NS}${path}`)
+          .query({ search: 'x'.repeat(201) }),
+        400,
+        'rest_invalid_param',
+      );
       assert.deepEqual(Object.keys(data.params as object), ['search'], path);
-      assert.notEqual((await http().get(`${NS}${path}`).query({ search: 'x'.repeat(200) })).status, 400, path);
+      assert.notEqual(
+        (
+          await http()
+            .get(`${NS}${path}`)
+            .query({ search: 'x'.repeat(200) })
+        ).status,
+        400,
+        path,
+      );
     }
   });
 
   it('clamps per_page to 50', async () => {
     const { http } = await testApp();
-    for (let i = 0; i < 52; i++) await http().post(`${NS}/categories`).set('Authorization', editor.authorization).send({ name: `Category ${i}` }).expect(201);
+    for (let i = 0; i < 52; i++)
+      await http()
+        .post(`${NS}/categories`)
+        .set('Authorization', editor.authorization)
+        .send({ name: `Category ${i}` })
+        .expect(201);
     const res = await http().get(`${NS}/categories`).query({ per_page: 1000, hide_empty: 0 });
     assert.equal(res.status, 200);
     assert.equal(res.body.categories.length, 50);
@@ -69,11 +95,7 @@ describe('request limits', () => {
     const { http } = await testApp({ bodyLimit: '10kb' });
     const big = 'x'.repeat(11 * 1024);
     expectError(await http().post(`${NS}/events`).set('Authorization', editor.authorization).send({ title: big }), 413, 'rest_request_too_large');
-    expectError(
-      await http().post(`${NS}/events`).set('Authorization', editor.authorization).type('form').send(`title=${big}`),
-      413,
-      'rest_request_too_large',
-    );
+    expectError(await http().post(`${NS}/events`).set('Authorization', editor.authorization).type('form').send(`title=${big}`), 413, 'rest_request_too_large');
   });
 
   it('answers 503 rest_request_timeout with Retry-After when a request outlives REQUEST_TIMEOUT, then serves again', async () => {

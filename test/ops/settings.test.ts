@@ -15,8 +15,14 @@ describe('operations settings', () => {
 
   it('are read from the environment', () => {
     const config = loadConfig({
-      DATABASE_URL: 'mysql://u@h/db', WORKERS: '4', METRICS: 'on', METRICS_TOKEN: 't0ken', REQUEST_TIMEOUT: '2.5', DB_TIMEOUT: '1',
-      SHUTDOWN_TIMEOUT: '10', KEEP_ALIVE_TIMEOUT: '75',
+      DATABASE_URL: 'mysql://u@h/db',
+      WORKERS: '4',
+      METRICS: 'on',
+      METRICS_TOKEN: 't0ken',
+      REQUEST_TIMEOUT: '2.5',
+      DB_TIMEOUT: '1',
+      SHUTDOWN_TIMEOUT: '10',
+      KEEP_ALIVE_TIMEOUT: '75',
     });
     assert.deepEqual(
       [config.workers, config.metrics, config.metricsToken, config.requestTimeoutSeconds, config.dbTimeoutSeconds, config.shutdownTimeoutSeconds, config.keepAliveTimeoutSeconds],
@@ -25,8 +31,19 @@ describe('operations settings', () => {
   });
 
   it('are refused with the variable named when malformed', () => {
-    for (const [name, value] of [['WORKERS', '0'], ['METRICS', 'maybe'], ['REQUEST_TIMEOUT', '-1'], ['DB_TIMEOUT', 'x'], ['SHUTDOWN_TIMEOUT', '0'], ['KEEP_ALIVE_TIMEOUT', 'soon']]) {
-      assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://u@h/db', [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), name);
+    for (const [name, value] of [
+      ['WORKERS', '0'],
+      ['METRICS', 'maybe'],
+      ['REQUEST_TIMEOUT', '-1'],
+      ['DB_TIMEOUT', 'x'],
+      ['SHUTDOWN_TIMEOUT', '0'],
+      ['KEEP_ALIVE_TIMEOUT', 'soon'],
+    ]) {
+      assert.throws(
+        () => loadConfig({ DATABASE_URL: 'mysql://u@h/db', [name]: value }),
+        (err: Error) => err instanceof ConfigError && err.message.includes(name),
+        name,
+      );
     }
   });
 });

@@ -62,7 +62,7 @@ describe('graceful shutdown (the service as a child process)', function () {
     // Load: 40 writes, each on its own connection, held half-sent so that all are in flight at once.
     const held = Array.from({ length: 40 }, (_, i) => heldPost(url, `${NS}/events`, authorization, event(`Held ${i}`)));
     // Signal only once the server has received every one of them (its in-flight gauge counts this scrape too).
-    for (let inFlight = 0; inFlight < held.length + 1; ) {
+    for (let inFlight = 0; inFlight < held.length + 1;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const metrics = await (await fetch(`${url}/metrics`)).text();
       inFlight = Number(/^http_requests_in_flight (\d+)/m.exec(metrics)?.[1] ?? 0);
@@ -83,7 +83,10 @@ describe('graceful shutdown (the service as a child process)', function () {
     assert.equal(signal, null);
     assert.equal(code, 0);
     assert.ok(Date.now() - signalled < 20_000, 'the exit took longer than SHUTDOWN_TIMEOUT');
-    assert.ok(service.logs().some((line) => line.msg === 'stopped'), 'the pool was not closed before exiting');
+    assert.ok(
+      service.logs().some((line) => line.msg === 'stopped'),
+      'the pool was not closed before exiting',
+    );
 
     // Every acknowledged write is in the database.
     const ids = answers.map((answer) => Number(answer.body.id));

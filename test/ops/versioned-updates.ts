@@ -18,7 +18,16 @@ export function assertOneVersion(event: Rec): void {
   const version = /^Version (\d+)$/.exec(event.title)?.[1];
   assert.ok(version !== undefined, event.title);
   assert.equal(event.venue.venue, `Venue ${version}`);
-  assert.deepEqual(event.organizer.map((organizer: Rec) => organizer.organizer), [`Organizer ${version}a`, `Organizer ${version}b`]);
-  assert.deepEqual(event.categories.map((term: Rec) => term.name), [`Category ${version}`]);
-  assert.deepEqual(event.tags.map((term: Rec) => term.name), [`Tag ${version}`]);
+  assert.deepEqual(
+    event.organizer.map((organizer: Rec) => organizer.organizer),
+    [`Organizer ${version}a`, `Organizer ${version}b`],
+  );
+  assert.deepEqual(
+    event.categories.map((term: Rec) => term.name),
+    [`Category ${version}`],
+  );
+  assert.deepEqual(
+    event.tags.map((term: Rec) => term.name),
+    [`Tag ${version}`],
+  );
 }

@@ -40,11 +40,19 @@ describe('several processes (WORKERS=2)', function () {
 
   const post = (path: string, body: unknown) =>
     fetch(`${service!.url}${NS}${path}`, { method: 'POST', headers: { Authorization: authorization, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const servedBy = () => new Set(service!.logs().filter((line) => line.req !== undefined && line.worker !== undefined).map((line) => line.worker));
+  const servedBy = () =>
+    new Set(
+      service!
+        .logs()
+        .filter((line) => line.req !== undefined && line.worker !== undefined)
+        .map((line) => line.worker),
+    );
 
   it('serves from both workers; concurrent creates with one title get distinct slugs and no errors', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 16 }, () => post('/events', { title: 'Across Processes', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00', categories: ['Shared New'] })),
+      Array.from({ length: 16 }, () =>
+        post('/events', { title: 'Across Processes', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00', categories: ['Shared New'] }),
+      ),
     );
     const bodies = await Promise.all(answers.map((res) => res.json() as Promise<Rec>));
     for (const [i, res] of answers.entries()) assert.equal(res.status, 201, JSON.stringify(bodies[i]));

@@ -18,7 +18,13 @@ describe('fuzz test findings (regressions)', () => {
   // A `page` whose OFFSET ((page - 1) × per_page) exceeds a signed 64-bit integer once failed in the database.
   it('a page past the 64-bit OFFSET range is 404, not 500, on every list', async () => {
     const { http } = await testApp();
-    const lists = { events: 'event-archive-page-not-found', venues: 'venue-archive-page-not-found', organizers: 'organizer-archive-page-not-found', categories: 'term-archive-page-not-found', tags: 'term-archive-page-not-found' };
+    const lists = {
+      events: 'event-archive-page-not-found',
+      venues: 'venue-archive-page-not-found',
+      organizers: 'organizer-archive-page-not-found',
+      categories: 'term-archive-page-not-found',
+      tags: 'term-archive-page-not-found',
+    };
     for (const [collection, code] of Object.entries(lists)) {
       expectError(await http().get(`${NS}/${collection}?page=922337203685477581`), 404, code);
       expectError(await http().get(`${NS}/${collection}?page=18446744073709552000`), 404, code);

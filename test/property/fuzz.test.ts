@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testApp } from '../helpers/app.js';
 import { describeResponse, propertySettings, responseProblems } from './checks.js';
-import { hostileRequest, rawBodyRequests } from './generate.js';
+import { hostileRequest, rawBodyRequests, validRequest } from './generate.js';
+import { expectError } from '../helpers/assertions.js';
 import { apiOperations } from './operations.js';
 import { CALLERS, databaseSnapshot, describeRequest, seedWorld, send, type ApiRequest } from './world.js';
 
@@ -27,9 +28,7 @@ describe(`fuzz: hostile inputs to every operation as every caller (PROPERTY_RUNS
     it(`${op.operationId}: no 5xx, documented answers in the envelope, nothing stored when rejected`, async () => {
       const { http } = await testApp();
       const world = await seedWorld(http);
-      const requests: ApiRequest[] = CALLERS.flatMap((caller, i) =>
-        fc.sample(hostileRequest(op, world, caller), { numRuns: casesPerCaller, seed: seed + index * 31 + i }),
-      );
+      const requests: ApiRequest[] = CALLERS.flatMap((caller, i) => fc.sample(hostileRequest(op, world, caller), { numRuns: casesPerCaller, seed: seed + index * 31 + i }));
       if (op.contentTypes.length > 0) {
         const path = op.path.replace('{id}', String(world.ids[op.collection!][0])).replace('{slug}', world.slugs[op.collection as 'events']?.[0] ?? 'x');
         requests.push(...rawBodyRequests(op, path, index, rawBodiesPerOperation));
@@ -51,5 +50,50 @@ describe(`fuzz: hostile inputs to every operation as every caller (PROPERTY_RUNS
       }
       assert.deepEqual(failures, [], `${failures.length} of ${requests.length} requests failed (PROPERTY_SEED=${seed}):\n${failures.slice(0, 8).join('\n')}`);
     });
+  });
+});
+
+/** Malformed and over-long `Host` values (RFC 3986 host and port, at most 253 + 6 characters). */
+const HOSTILE_HOSTS = [
+  'a b',
+  'a<b',
+  '[::1',
+  'a:99999',
+  '',
+  '%ff',
+  'a/b',
+  'user@a',
+  'a\tb',
+  '"><svg onload=alert(1)>',
+  'h'.repeat(254),
+  'h'.repeat(15_000),
+  '[::1]:80:80',
+  'xn--\u00e9',
+  'a:-1',
+];
+
+describe(`fuzz: hostile Host headers on every operation as every caller (PROPERTY_SEED=${seed})`, function () {
+  this.timeout(180_000);
+
+  it('every operation answers 400 rest_invalid_host in the envelope and stores nothing', async () => {
+    const { http } = await testApp();
+    const world = await seedWorld(http);
+    const before = await databaseSnapshot();
+    const requests: ApiRequest[] = apiOperations().flatMap((op, index) => {
+      const [req] = fc.sample(validRequest(op, world), { numRuns: 1, seed: seed + index });
+      return HOSTILE_HOSTS.map((host, n) => ({ ...req, caller: CALLERS[(index + n) % CALLERS.length], host }));
+    });
+    const problems: string[] = [];
+    for (const req of requests) {
+      const res = await send(http, world, req);
+      try {
+        expectError(res, 400, 'rest_invalid_host');
+        if (res.text.length > 1_000) throw new Error(`${res.text.length} bytes`);
+      } catch (err) {
+        problems.push(`${(err as Error).message.split('\n')[0]}\n    ${describeRequest(req)}\n    → ${describeResponse(res)}`);
+      }
+    }
+    assert.equal(await databaseSnapshot(), before, 'a request with a bad Host changed the database');
+    assert.deepEqual(problems, [], `${problems.length} of ${requests.length} requests failed (PROPERTY_SEED=${seed}):\n${problems.slice(0, 8).join('\n')}`);
   });
 });

@@ -45,11 +45,13 @@ const dateText: fc.Arbitrary<string> = fc.oneof(
 /** Short text: mostly ASCII words, sometimes any unicode, sometimes a seeded name (to hit duplicates). */
 function text(world: World, minLength = 0, maxLength = 40): fc.Arbitrary<string> {
   const max = Math.min(maxLength, 40);
-  return fc.oneof(
-    { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,20}$/) },
-    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength: max }) },
-    { weight: 1, arbitrary: fc.constantFrom(...world.termWords, 'Concert Hall', 'The Band') },
-  ).filter((s) => s.length >= minLength && s.length <= maxLength);
+  return fc
+    .oneof(
+      { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,20}$/) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength: max }) },
+      { weight: 1, arbitrary: fc.constantFrom(...world.termWords, 'Concert Hall', 'The Band') },
+    )
+    .filter((s) => s.length >= minLength && s.length <= maxLength);
 }
 
 const pick = <T>(values: T[]): fc.Arbitrary<T> => fc.constantFrom(...values);
@@ -87,9 +89,18 @@ function valueForName(name: string, schema: SchemaObject, world: World, where: '
     if (name === 'search' || name === 'slug') return text(world, 1, 20);
   } else {
     if (name === 'venue' && collection === 'events')
-      return fc.oneof(idOf(world, world.ids.venues), fc.constantFrom(0, '', null, []), fc.record({ venue: text(world, 1) }), fc.array(idOf(world, world.ids.venues), { maxLength: 2 }));
+      return fc.oneof(
+        idOf(world, world.ids.venues),
+        fc.constantFrom(0, '', null, []),
+        fc.record({ venue: text(world, 1) }),
+        fc.array(idOf(world, world.ids.venues), { maxLength: 2 }),
+      );
     if (name === 'organizer' && collection === 'events')
-      return fc.oneof(idOf(world, world.ids.organizers), fc.constantFrom('', null, []), fc.array(fc.oneof(idOf(world, world.ids.organizers), fc.record({ organizer: text(world, 1) })), { maxLength: 2 }));
+      return fc.oneof(
+        idOf(world, world.ids.organizers),
+        fc.constantFrom('', null, []),
+        fc.array(fc.oneof(idOf(world, world.ids.organizers), fc.record({ organizer: text(world, 1) })), { maxLength: 2 }),
+      );
     if (name === 'categories') return fc.array(fc.oneof(idOf(world, world.ids.categories), pick(world.termWords), fc.record({ id: pick(world.ids.categories) })), { maxLength: 3 });
     if (name === 'tags') return fc.array(fc.oneof(idOf(world, world.ids.tags), pick(world.termWords)), { maxLength: 3 });
     if (name === 'parent') return fc.oneof(fc.constant(0), idOf(world, world.ids.categories));
@@ -107,7 +118,7 @@ export function valueOf(schema: SchemaObject, world: World, name = '', where: 'q
   else if (schema.enum) arbitrary = pick(schema.enum);
   else if (schema.type === 'integer') arbitrary = fc.integer({ min: Number(schema.minimum ?? -1000), max: Number(schema.maximum ?? 1000) });
   else if (schema.type === 'number') arbitrary = fc.integer({ min: Number(schema.minimum ?? -1000) * 100 + 1, max: Number(schema.maximum ?? 1000) * 100 }).map((n) => n / 100);
-  else if (schema.type === 'boolean') arbitrary = fc.oneof(fc.boolean(), fc.constantFrom('true', 'false', '1', '0', 'TRUE'));
+  else if (schema.type === 'boolean') arbitrary = fc.oneof(fc.boolean(), fc.constantFrom('true', 'false', '1', '0', 'TRUE', 'yes', 'Off'));
   else if (schema.type === 'string') arbitrary = text(world, Number(schema.minLength ?? 0), Number(schema.maxLength ?? 40));
   else if (schema.type === 'array') {
     const items = valueOf(schema.items ?? {}, world, '', where, collection);
@@ -122,9 +133,9 @@ function objectOf(schema: SchemaObject, world: World, collection: string | undef
   const properties = schema.properties ?? {};
   const required = schema.required ?? [];
   const optional = Object.keys(properties).filter((name) => !required.includes(name));
-  return fc.subarray(optional, { maxLength: Math.min(extra, optional.length) }).chain((chosen) =>
-    fc.record(Object.fromEntries([...required, ...chosen].map((name) => [name, valueOf(properties[name], world, name, 'body', collection)]))),
-  );
+  return fc
+    .subarray(optional, { maxLength: Math.min(extra, optional.length) })
+    .chain((chosen) => fc.record(Object.fromEntries([...required, ...chosen].map((name) => [name, valueOf(properties[name], world, name, 'body', collection)]))));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,9 +155,9 @@ function pathArbitrary(op: ApiOperation, world: World): fc.Arbitrary<string> {
 
 function queryArbitrary(op: ApiOperation, world: World): fc.Arbitrary<Record<string, unknown>> {
   const byName = new Map(op.queryParameters.map((p) => [p.name, p]));
-  return fc.subarray([...byName.keys()], { maxLength: Math.min(3, byName.size) }).chain((names) =>
-    fc.record(Object.fromEntries(names.map((name) => [name, valueOf(byName.get(name)!.schema, world, name, 'query', op.collection)]))),
-  );
+  return fc
+    .subarray([...byName.keys()], { maxLength: Math.min(3, byName.size) })
+    .chain((names) => fc.record(Object.fromEntries(names.map((name) => [name, valueOf(byName.get(name)!.schema, world, name, 'query', op.collection)]))));
 }
 
 function bodyArbitrary(op: ApiOperation, world: World): fc.Arbitrary<ApiRequest['body']> {
@@ -184,7 +195,12 @@ function invalidValuesOf(schema: SchemaObject, where: 'query' | 'body'): unknown
     // A query string value cannot be an object (bracket keys are flattened into values).
     if (where === 'body') values.push({ nested: 'object' });
   }
-  if (schema.type === 'array' && schema.items) values.push(...invalidValuesOf(schema.items, where).filter((v) => typeof v !== 'object').map((v) => [v]));
+  if (schema.type === 'array' && schema.items)
+    values.push(
+      ...invalidValuesOf(schema.items, where)
+        .filter((v) => typeof v !== 'object')
+        .map((v) => [v]),
+    );
   return values;
 }
 
@@ -259,14 +275,67 @@ export const HOSTILE_VALUES: Record<string, unknown[]> = {
   unicode: ['😀🎉', 'Ünïcødé', 'مرحبا بالعالم', '\u202Eevil\u202C', 'a\u0000b', '\ud800', 'e\u0301', '𝕏'.repeat(50), '\uFEFFbom', '\u200B', '日本語のイベント', 'Ⅻ', '\r\n\t'],
   sql: ["' OR '1'='1", '1; DROP TABLE posts; --', '%', '_', '\\', "'); --", '" OR ""="', '%%%_\\', '1 UNION SELECT * FROM users', '\\x27', '`', '0x7e'],
   html: ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '"><svg onload=alert(1)>', '&amp;&lt;&#x27;', '<a href="javascript:alert(1)">x</a>', '<!--', ']]>'],
+  // Tags without their closing `>`, nested and entity-encoded: what a regex-based tag stripper lets through.
+  unclosedHtml: [
+    'Talk <img src=x onerror=alert(document.domain)//',
+    '<scr<script>ipt>alert(1)</script>',
+    '<<img src=x onerror=alert(1)>',
+    '&lt;img src=x onerror=alert(1)&gt;',
+    'a < b',
+    '<svg/onload=alert(1)',
+  ],
+  // Broken %-escapes and markup in URLs (image, website): each once answered 500 or came back live.
+  urls: [
+    'https://x.example/%ff',
+    'https://x.example/a%e0%a4%a.png',
+    'https://x.example/%',
+    'http://%zz/',
+    'https://[::1/',
+    'https://x.example/?<svg/onload=alert(1)>',
+    'https://x.example/"onmouseover="alert(1)',
+  ],
   hugeArray: [Array(10_000).fill(1), Array(2_000).fill('same'), Array.from({ length: 1_000 }, (_, i) => i + 1), Array(500).fill({ id: 1 })],
   numbers: [1e308, -1e308, 2 ** 31, 2 ** 32, 2 ** 53 + 2, 2 ** 64, -2147483649, 5e-324, -0, 0.1, '99999999999999999999', '1e400', '-1e400', 'NaN', 'Infinity', '0x10', '1e3'],
   dates: [
-    '2024-02-30', '2024-13-01', '0000-00-00 00:00:00', '99999-01-01', '2024-01-01T25:61:61', '2024-01-01 10:00:00+99:00', '@@@', 'tomorrow 25pm',
-    '-99999999999999', '1e20', '99999999999999999', 'next blursday', ' ', 'now + 10000000 years', '+9999999 days', '1969-12-31 23:59:59', '9999-12-31 23:59:59',
-    '2024-03-31 02:30:00', '2024-01-01T00:00:00Z[Europe/Paris]', '2024-W01-1', '0',
+    '2024-02-30',
+    '2024-13-01',
+    '0000-00-00 00:00:00',
+    '99999-01-01',
+    '2024-01-01T25:61:61',
+    '2024-01-01 10:00:00+99:00',
+    '@@@',
+    'tomorrow 25pm',
+    '-99999999999999',
+    '1e20',
+    '99999999999999999',
+    'next blursday',
+    ' ',
+    'now + 10000000 years',
+    '+9999999 days',
+    '1969-12-31 23:59:59',
+    '9999-12-31 23:59:59',
+    '2024-03-31 02:30:00',
+    '2024-01-01T00:00:00Z[Europe/Paris]',
+    '2024-W01-1',
+    '0',
   ],
-  zones: ['Mars/Olympus', 'UTC+99', 'UTC+5.5.5', 'UTC-', '+05:00', '../../etc/passwd', 'America/New_York\u0000', 'EST5EDT', 'utc', 'Etc/GMT+14', 'Z', 'UTC+14', 'UTC-12.75', 'Europe/Kyiv', 'local'],
+  zones: [
+    'Mars/Olympus',
+    'UTC+99',
+    'UTC+5.5.5',
+    'UTC-',
+    '+05:00',
+    '../../etc/passwd',
+    'America/New_York\u0000',
+    'EST5EDT',
+    'utc',
+    'Etc/GMT+14',
+    'Z',
+    'UTC+14',
+    'UTC-12.75',
+    'Europe/Kyiv',
+    'local',
+  ],
 };
 
 /**
@@ -287,7 +356,25 @@ const LONGEST_QUERY_NAME = 'x'.repeat(24);
 const HOSTILE_IN_URL = HOSTILE.filter(({ value }) => !JSON_ONLY.has(value) && queryString({ [LONGEST_QUERY_NAME]: value }).length < 8_000);
 
 /** Path values for the id/slug parameter. */
-const HOSTILE_PATH = ['99999999999999999999', '4294967296', '2147483648', '1e3', '0x10', '%00', '..%2F..', '%27%20OR%201%3D1', encodeURIComponent('😀'), '-0', ' 1', encodeURIComponent('<script>'), 'a'.repeat(5_000), encodeURIComponent("' OR 1=1 --")];
+const HOSTILE_PATH = [
+  '%ff',
+  '%',
+  '%e0%a4%a',
+  '99999999999999999999',
+  '4294967296',
+  '2147483648',
+  '1e3',
+  '0x10',
+  '%00',
+  '..%2F..',
+  '%27%20OR%201%3D1',
+  encodeURIComponent('😀'),
+  '-0',
+  ' 1',
+  encodeURIComponent('<script>'),
+  'a'.repeat(5_000),
+  encodeURIComponent("' OR 1=1 --"),
+];
 
 /** One input of the operation replaced by a hostile value, sent by the given caller. */
 export function hostileRequest(op: ApiOperation, world: World, caller: Caller): fc.Arbitrary<ApiRequest> {
@@ -302,16 +389,50 @@ export function hostileRequest(op: ApiOperation, world: World, caller: Caller): 
     if (target.where === 'path') return { ...req, path: op.path.replace(`{${target.name}}`, pathValue), mutation: `path ${pathValue.slice(0, 40)}` };
     if (target.where === 'query') return { ...req, query: { ...req.query, [target.name]: inUrl.value }, mutation: `query ${target.name} ${inUrl.family}` };
     const kind = req.body?.kind === 'form' && !JSON_ONLY.has(hostile.value) ? 'form' : 'json';
-    return { ...req, body: { kind, value: { ...((req.body as { value: object } | undefined)?.value ?? {}), [target.name]: hostile.value } }, mutation: `body ${target.name} ${hostile.family}` };
+    return {
+      ...req,
+      body: { kind, value: { ...((req.body as { value: object } | undefined)?.value ?? {}), [target.name]: hostile.value } },
+      mutation: `body ${target.name} ${hostile.family}`,
+    };
   });
 }
 
 /** Malformed bodies and wrong content types, each sent raw. */
 export const RAW_BODIES: Array<{ contentType: string; text: string }> = [
-  ...['{"title": ', '{', '[', 'nul', '{"a":1}garbage', '\uFEFF{"title":"x"}', '"just a string"', '123', '[1,2,3]', 'null', '{"title":"x","title":"y"}', "{'title': 'x'}", '{"title":"\\ud800"}', '{"__proto__": {"admin": true}, "title": "x"}', '{"constructor": {"prototype": {"polluted": 1}}}', `{"a":${'['.repeat(5_000)}${']'.repeat(5_000)}}`, '', ' ']
-    .map((text) => ({ contentType: 'application/json', text })),
-  ...['title=%E0%A4%A', 'a[=1', '&&&==&', 'title[][][][][]=x', `title${'[a]'.repeat(50)}=x`, '%', 'title=x&title=y&title[]=z', 'venue[venue][venue]=x', 'categories[999999999]=1', '__proto__[admin]=1', 'a='.repeat(2_000), '=x']
-    .map((text) => ({ contentType: 'application/x-www-form-urlencoded', text })),
+  ...[
+    '{"title": ',
+    '{',
+    '[',
+    'nul',
+    '{"a":1}garbage',
+    '\uFEFF{"title":"x"}',
+    '"just a string"',
+    '123',
+    '[1,2,3]',
+    'null',
+    '{"title":"x","title":"y"}',
+    "{'title': 'x'}",
+    '{"title":"\\ud800"}',
+    '{"__proto__": {"admin": true}, "title": "x"}',
+    '{"constructor": {"prototype": {"polluted": 1}}}',
+    `{"a":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+    '',
+    ' ',
+  ].map((text) => ({ contentType: 'application/json', text })),
+  ...[
+    'title=%E0%A4%A',
+    'a[=1',
+    '&&&==&',
+    'title[][][][][]=x',
+    `title${'[a]'.repeat(50)}=x`,
+    '%',
+    'title=x&title=y&title[]=z',
+    'venue[venue][venue]=x',
+    'categories[999999999]=1',
+    '__proto__[admin]=1',
+    'a='.repeat(2_000),
+    '=x',
+  ].map((text) => ({ contentType: 'application/x-www-form-urlencoded', text })),
   { contentType: 'text/plain', text: '{"title":"x"}' },
   { contentType: 'application/xml', text: '<event><title>x</title></event>' },
   { contentType: 'multipart/form-data', text: '--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--x--' },

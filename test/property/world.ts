@@ -51,17 +51,36 @@ export async function seedWorld(http: Http): Promise<World> {
   const crew = await create(http, users.contributor.authorization, 'organizers', { organizer: 'Crew', status: 'pending' });
   const host = await create(http, users.author.authorization, 'organizers', { organizer: 'Host', password: 'secret' });
   const concert = await create(http, admin, 'events', {
-    title: 'Concert', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm', status: 'publish', venue: hall.id,
-    organizer: [band.id], categories: [music.id, jazz.id], tags: [outdoor.id], image: 'https://img.example.org/concert.jpg',
-    cost: '$15', timezone: 'Europe/Paris',
+    title: 'Concert',
+    start_date: 'tomorrow 8pm',
+    end_date: 'tomorrow 11pm',
+    status: 'publish',
+    venue: hall.id,
+    organizer: [band.id],
+    categories: [music.id, jazz.id],
+    tags: [outdoor.id],
+    image: 'https://img.example.org/concert.jpg',
+    cost: '$15',
+    timezone: 'Europe/Paris',
   });
   const draft = await create(http, users.contributor.authorization, 'events', {
-    title: 'Draft jam', start_date: '+3 days 9am', end_date: '+3 days 5pm', venue: barn.id, organizer: [crew.id],
+    title: 'Draft jam',
+    start_date: '+3 days 9am',
+    end_date: '+3 days 5pm',
+    venue: barn.id,
+    organizer: [crew.id],
   });
   const hidden = await create(http, users.author.authorization, 'events', {
-    title: 'Private party', start_date: '+5 days 7pm', end_date: '+5 days 11pm', status: 'publish', password: 'secret', venue: club.id, organizer: [host.id],
+    title: 'Private party',
+    start_date: '+5 days 7pm',
+    end_date: '+5 days 11pm',
+    status: 'publish',
+    password: 'secret',
+    venue: club.id,
+    organizer: [host.id],
   });
-  const trashed = await create(http, users.editor.authorization, 'events', { title: 'Cancelled', start_date: '+2 days', end_date: '+2 days 2pm', status: 'publish' });
+  // Both ends at fixed times of day: '+2 days' (now's time) would end after '+2 days 2pm' every afternoon.
+  const trashed = await create(http, users.editor.authorization, 'events', { title: 'Cancelled', start_date: '+2 days 9am', end_date: '+2 days 2pm', status: 'publish' });
   const trash = await http().delete(`${NS}/events/${trashed.id}`).set('Authorization', users.editor.authorization);
   assert.equal(trash.status, 200, `seeding the trashed event: ${trash.status}`);
   return {
@@ -95,6 +114,8 @@ export interface ApiRequest {
   body?: { kind: 'json' | 'form'; value: unknown } | { kind: 'raw'; contentType: string; text: string };
   /** For a deliberately invalid request: what was broken. */
   mutation?: string;
+  /** A `Host` header to send instead of supertest's own. */
+  host?: string;
 }
 
 /** The query string the request sends (qs, repeated keys for lists, everything URL-encoded). */
@@ -117,6 +138,7 @@ export async function send(http: Http, world: World, req: ApiRequest): Promise<R
   let test = agent[req.method.toLowerCase()](url);
   const authorization = world.authorization[req.caller];
   if (authorization) test = test.set('Authorization', authorization);
+  if (req.host !== undefined) test = test.set('Host', req.host);
   const body = rawBody(req);
   if (body) test = test.set('Content-Type', body.contentType).send(body.text);
   return await test;
@@ -136,6 +158,7 @@ export function describeRequest(req: ApiRequest): string {
     `as ${req.caller}`,
     body ? `Content-Type: ${body.contentType}, body: ${shorten(body.text)}` : undefined,
     req.mutation ? `(invalid: ${req.mutation})` : undefined,
+    req.host !== undefined ? `Host: ${shorten(JSON.stringify(req.host), 60)}` : undefined,
   ]
     .filter(Boolean)
     .join(' ');

@@ -37,7 +37,10 @@ describe('the typed openapi-fetch client (src/client.ts)', () => {
       });
       assert.equal(response.status, 201, JSON.stringify(error));
       assert.equal((data!.venue as Venue).venue, 'Library');
-      assert.deepEqual(data!.organizer.map((o) => o.id), [organizer.id]);
+      assert.deepEqual(
+        data!.organizer.map((o) => o.id),
+        [organizer.id],
+      );
     }
     await api.POST('/events', { body: { title: 'Unrelated', start_date: at(1, 9), end_date: at(1, 10), status: 'publish' } });
 

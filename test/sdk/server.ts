@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NS, testApp } from '../helpers/app.js';
 import { recordingListener } from '../contract/coverage.js';
+import { answerCheckingListener } from '../contract/answers.js';
 
 export interface RunningService {
   /** The namespace URL, as `/doc` reports it in `servers[0].url`. */
@@ -11,11 +12,11 @@ export interface RunningService {
 
 /**
  * The test app listening on an ephemeral loopback port, so SDKs talk to it over real HTTP with
- * `fetch`. Its responses are recorded for the contract coverage check like supertest's.
+ * `fetch`. Its responses are recorded for the contract coverage check and key-checked like supertest's.
  */
 export async function startService(): Promise<RunningService> {
   const { app } = await testApp();
-  const server = http.createServer(recordingListener(app));
+  const server = http.createServer(recordingListener(answerCheckingListener(app)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,24 +1,40 @@
 import assert from 'node:assert/strict';
 import type { TestUser } from '../helpers/app.js';
 import {
-  an, CALLERS, collectionPath, itemPath, KINDS, NS, PASSWORD, seed, send, slugPath, STATES, world,
-  type Caller, type Kind, type Owner, type Seeded, type State, type World,
+  an,
+  CALLERS,
+  collectionPath,
+  itemPath,
+  KINDS,
+  NS,
+  PASSWORD,
+  seed,
+  send,
+  slugPath,
+  STATES,
+  world,
+  type Caller,
+  type Kind,
+  type Owner,
+  type Seeded,
+  type State,
+  type World,
 } from './fixtures.js';
 
 /**
  * The authorization matrix: every operation × every caller × own/someone else's record × every
- * state, driven through HTTP. The EXPECTED answers below are written from contract.md §5 and
- * plugin-behaviour.md §4.1–§4.3, independently of src/auth, so a wrong capability table fails here.
+ * state, driven through HTTP. The EXPECTED answers below are written from docs/contract.md §5 and
+ * docs/plugin-behaviour.md §4.1–§4.3, independently of src/policies, so a wrong capability table fails here.
  *
  * "Own" needs a caller who can author records: anonymous visitors and subscribers only meet
  * someone else's records. Trashed records were drafts before the trash.
  */
 
 /**
- * Records each caller may edit and delete (contract §5: contributors only their own unpublished ones;
+ * Records each caller may edit and delete (docs/contract.md §5: contributors only their own unpublished ones;
  * authors also their own published ones; editors and administrators everything). `private` counts as
  * published here, as contributors may not set it (WordPress core would let a contributor edit its own
- * private post; contract §5 says "unpublished", and contributors cannot make a record private).
+ * private post; docs/contract.md §5 says "unpublished", and contributors cannot make a record private).
  */
 const MAY_EDIT: Record<Caller, Record<Owner, readonly State[]>> = {
   anonymous: { own: [], others: [] },
@@ -30,7 +46,7 @@ const MAY_EDIT: Record<Caller, Record<Owner, readonly State[]>> = {
 };
 
 /**
- * Records each caller may read (contract §5 "Reads"): published ones to everybody; drafts, pending,
+ * Records each caller may read (docs/contract.md §5 "Reads"): published ones to everybody; drafts, pending,
  * scheduled and private ones to their author and to editors; trashed ones to editors only.
  */
 const MAY_READ: Record<Caller, Record<Owner, readonly State[]>> = {
@@ -45,7 +61,7 @@ const MAY_READ: Record<Caller, Record<Owner, readonly State[]>> = {
 /** Callers who may ask a list for statuses other than `publish` (those who may edit: contributors and up). */
 const MAY_FILTER_STATUS: readonly Caller[] = ['contributor', 'author', 'editor', 'administrator'];
 
-/** Who may create, update and delete terms (plugin-behaviour §4.2). */
+/** Who may create, update and delete terms (docs/plugin-behaviour.md §4.2). */
 const TERM_MANAGERS = { categories: ['author', 'editor', 'administrator'], tags: ['editor', 'administrator'] } as const;
 
 /** The single-GET answer: 200, or the 403 code suffix. */
@@ -151,8 +167,14 @@ async function checkLists(w: World, kind: Kind, caller: Caller, all: Case[], mis
     const items = res.body[kind.collection] as Array<Record<string, unknown>>;
     // Records of known-bug cases are left out of the comparison.
     const skipped = new Set(all.filter((c) => !cases.some((one) => one.key === c.key)).map((c) => c.record.id));
-    const got = items.map((item) => item.id as number).filter((id) => !skipped.has(id)).sort();
-    const expected = cases.filter(wanted).map((c) => c.record.id).sort();
+    const got = items
+      .map((item) => item.id as number)
+      .filter((id) => !skipped.has(id))
+      .sort();
+    const expected = cases
+      .filter(wanted)
+      .map((c) => c.record.id)
+      .sort();
     if (JSON.stringify(got) !== JSON.stringify(expected)) {
       const name = (id: number) => all.find((c) => c.record.id === id)?.key ?? String(id);
       mismatches.push(`${label}: expected [${expected.map(name).join('; ')}], got [${got.map(name).join('; ')}]`);
@@ -247,7 +269,7 @@ for (const kind of KINDS) {
         ['pending', { status: 'pending' }, 'pending'],
         ['private', { status: 'private' }, 'private'],
       ];
-      /** Contract §5: publish/future → pending, no status → draft, private → 403. */
+      /** docs/contract.md §5: publish/future → pending, no status → draft, private → 403. */
       const contributorGets: Record<string, string | number> = { 'no status': 'draft', publish: 'pending', future: 'pending', draft: 'draft', pending: 'pending', private: 403 };
       let n = 0;
       for (const caller of CALLERS) {
@@ -257,11 +279,13 @@ for (const kind of KINDS) {
           const expected = caller === 'anonymous' ? 401 : caller === 'subscriber' ? 403 : caller === 'contributor' ? contributorGets[label] : wanted;
           const expectedStatus = typeof expected === 'number' ? expected : 201;
           if (res.status !== expectedStatus) mismatches.push(`${kind.collection} create ${caller} ${label}: expected ${expectedStatus}, got ${res.status} ${res.body.code ?? ''}`);
-          else if (res.status === 201 && res.body.status !== expected) mismatches.push(`${kind.collection} create ${caller} ${label}: status ${res.body.status}, expected ${expected}`);
-          else if (res.status === 201 && res.body.author !== String(w.users[caller]?.id)) mismatches.push(`${kind.collection} create ${caller} ${label}: author ${res.body.author}`);
+          else if (res.status === 201 && res.body.status !== expected)
+            mismatches.push(`${kind.collection} create ${caller} ${label}: status ${res.body.status}, expected ${expected}`);
+          else if (res.status === 201 && res.body.author !== String(w.users[caller]?.id))
+            mismatches.push(`${kind.collection} create ${caller} ${label}: author ${res.body.author}`);
         }
         if (caller === 'anonymous' || caller === 'subscriber') continue;
-        // Naming someone else as the author needs the edit-others right (contract §5).
+        // Naming someone else as the author needs the edit-others right (docs/contract.md §5).
         n += 1;
         const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`created ${n}`), author: w.someone.id });
         const mayAssign = caller === 'editor' || caller === 'administrator';
@@ -273,13 +297,96 @@ for (const kind of KINDS) {
   });
 }
 
-/** Inputs whose acceptance depends on the role (contract §3 images, §5 statuses and authors, "Events" terms). */
+/**
+ * Filters that follow an event's links (docs/contract.md §5 reads, docs/plugin-behaviour.md §1.10 and §6.4): an
+ * event's categories, tags, venues and organizers (`?event=`/`?post=`), events by their links
+ * (`categories=`, `tags=`, `venue=`, `organizer=`), and venues and organizers by their events
+ * (`has_events`, `only_with_upcoming`). An event the caller may not read is no event (400 on
+ * `?event=`, never counted); a password-protected one the caller may not edit has no links.
+ */
+describe('authorization matrix: filters that follow an event\u2019s links', () => {
+  const EVENT_KIND = KINDS[0];
+  /** Links of the event are visible: it is readable, and not behind a password the caller cannot pass. */
+  const linksShown = (caller: Caller, owner: Owner, state: State) => MAY_READ[caller][owner].includes(state) && (state !== 'password' || MAY_EDIT[caller][owner].includes(state));
+
+  for (const caller of CALLERS) {
+    it(`as ${an(caller)}: every owner \u00d7 state`, async () => {
+      const w = await world();
+      const mismatches: string[] = [];
+      type Linked = { event: number; venue: number; organizer: number; category: number; tag: number; owner: Owner; state: State };
+      const cases: Linked[] = [];
+      for (const owner of ownersOf(caller)) {
+        const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
+        for (const state of STATES) {
+          const label = `${owner} ${state}`;
+          const venue = (await send(w.http, 'post', `${NS}/venues`, w.admin, { venue: `Venue of ${label}` })).body.id as number;
+          const organizer = (await send(w.http, 'post', `${NS}/organizers`, w.admin, { organizer: `Organizer of ${label}` })).body.id as number;
+          const category = (await send(w.http, 'post', `${NS}/categories`, w.admin, { name: `Category of ${label}` })).body.id as number;
+          const tag = (await send(w.http, 'post', `${NS}/tags`, w.admin, { name: `Tag of ${label}` })).body.id as number;
+          const event = await seed(w, EVENT_KIND, ownerUser, state, `Event ${label}`, { venue, organizer: [organizer], categories: [category], tags: [tag] });
+          cases.push({ event: event.id, venue, organizer, category, tag, owner, state });
+        }
+      }
+      const as = w.users[caller];
+      const listIds = async (path: string): Promise<number[] | string> => {
+        const res = await send(w.http, 'get', `${NS}/${path}`, as);
+        if (res.status !== 200) return `${res.status} ${res.body.code}`;
+        const items = ['events', 'venues', 'organizers', 'categories', 'tags'].map((key) => res.body[key]).find(Array.isArray) as Array<{ id: number }>;
+        if (res.body.total !== items.length) return `total ${res.body.total} for ${items.length}`;
+        return items.map((item) => item.id).sort((a, b) => a - b);
+      };
+      const compare = (label: string, got: number[] | string, expected: number[] | string) => {
+        const want = Array.isArray(expected) ? [...expected].sort((a, b) => a - b) : expected;
+        if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`${caller} ${label}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      };
+      for (const c of cases) {
+        const readable = MAY_READ[caller][c.owner].includes(c.state);
+        const shown = linksShown(caller, c.owner, c.state);
+        const of = (id: number) => (!readable ? '400 rest_invalid_param' : shown ? [id] : []);
+        const label = `${c.owner} ${c.state}`;
+        compare(`${label} categories?event`, await listIds(`categories?hide_empty=0&event=${c.event}`), of(c.category));
+        compare(`${label} tags?post`, await listIds(`tags?hide_empty=0&post=${c.event}`), of(c.tag));
+        compare(`${label} venues?event`, await listIds(`venues?event=${c.event}`), of(c.venue));
+        compare(`${label} organizers?event`, await listIds(`organizers?event=${c.event}`), of(c.organizer));
+      }
+      // Events by their links, in the default list (no trash): all cases at once, each with its own links.
+      const listed = cases.filter((c) => linksShown(caller, c.owner, c.state) && c.state !== 'trash').map((c) => c.event);
+      for (const [param, key] of [
+        ['categories', 'category'],
+        ['tags', 'tag'],
+        ['venue', 'venue'],
+        ['organizer', 'organizer'],
+      ] as const) {
+        compare(`events?${param}`, await listIds(`events?per_page=50&${param}=${cases.map((c) => c[key]).join(',')}`), listed);
+      }
+      // Venues and organizers by their events: has_events counts any event but drafts and pending ones
+      // (docs/plugin-behaviour.md §6.4); only_with_upcoming any the caller may list (all are upcoming here).
+      for (const [collection, key] of [
+        ['venues', 'venue'],
+        ['organizers', 'organizer'],
+      ] as const) {
+        const counted = cases.filter((c) => linksShown(caller, c.owner, c.state) && !['draft', 'pending'].includes(c.state)).map((c) => c[key]);
+        compare(`${collection}?has_events=true`, await listIds(`${collection}?per_page=50&has_events=true`), counted);
+        compare(
+          `${collection}?has_events=false`,
+          await listIds(`${collection}?per_page=50&has_events=false`),
+          cases.map((c) => c[key]).filter((id) => !counted.includes(id)),
+        );
+        const upcoming = cases.filter((c) => linksShown(caller, c.owner, c.state) && c.state !== 'trash').map((c) => c[key]);
+        compare(`${collection}?only_with_upcoming=true`, await listIds(`${collection}?per_page=50&only_with_upcoming=true`), upcoming);
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});
+
+/** Inputs whose acceptance depends on the role (docs/contract.md §3 images, §5 statuses and authors, "Events" terms). */
 const WRITERS = ['contributor', 'author', 'editor', 'administrator'] as const;
 const MAY_UPLOAD: readonly Caller[] = ['author', 'editor', 'administrator'];
 const MAY_CREATE_CATEGORIES: readonly Caller[] = TERM_MANAGERS.categories;
 const MAY_CREATE_TAGS: readonly Caller[] = TERM_MANAGERS.tags;
 const MAY_ASSIGN_AUTHOR: readonly Caller[] = ['editor', 'administrator'];
-/** Status asked on an update of one's own draft → status stored (or the refusal), contract §5. */
+/** Status asked on an update of one's own draft → status stored (or the refusal), docs/contract.md §5. */
 const STATUS_ON_UPDATE: Record<(typeof WRITERS)[number], Record<string, string | number>> = {
   contributor: { publish: 'pending', future: 'pending', draft: 'draft', pending: 'pending', private: 403 },
   author: { publish: 'publish', future: 'future', draft: 'draft', pending: 'pending', private: 'private' },
@@ -288,18 +395,24 @@ const STATUS_ON_UPDATE: Record<(typeof WRITERS)[number], Record<string, string |
 };
 
 describe('authorization matrix: inputs that need a right', () => {
-  it('image URLs need the upload right; known image ids do not', async () => {
+  it('image URLs need the upload right, even known ones; known image ids do not', async () => {
     const w = await world();
     const mismatches: string[] = [];
-    const known = (await send(w.http, 'post', `${NS}/events`, w.admin, { ...KINDS[0].body('With image'), image: 'https://img.example/known.png' })).body.image.id as number;
+    const knownUrl = 'https://img.example/known.png';
+    const known = (await send(w.http, 'post', `${NS}/events`, w.admin, { ...KINDS[0].body('With image'), image: knownUrl })).body.image.id as number;
     for (const kind of KINDS) {
       for (const caller of WRITERS) {
         const url = `https://img.example/${kind.type}-${caller}.png`;
         const res = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a new image`), image: url });
         const mayUpload = MAY_UPLOAD.includes(caller);
-        if (mayUpload ? res.status !== 201 || res.body.image?.url !== url : res.status < 400 || res.status >= 500) mismatches.push(`${kind.type} image URL by ${caller}: ${res.status}`);
+        if (mayUpload ? res.status !== 201 || res.body.image?.url !== url : res.status < 400 || res.status >= 500)
+          mismatches.push(`${kind.type} image URL by ${caller}: ${res.status}`);
         const byId = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a known image`), image: known });
         if (byId.status !== 201 || byId.body.image?.id !== known) mismatches.push(`${kind.type} known image id by ${caller}: ${byId.status}`);
+        const byKnownUrl = await send(w.http, 'post', collectionPath(kind), w.users[caller], { ...kind.body(`${kind.type} by ${caller} with a known URL`), image: knownUrl });
+        if (mayUpload ? byKnownUrl.status !== 201 || byKnownUrl.body.image?.id !== known : byKnownUrl.status !== 400 || byKnownUrl.body.code !== 'rest_invalid_param') {
+          mismatches.push(`${kind.type} known image URL by ${caller}: ${byKnownUrl.status}`);
+        }
       }
     }
     expectNoMismatch(mismatches);
@@ -309,7 +422,10 @@ describe('authorization matrix: inputs that need a right', () => {
     const w = await world();
     const mismatches: string[] = [];
     for (const caller of WRITERS) {
-      for (const [field, managers] of [['categories', MAY_CREATE_CATEGORIES], ['tags', MAY_CREATE_TAGS]] as const) {
+      for (const [field, managers] of [
+        ['categories', MAY_CREATE_CATEGORIES],
+        ['tags', MAY_CREATE_TAGS],
+      ] as const) {
         const name = `New ${field} of ${caller}`;
         const res = await send(w.http, 'post', `${NS}/events`, w.users[caller], { ...KINDS[0].body(`Event with ${name}`), [field]: [name] });
         const created = (await send(w.http, 'get', `${NS}/${field}?hide_empty=0&search=${encodeURIComponent(name)}`, w.admin)).body[field] as unknown[];
@@ -337,7 +453,8 @@ describe('authorization matrix: inputs that need a right', () => {
         const record = await seed(w, kind, w.users[caller] as TestUser, 'draft', `${kind.type} of ${caller} given away`);
         const res = await send(w.http, 'patch', itemPath(kind, record.id), w.users[caller], { author: w.someone.id });
         const mayAssign = MAY_ASSIGN_AUTHOR.includes(caller);
-        if (res.status !== (mayAssign ? 200 : 403) || (mayAssign && res.body.author !== String(w.someone.id))) mismatches.push(`${kind.type} ${caller} author → someone: ${res.status} ${res.body.author ?? res.body.code}`);
+        if (res.status !== (mayAssign ? 200 : 403) || (mayAssign && res.body.author !== String(w.someone.id)))
+          mismatches.push(`${kind.type} ${caller} author → someone: ${res.status} ${res.body.author ?? res.body.code}`);
       }
       expectNoMismatch(mismatches);
     });
@@ -366,7 +483,8 @@ describe('authorization matrix: categories and tags', () => {
         for (const [label, attempt, success] of attempts) {
           const res = await attempt();
           const wanted = expected ?? success;
-          if (res.status !== wanted || (wanted >= 400 && res.body.code !== 'rest_forbidden')) mismatches.push(`${collection} ${label} ${caller}: expected ${wanted}, got ${res.status} ${res.body.code ?? ''}`);
+          if (res.status !== wanted || (wanted >= 400 && res.body.code !== 'rest_forbidden'))
+            mismatches.push(`${collection} ${label} ${caller}: expected ${wanted}, got ${res.status} ${res.body.code ?? ''}`);
         }
         const left = await send(w.http, 'get', `${NS}/${collection}/${term.id}`, w.admin);
         if ((left.status === 404) !== (expected === undefined)) mismatches.push(`${collection} ${caller}: term ${left.status === 404 ? 'deleted' : 'kept'}`);
@@ -376,12 +494,11 @@ describe('authorization matrix: categories and tags', () => {
   }
 });
 
-
 const CHECKS: Record<Op, Check> = { read: checkReads, list: checkLists, update: checkUpdates, delete: checkDeletes };
 
 describe('authorization matrix: trashed records and known bugs', () => {
   // Rights over a trashed record follow what it was before the trash: WordPress's map_meta_cap (plugin
-  // §4.1, which contract §5 adopts) judges a trashed post by its pre-trash status, so a contributor may not
+  // §4.1, which docs/contract.md §5 adopts) judges a trashed post by its pre-trash status, so a contributor may not
   // edit or delete its own record that was published once an editor has trashed it.
   it('lets a contributor neither restore nor permanently delete its own record that was published before the trash', async () => {
     const w = await world();

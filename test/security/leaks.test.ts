@@ -18,7 +18,7 @@ const LEAK = new RegExp(MARK, 'i');
 /** A word every seeded record has in its description, so searches find published and hidden ones alike. */
 const WORD = 'aardvark';
 
-/** Callers who may read none of the hidden records (contract §5: the owner and editors only). */
+/** Callers who may read none of the hidden records (docs/contract.md §5: the owner and editors only). */
 const READERS: Caller[] = ['anonymous', 'subscriber', 'contributor', 'author'];
 
 /** States whose whole record is hidden from READERS; `password` hides all but the name. */
@@ -35,8 +35,18 @@ function secretFields(kind: Kind, state: State): Record<string, unknown> {
   }
   if (kind === VENUE) {
     return {
-      ...name, ...common, address: `1 ${MARK} Street`, city: `${MARK}ville`, state: `${MARK}state`, province: `${MARK}province`,
-      zip: `${MARK}zip`, country: `${MARK}land`, phone: '+1 555 0142', website: `https://${MARK}.example.test/`, geo_lat: 48.8566, geo_lng: 2.3522,
+      ...name,
+      ...common,
+      address: `1 ${MARK} Street`,
+      city: `${MARK}ville`,
+      state: `${MARK}state`,
+      province: `${MARK}province`,
+      zip: `${MARK}zip`,
+      country: `${MARK}land`,
+      phone: '+1 555 0142',
+      website: `https://${MARK}.example.test/`,
+      geo_lat: 48.8566,
+      geo_lng: 2.3522,
     };
   }
   return { ...name, ...common, email: `${MARK}@example.test`, phone: '+1 555 0143', website: `https://${MARK}.example.test/` };
@@ -134,12 +144,26 @@ describe('no hidden content in any answer to a caller who may not read it', func
       // Lists: every filter once; without a filter, with a search and with every status a caller may
       // ask for, one record per page, so the paging links are walked too.
       const eventFilters = [
-        '', `search=${WORD}`, `venue=${all('venue')}`, `organizer=${all('organizer')}`, `categories=${s.category}`,
-        `tags=${s.tag}`, 'featured=true', `include=${all('event')},${s.publicEvents.join(',')}`, 'start_date=2027-01-01&end_date=2027-12-31',
-        'starts_after=2026-12-01&ends_before=2028-01-01', 'geoloc=true', 'geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=50', 'strict_dates=true',
+        '',
+        `search=${WORD}`,
+        `venue=${all('venue')}`,
+        `organizer=${all('organizer')}`,
+        `categories=${s.category}`,
+        `tags=${s.tag}`,
+        'featured=true',
+        `include=${all('event')},${s.publicEvents.join(',')}`,
+        'start_date=2027-01-01&end_date=2027-12-31',
+        'starts_after=2026-12-01&ends_before=2028-01-01',
+        'geoloc=true',
+        'geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=50',
+        'strict_dates=true',
       ];
       const linkedFilters = ['', `search=${WORD}`, `event=${s.publicEvents[0]}`, 'has_events=true', 'only_with_upcoming=true', ...s.hidden.event.map((e) => `event=${e.id}`)];
-      for (const [collection, filters] of [['events', eventFilters], ['venues', linkedFilters], ['organizers', linkedFilters]] as const) {
+      for (const [collection, filters] of [
+        ['events', eventFilters],
+        ['venues', linkedFilters],
+        ['organizers', linkedFilters],
+      ] as const) {
         for (const filter of filters) await look(w, as, `${NS}/${collection}?${filter}`, caller, seen);
         const paged = ['', `search=${WORD}`, ...statuses.flatMap((status) => [`status=${status}`, `status=${status}&search=${WORD}`])];
         for (const query of paged) await walk(w, as, `${NS}/${collection}?${query}&per_page=1`, caller, seen);
@@ -175,7 +199,11 @@ describe('no hidden content in any answer to a caller who may not read it', func
       const listed = await look(w, as, `${NS}/events?include=${s.publicEvents[0]}`, caller, seen);
       const protectedId = (type: 'venue' | 'organizer') => s.hidden[type].find((r) => r.state === 'password')?.id;
       assert.deepEqual(listed.body.events[0].venue.map((v: { id: number }) => v.id).sort(), [protectedId('venue'), s.publicVenue].sort(), 'embedded venues');
-      assert.deepEqual(listed.body.events[0].organizer.map((o: { id: number }) => o.id), [protectedId('organizer')], 'embedded organizers');
+      assert.deepEqual(
+        listed.body.events[0].organizer.map((o: { id: number }) => o.id),
+        [protectedId('organizer')],
+        'embedded organizers',
+      );
       await look(w, as, `${NS}/venues/${s.publicVenue}`, caller, seen);
 
       // Writes that name hidden records: refused without showing them.
@@ -194,7 +222,8 @@ describe('no hidden content in any answer to a caller who may not read it', func
         // Linking a hidden venue or organizer is refused; a published protected one may be linked (and comes back masked).
         const linkStatus = (state: State) => (state === 'password' ? [201] : [400, 403, 404]);
         for (const venue of s.hidden.venue) writes.push(['post', `${NS}/events`, { title: 'Linking', ...EVENT_DATES, venue: venue.id }, linkStatus(venue.state)]);
-        for (const organizer of s.hidden.organizer) writes.push(['post', `${NS}/events`, { title: 'Linking', ...EVENT_DATES, organizer: [organizer.id] }, linkStatus(organizer.state)]);
+        for (const organizer of s.hidden.organizer)
+          writes.push(['post', `${NS}/events`, { title: 'Linking', ...EVENT_DATES, organizer: [organizer.id] }, linkStatus(organizer.state)]);
         for (const [method, path, body, allowed = [400, 403, 404]] of writes) {
           const res = await send(w.http, method, path, as, body);
           assert.ok(allowed.includes(res.status), `${caller} ${method.toUpperCase()} ${path} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
@@ -226,6 +255,144 @@ describe('no hidden content in any answer to a caller who may not read it', func
     }
   });
 
+  // Duplicate detection on create compares the name and every address/contact field sent: a match on
+  // a password-protected record would confirm its hidden fields to a caller who may not read them.
+  it('duplicate detection never matches a password-protected venue or organizer the caller may not edit', async () => {
+    const w = await world();
+    const s = await seedAll(w);
+    for (const kind of [VENUE, ORGANIZER]) {
+      const record = s.hidden[kind.type].find((r) => r.state === 'password') as { id: number };
+      const fields = secretFields(kind, 'password');
+      // The protected record's name is public (it shows in lists); the rest of the fields are not.
+      const shown = (await send(w.http, 'get', `${NS}/${kind.collection}?per_page=50`, w.admin)).body[kind.collection].find((r: { id: number }) => r.id === record.id);
+      const guess = { ...fields, [kind.nameField]: shown[kind.nameField], slug: undefined };
+      for (const caller of ['contributor', 'author'] as const) {
+        const res = await send(w.http, 'post', `${NS}/${kind.collection}`, w.users[caller], guess);
+        assert.equal(res.status, 201, res.text);
+        assert.notEqual(res.body.id, record.id, `${caller} confirmed the protected ${kind.type}`);
+      }
+      // Those who may edit it (its author, editors) still get it back instead of a copy.
+      for (const as of [w.someone, w.users.editor as TestUser]) {
+        const res = await send(w.http, 'post', `${NS}/${kind.collection}`, as, guess);
+        assert.equal(res.status, 201, res.text);
+        assert.equal(res.body.id, record.id, `${as.login} did not get the ${kind.type} back`);
+      }
+    }
+  });
+
+  // The plugin's has_events counts events that are not drafts or pending; the read rule of the caller
+  // applies on top, so a venue linked only to a private, scheduled or trashed event is not revealed.
+  it('has_events counts only events the caller may read', async () => {
+    const w = await world();
+    const linked: Record<string, { venue: number; organizer: number }> = {};
+    for (const state of ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const) {
+      const venue = (await send(w.http, 'post', `${NS}/venues`, w.admin, { venue: `Venue of the ${state} event` })).body.id as number;
+      const organizer = (await send(w.http, 'post', `${NS}/organizers`, w.admin, { organizer: `Organizer of the ${state} event` })).body.id as number;
+      await seed(w, EVENT, w.someone, state, `The ${state} event`, { venue, organizer: [organizer] });
+      linked[state] = { venue, organizer };
+    }
+    const idsOf = async (as: TestUser | undefined, collection: string, query: string) =>
+      ((await send(w.http, 'get', `${NS}/${collection}?per_page=50&${query}`, as)).body[collection] as Array<{ id: number }>).map((r) => r.id).sort();
+    // Statuses whose events count for has_events, per caller (docs/contract.md §5 reads; plugin §6.4: not drafts or pending).
+    const counted: Record<Caller, string[]> = {
+      anonymous: ['publish'],
+      subscriber: ['publish'],
+      contributor: ['publish'],
+      author: ['publish'],
+      editor: ['publish', 'future', 'private', 'trash'],
+      administrator: ['publish', 'future', 'private', 'trash'],
+    };
+    for (const caller of ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'administrator'] as const) {
+      for (const [collection, key] of [
+        ['venues', 'venue'],
+        ['organizers', 'organizer'],
+      ] as const) {
+        const all = Object.values(linked).map((l) => l[key]);
+        const withEvents = counted[caller].map((state) => linked[state][key]).sort();
+        assert.deepEqual(await idsOf(w.users[caller], collection, 'has_events=true'), withEvents, `${caller} ${collection}?has_events=true`);
+        assert.deepEqual(
+          await idsOf(w.users[caller], collection, 'has_events=false'),
+          all.filter((id) => !withEvents.includes(id)).sort(),
+          `${caller} ${collection}?has_events=false`,
+        );
+      }
+    }
+  });
+
+  // The record masks a protected event's venue, organizer, categories and tags; the filters that
+  // follow links must not reveal them either: for a caller without the password who may not edit
+  // the event, it has no links.
+  it('a password-protected event has no links for callers who may not edit it, in every filter', async () => {
+    const w = await world();
+    const linkedTo = async (label: string) => ({
+      venue: (await send(w.http, 'post', `${NS}/venues`, w.admin, { venue: `${label} venue`, geo_lat: 10.5, geo_lng: 20.5 })).body.id as number,
+      organizer: (await send(w.http, 'post', `${NS}/organizers`, w.admin, { organizer: `${label} organizer` })).body.id as number,
+      category: (await send(w.http, 'post', `${NS}/categories`, w.admin, { name: `${label} category` })).body.id as number,
+      tag: (await send(w.http, 'post', `${NS}/tags`, w.admin, { name: `${label} tag` })).body.id as number,
+    });
+    const events: Record<'protected' | 'open', { id: number; links: Awaited<ReturnType<typeof linkedTo>> }> = {} as never;
+    for (const which of ['protected', 'open'] as const) {
+      const links = await linkedTo(which);
+      const event = await seed(w, EVENT, w.someone, which === 'protected' ? 'password' : 'publish', `The ${which} event`, {
+        venue: links.venue,
+        organizer: [links.organizer],
+        categories: [links.category],
+        tags: [links.tag],
+        featured: true,
+      });
+      events[which] = { id: event.id, links };
+    }
+    /** The ids a list answers (200 expected). */
+    const ids = async (as: TestUser | undefined, path: string): Promise<number[]> => {
+      const res = await send(w.http, 'get', `${NS}/${path}`, as);
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+      assert.ok(!res.text.includes(PASSWORD));
+      const items = ['events', 'venues', 'organizers', 'categories', 'tags'].map((key) => res.body[key]).find(Array.isArray) as Array<{ id: number }>;
+      assert.equal(res.body.total, items.length, `${path}: total`);
+      return items.map((item) => item.id);
+    };
+    // Who sees the protected event's links: its author and editors (they may edit it).
+    const seesLinks: Record<string, boolean> = { anonymous: false, subscriber: false, contributor: false, author: false, someone: true, editor: true, administrator: true };
+    for (const [name, mayEdit] of Object.entries(seesLinks)) {
+      const as = name === 'someone' ? w.someone : w.users[name as Caller];
+      for (const which of ['protected', 'open'] as const) {
+        const { id, links } = events[which];
+        const visible = which === 'open' || mayEdit;
+        const label = `${name}, ${which} event`;
+        const expectLinked = (got: number[], linkedId: number, what: string) =>
+          assert.equal(got.includes(linkedId), visible, `${label}: ${what} ${visible ? 'missing' : 'revealed'}`);
+        // The event's own terms, venues and organizers.
+        expectLinked(await ids(as, `categories?hide_empty=0&event=${id}`), links.category, 'categories?event');
+        expectLinked(await ids(as, `tags?hide_empty=0&post=${id}`), links.tag, 'tags?post');
+        expectLinked(await ids(as, `venues?event=${id}`), links.venue, 'venues?event');
+        expectLinked(await ids(as, `organizers?event=${id}`), links.organizer, 'organizers?event');
+        // Events by their links.
+        for (const query of [
+          `categories=${links.category}`,
+          `tags=${links.tag}`,
+          `venue=${links.venue}`,
+          `organizer=${links.organizer}`,
+          'geoloc=true',
+          'geoloc_lat=10.5&geoloc_lng=20.5&geoloc_radius=5',
+          'featured=true',
+        ]) {
+          expectLinked(await ids(as, `events?per_page=50&${query}`), id, `events?${query}`);
+        }
+        // Negated filters treat the protected event as having none.
+        assert.equal((await ids(as, 'events?per_page=50&geoloc=false')).includes(id), !visible, `${label}: events?geoloc=false`);
+        assert.equal((await ids(as, 'events?per_page=50&featured=false')).includes(id), !visible, `${label}: events?featured=false`);
+        // Linked records by their events.
+        expectLinked(await ids(as, 'venues?per_page=50&has_events=true'), links.venue, 'venues?has_events');
+        expectLinked(await ids(as, 'organizers?per_page=50&has_events=true'), links.organizer, 'organizers?has_events');
+        expectLinked(await ids(as, 'venues?per_page=50&only_with_upcoming=true'), links.venue, 'venues?only_with_upcoming');
+        expectLinked(await ids(as, 'organizers?per_page=50&only_with_upcoming=true'), links.organizer, 'organizers?only_with_upcoming');
+        assert.equal((await ids(as, 'venues?per_page=50&has_events=false')).includes(links.venue), !visible, `${label}: venues?has_events=false`);
+      }
+      // The event itself stays listed (masked) for everybody.
+      assert.ok((await ids(as, 'events?per_page=50')).includes(events.protected.id), `${name}: the protected event is listed`);
+    }
+  });
+
   // A single event GET embeds a password-protected venue/organizer masked; the embedded copy's own
   // `json_ld` and the event's `json_ld.location` must not carry its description or address either.
   it('masks the json_ld of a password-protected venue or organizer embedded in a single event GET', async () => {
@@ -239,7 +406,7 @@ describe('no hidden content in any answer to a caller who may not read it', func
 
   // Comparing `end_date` with the stored start before the permission check would let 400 versus 403
   // tell a contributor whether someone else's draft starts after a chosen date (a binary search reveals
-  // it). Contract §4: parameters (400), the record (404), the right (403), then checks that need the record.
+  // it). docs/contract.md §4: parameters (400), the record (404), the right (403), then checks that need the record.
   it('answers 403 to an update of a hidden record whatever the body says about its stored dates', async () => {
     const w = await world();
     const draft = await seed(w, EVENT, w.someone, 'draft', 'Hidden draft');

@@ -4,7 +4,7 @@ import type { TestUser } from '../helpers/app.js';
 import { EVENT_DATES, NS, send, world, type World } from './fixtures.js';
 
 /**
- * HTML sanitising (contract §3, §5 and the categories section of the README): `description` and
+ * HTML sanitising (docs/contract.md §3, §5 and the categories section of the README): `description` and
  * `excerpt` from users who are not editors or administrators (no `unfiltered_html`) are cleaned on
  * write — no scripts, no event handlers, no `javascript:` URLs; editors' and administrators' HTML is
  * kept. The answers are parsed as a browser would (parse5 implements the WHATWG HTML parser), so a
@@ -55,10 +55,70 @@ const FILTER_CONFUSERS = ['<scr<script>ipt>alert(1)</scr</script>ipt>', '<a href
 
 const ALL_PAYLOADS = [...PAYLOADS, ...FILTER_CONFUSERS];
 
+/**
+ * Payloads for plain-text fields: tags without their closing `>` (closed by whatever markup follows
+ * the value on the page), nested and malformed tags, and entity-encoded markup, which a cleaner must
+ * not decode into live markup. A pattern that strips only `<…>` lets the first kinds through.
+ */
+const TEXT_PAYLOADS = [
+  'Talk <img src=x onerror=alert(document.domain)//',
+  '<img src=x onerror=alert(1)',
+  '<svg/onload=alert(1)',
+  '<svg onload=alert(1)\n',
+  '<img src="x" onerror="alert(1)',
+  '<iframe src=javascript:alert(1)',
+  '<<img src=x onerror=alert(1)>img src=x onerror=alert(1)>',
+  '<<script>script>alert(1)<</script>/script>',
+  '<scr<script>ipt>alert(1)</scr</script>ipt>',
+  '<img src=x o<b>nerror=alert(1)>',
+  '<a href="x>y" onclick=alert(1)>click',
+  '<img src="x>" onerror="alert(1)"',
+  '<!--><img src=x onerror=alert(1)>-->',
+  '<title><img src=x onerror=alert(1)></title>',
+  '<textarea><img src=x onerror=alert(1)></textarea>',
+  '<noscript><img src=x onerror=alert(1)></noscript>',
+  '<xmp><img src=x onerror=alert(1)></xmp>',
+  '<b\u0000><img src=x onerror=alert(1)>',
+  '<\u0000img src=x onerror=alert(1)>',
+  '&lt;img src=x onerror=alert(1)&gt;',
+  '&#60;img src=x onerror=alert(1)&#62;',
+  '&#x3c;svg onload=alert(1)&#x3e;',
+  '&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt;',
+  '%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E',
+  '<img src=x onerror=alert(1)>',
+];
+
 /** Elements that run code, load active content or change the page around them. */
 const ACTIVE_ELEMENTS = new Set([
-  'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'svg', 'math', 'link', 'meta', 'base',
-  'form', 'input', 'button', 'textarea', 'select', 'body', 'html', 'head', 'template', 'noscript', 'xmp', 'plaintext', 'details', 'video', 'audio', 'source',
+  'script',
+  'style',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'svg',
+  'math',
+  'link',
+  'meta',
+  'base',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'body',
+  'html',
+  'head',
+  'template',
+  'noscript',
+  'xmp',
+  'plaintext',
+  'details',
+  'video',
+  'audio',
+  'source',
 ]);
 /** Attributes holding URLs a browser follows or runs. */
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'srcset', 'cite', 'lowsrc', 'dynsrc']);
@@ -75,7 +135,11 @@ function dangers(html: string): string[] {
         if (/^on/i.test(name)) found.push(`${node.tagName}[${name}]`);
         if (name === 'style' || name === 'srcdoc') found.push(`${node.tagName}[${name}]`);
         // Browsers drop tabs and line breaks inside URLs and ignore leading spaces and control characters.
-        const url = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '').toLowerCase();
+        const url = value
+          .replace(/[\t\n\r]/g, '')
+          // eslint-disable-next-line no-control-regex -- browsers drop leading control characters from URLs; so must this check.
+          .replace(/^[\u0000-\u0020]+/, '')
+          .toLowerCase();
         if (URL_ATTRIBUTES.has(name) && /^(javascript|vbscript|data):/.test(url)) found.push(`${node.tagName}[${name}=${value}]`);
       }
       if (node.tagName === 'template') visit((node as unknown as { content: Node }).content);
@@ -85,6 +149,35 @@ function dangers(html: string): string[] {
   visit(parseFragment(html) as unknown as Node);
   return found;
 }
+
+/**
+ * A plain-text value as a client renders it: inside the page's markup (`<h1>{title}</h1>` and more
+ * after it), so a tag left open by the value is closed by what follows. Plain text must parse to
+ * text alone: no element, no comment.
+ */
+function markupIn(text: string): string[] {
+  const page = `<h1>${text}</h1><p class="after">"x"</p>`;
+  const nodes: string[] = [];
+  const visit = (node: Node) => {
+    if ('tagName' in node) nodes.push(node.tagName);
+    else if (node.nodeName === '#comment') nodes.push('#comment');
+    if ('childNodes' in node) for (const child of node.childNodes) visit(child as Node);
+  };
+  visit(parseFragment(page) as unknown as Node);
+  const found = nodes.join(',') === 'h1,p' ? [] : [`markup (${nodes.join(',')})`];
+  return [...found, ...dangers(page)];
+}
+
+/** Every string in a record (nested objects and lists, `json_ld` included), with its path. */
+function stringsOf(value: unknown, at = ''): Array<[string, string]> {
+  if (typeof value === 'string') return [[at, value]];
+  if (Array.isArray(value)) return value.flatMap((item, i) => stringsOf(item, `${at}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => stringsOf(item, at ? `${at}.${key}` : key));
+  return [];
+}
+
+/** HTML fields, checked with `dangers` (formatting markup is allowed there); everything else is plain text. */
+const HTML_FIELDS = /(^|\.)(description|excerpt)$/;
 
 interface Target {
   label: string;
@@ -102,7 +195,7 @@ const TARGETS: Target[] = [
   { label: 'category', collection: 'categories', body: (html, n) => ({ name: `Category ${n}`, description: html }), fields: ['description'] },
 ];
 
-/** Roles without `unfiltered_html` that may write each target (contract §5, plugin §4.2). */
+/** Roles without `unfiltered_html` that may write each target (docs/contract.md §5, plugin §4.2). */
 const FILTERED_WRITERS: Record<string, Array<'contributor' | 'author'>> = {
   events: ['contributor', 'author'],
   venues: ['contributor', 'author'],
@@ -118,7 +211,13 @@ async function write(w: World, as: TestUser, target: Target, html: string): Prom
   const res = await send(w.http, 'post', `${NS}/${target.collection}`, as, target.body(html, counter));
   assert.equal(res.status, 201, `${target.label} by ${as.role}: ${res.text}`);
   const stored = await send(w.http, 'get', `${NS}/${target.collection}/${res.body.id}`, w.admin);
-  return target.fields.flatMap((field) => [[`answer ${field}`, String(res.body[field])], [`stored ${field}`, String(stored.body[field])]] as Array<[string, string]>);
+  return target.fields.flatMap(
+    (field) =>
+      [
+        [`answer ${field}`, String(res.body[field])],
+        [`stored ${field}`, String(stored.body[field])],
+      ] as Array<[string, string]>,
+  );
 }
 
 describe('HTML sanitising of descriptions and excerpts', function () {
@@ -153,7 +252,7 @@ describe('HTML sanitising of descriptions and excerpts', function () {
     });
   }
 
-  // Titles are plain text (contract §3 returns them as stored); whatever is stored must be harmless too.
+  // Titles are plain text (docs/contract.md §3 returns them as stored); whatever is stored must be harmless too.
   it('event: each payload on its own in the title, description and excerpt, from a contributor, sent as JSON and as a form', async () => {
     const problems: string[] = [];
     const contributor = w.users.contributor as TestUser;
@@ -173,7 +272,10 @@ describe('HTML sanitising of descriptions and excerpts', function () {
     const contributor = w.users.contributor as TestUser;
     const html = ALL_PAYLOADS.join('\n');
     const res = await send(w.http, 'post', `${NS}/events`, contributor, {
-      title: 'Nested', ...EVENT_DATES, venue: { venue: 'Nested venue', description: html }, organizer: [{ organizer: 'Nested organizer', description: html }],
+      title: 'Nested',
+      ...EVENT_DATES,
+      venue: { venue: 'Nested venue', description: html },
+      organizer: [{ organizer: 'Nested organizer', description: html }],
     });
     assert.equal(res.status, 201, res.text);
     const venue = await send(w.http, 'get', `${NS}/venues/${res.body.venue.id}`, w.admin);
@@ -200,16 +302,158 @@ describe('HTML sanitising of descriptions and excerpts', function () {
     for (const role of ['editor', 'administrator'] as const) {
       for (const target of targets) {
         for (const [where, text] of await write(w, w.users[role] as TestUser, target, html)) {
-          assert.ok(text.includes('<script>track("x")</script>') && text.includes('<iframe src="https://video.example/embed/1"></iframe>'), `${role} ${target.label} ${where}: ${text}`);
+          assert.ok(
+            text.includes('<script>track("x")</script>') && text.includes('<iframe src="https://video.example/embed/1"></iframe>'),
+            `${role} ${target.label} ${where}: ${text}`,
+          );
         }
       }
     }
   });
 
-  it('strips tags from venue and organizer text fields, as WordPress sanitize_text_field does (plugin §6.1)', async () => {
+  // Plain-text fields are cleaned for every caller (they are never HTML), so the weakest writer of
+  // each resource sends the payloads; tags, which only editors manage, are written by an editor.
+  describe('plain-text fields: unclosed, nested, malformed and entity-encoded markup', () => {
+    const PLAIN = {
+      events: { role: 'author', fields: ['title', 'cost'], body: (n: number) => ({ title: `Event ${n}`, ...EVENT_DATES }) },
+      venues: {
+        role: 'contributor',
+        fields: ['venue', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince'],
+        body: (n: number) => ({ venue: `Venue ${n}` }),
+      },
+      organizers: { role: 'contributor', fields: ['organizer', 'phone'], body: (n: number) => ({ organizer: `Organizer ${n}` }) },
+      categories: { role: 'author', fields: ['name'], body: (n: number) => ({ name: `Category ${n}` }) },
+      tags: { role: 'editor', fields: ['name'], body: (n: number) => ({ name: `Tag ${n}` }) },
+    } as const;
+
+    /** Problems in a record as read back: markup in any plain-text string, dangers in HTML ones. */
+    function problemsIn(record: unknown, label: string): string[] {
+      return stringsOf(record).flatMap(([path, text]) =>
+        (HTML_FIELDS.test(path) ? dangers(text) : markupIn(text)).map((found) => `${label} ${path}=${JSON.stringify(text)}: ${found}`),
+      );
+    }
+
+    for (const [collection, target] of Object.entries(PLAIN)) {
+      it(`${collection}: every payload in every plain-text field (${target.fields.join(', ')}), on create and on update, as JSON and as a form`, async () => {
+        const as = w.users[target.role] as TestUser;
+        const problems: string[] = [];
+        for (const [i, payload] of TEXT_PAYLOADS.entries()) {
+          counter += 1;
+          const form = i % 2 === 1;
+          // The payload after the record's own name, so names stay distinct and non-empty.
+          const body: Record<string, string> = Object.fromEntries(Object.entries(target.body(counter)).map(([k, v]) => [k, String(v)]));
+          for (const field of target.fields) body[field] = `${body[field] ?? ''} ${payload}`.trim();
+          let req = w.http().post(`${NS}/${collection}`).set('Authorization', as.authorization);
+          req = form ? req.type('form').send(new URLSearchParams(body).toString()) : req.send(body);
+          const created = await req;
+          assert.equal(created.status, 201, `${collection} ${JSON.stringify(payload)}: ${created.text}`);
+          problems.push(...problemsIn(created.body, `create ${JSON.stringify(payload)}`));
+          const read = await send(w.http, 'get', `${NS}/${collection}/${created.body.id}`, w.admin);
+          problems.push(...problemsIn(read.body, `read ${JSON.stringify(payload)}`));
+          const patch = Object.fromEntries(target.fields.map((field) => [field, `x ${counter} ${payload} y`]));
+          const updated = await send(w.http, 'patch', `${NS}/${collection}/${created.body.id}`, as, patch);
+          assert.equal(updated.status, 200, `${collection} update ${JSON.stringify(payload)}: ${updated.text}`);
+          problems.push(...problemsIn(updated.body, `update ${JSON.stringify(payload)}`));
+        }
+        const list = await send(w.http, 'get', `${NS}/${collection}?per_page=50&status=any&hide_empty=0`, w.admin);
+        problems.push(...problemsIn(list.body, 'list'));
+        assert.deepEqual(problems, []);
+      });
+    }
+
+    it('terms created by name through an event, and venues and organizers created inside one', async () => {
+      const author = w.users.author as TestUser;
+      const problems: string[] = [];
+      for (const payload of TEXT_PAYLOADS) {
+        counter += 1;
+        const res = await send(w.http, 'post', `${NS}/events`, author, {
+          title: `Nested ${counter}`,
+          ...EVENT_DATES,
+          categories: [`Cat ${counter} ${payload}`],
+          venue: { venue: `Venue ${counter} ${payload}`, address: payload, city: payload },
+          organizer: [{ organizer: `Org ${counter} ${payload}`, phone: payload }],
+        });
+        assert.equal(res.status, 201, `${JSON.stringify(payload)}: ${res.text}`);
+        problems.push(...problemsIn(res.body, JSON.stringify(payload)));
+        const single = await send(w.http, 'get', `${NS}/events/${res.body.id}`, w.admin);
+        problems.push(...problemsIn(single.body, `single ${JSON.stringify(payload)}`));
+      }
+      assert.deepEqual(problems, []);
+    });
+
+    it('the image extension taken from a URL is plain too', async () => {
+      const author = w.users.author as TestUser;
+      const res = await send(w.http, 'post', `${NS}/venues`, author, { venue: 'Pictured', image: 'https://img.example/a.%3Csvg%20onload=alert(1)%3E' });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(problemsIn(res.body, 'image'), []);
+    });
+
+    // Venue and organizer websites are plain text first (tags stripped), then checked as URLs.
+    it('URL fields refuse markup characters (quotes, angle brackets, backticks) or keep none of them', async () => {
+      const author = w.users.author as TestUser;
+      for (const url of ['https://x.example/?<svg/onload=alert(1)>', 'https://x.example/"onmouseover="alert(1)', 'https://x.example/`x`', 'https://x.example/a>b']) {
+        for (const [collection, body] of [
+          ['events', { title: 'E', ...EVENT_DATES }],
+          ['venues', { venue: 'V' }],
+          ['organizers', { organizer: 'O' }],
+        ] as const) {
+          for (const field of ['website', 'image']) {
+            const res = await send(w.http, 'post', `${NS}/${collection}`, author, { ...body, [field]: url });
+            const stored = field === 'image' ? res.body.image?.url : res.body.website;
+            assert.ok(res.status === 400 || (res.status === 201 && !/[<>"`]/.test(String(stored))), `${collection} ${field} ${url}: ${res.status} ${res.text}`);
+          }
+        }
+      }
+    });
+
+    it('the checker finds every payload as a regex stripper leaves it (so the tests above can fail)', () => {
+      const regexStripped = (text: string) =>
+        text
+          .replace(/<[^>]*>/g, '')
+          .replace(/[\r\n\t ]+/g, ' ')
+          .trim();
+      const live = TEXT_PAYLOADS.filter((payload) => markupIn(regexStripped(payload)).length > 0);
+      for (const payload of ['Talk <img src=x onerror=alert(document.domain)//', '<svg/onload=alert(1)', '<img src="x" onerror="alert(1)'])
+        assert.ok(live.includes(payload), payload);
+      assert.deepEqual(markupIn('Rock &amp; Roll, a &lt; b, 1 < 2 > 0'), []);
+    });
+  });
+
+  it('keeps plain text as WordPress sanitize_text_field does: tags stripped, whitespace collapsed, a lone < encoded', async () => {
+    const author = w.users.author as TestUser;
+    const cases: Array<[string, string]> = [
+      ['Rock & Roll', 'Rock & Roll'],
+      ['a < b', 'a &lt; b'],
+      ['1 < 2 > 0', '1 < 2 > 0'],
+      ['Caf\u00e9 <b>Noir</b>', 'Caf\u00e9 Noir'],
+      ['  Two\n\tlines  ', 'Two lines'],
+      ['x <script>alert(1)</script> y', 'x y'],
+      ['Talk <img src=x onerror=alert(document.domain)//', 'Talk &lt;img src=x onerror=alert(document.domain)//'],
+      ['&lt;b&gt; stays &amp; as written', '&lt;b&gt; stays &amp; as written'],
+      ['Tom\'s "quoted" <3', 'Tom\'s "quoted" &lt;3'],
+    ];
+    for (const [sent, kept] of cases) {
+      counter += 1;
+      const res = await send(w.http, 'post', `${NS}/venues`, author, { venue: `${counter} ${sent}`, city: sent });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.venue, `${counter} ${kept}`.trim(), JSON.stringify(sent));
+      assert.equal(res.body.city, kept, JSON.stringify(sent));
+    }
+  });
+
+  it('strips tags from venue and organizer text fields, as WordPress sanitize_text_field does (docs/plugin-behaviour.md §6.1)', async () => {
     const author = w.users.author as TestUser;
     const tagged = '<script>alert(1)</script><b onmouseover=alert(1)>x</b>';
-    const venue = await send(w.http, 'post', `${NS}/venues`, author, { venue: `V ${tagged}`, address: tagged, city: tagged, state: tagged, province: tagged, zip: tagged, country: tagged, phone: tagged });
+    const venue = await send(w.http, 'post', `${NS}/venues`, author, {
+      venue: `V ${tagged}`,
+      address: tagged,
+      city: tagged,
+      state: tagged,
+      province: tagged,
+      zip: tagged,
+      country: tagged,
+      phone: tagged,
+    });
     const organizer = await send(w.http, 'post', `${NS}/organizers`, author, { organizer: `O ${tagged}`, phone: tagged });
     for (const res of [venue, organizer]) {
       assert.equal(res.status, 201, res.text);

@@ -14,8 +14,15 @@ describe('configuration', () => {
 
   it('reads every setting from the environment', () => {
     const config = loadConfig({
-      PORT: '9000', HOST: '127.0.0.1', DATABASE_URL: 'sqlite::memory:', PUBLIC_URL: 'https://api.example.org/', SITE_URL: 'https://example.org',
-      SITE_TIMEZONE: 'America/New_York', BASE_PATH: '/api/', LOG_LEVEL: 'warn', VALIDATE_RESPONSES: 'true',
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'sqlite::memory:',
+      PUBLIC_URL: 'https://api.example.org/',
+      SITE_URL: 'https://example.org',
+      SITE_TIMEZONE: 'America/New_York',
+      BASE_PATH: '/api/',
+      LOG_LEVEL: 'warn',
+      VALIDATE_RESPONSES: 'true',
     });
     assert.equal(config.port, 9000);
     assert.equal(config.host, '127.0.0.1');
@@ -27,11 +34,34 @@ describe('configuration', () => {
   });
 
   it('refuses bad settings with the variable named', () => {
-    assert.throws(() => loadConfig({ PORT: 'x' }), (err: Error) => err instanceof ConfigError && /PORT/.test(err.message));
+    assert.throws(
+      () => loadConfig({ PORT: 'x' }),
+      (err: Error) => err instanceof ConfigError && /PORT/.test(err.message),
+    );
     assert.throws(() => loadConfig({ PUBLIC_URL: 'ftp://x' }), /PUBLIC_URL/);
     assert.throws(() => loadConfig({ SITE_TIMEZONE: 'Mars/Base' }), /SITE_TIMEZONE/);
     assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
     assert.throws(() => loadConfig({ BASE_PATH: 'no slash' }), /BASE_PATH/);
+  });
+
+  it('reads the failed-login limits and TRUST_PROXY as Express takes it', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.authFailureLimit, defaults.authFailureAddressLimit, defaults.authFailureWindowSeconds, defaults.trustProxy], [20, 100, 900, false]);
+    // The address ceiling follows the per-login limit unless it is set.
+    assert.equal(loadConfig({ AUTH_FAILURE_LIMIT: '7' }).authFailureAddressLimit, 35);
+    assert.equal(loadConfig({ AUTH_FAILURE_LIMIT: '7', AUTH_FAILURE_ADDRESS_LIMIT: '8' }).authFailureAddressLimit, 8);
+    assert.throws(() => loadConfig({ AUTH_FAILURE_LIMIT: '7', AUTH_FAILURE_ADDRESS_LIMIT: '6' }), /AUTH_FAILURE_ADDRESS_LIMIT/);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8 ,fd00::/8' }).trustProxy, ['loopback', '10.0.0.0/8', 'fd00::/8']);
+    for (const value of ['10.0.0.300', 'proxy.example.org', '10.0.0.0/33']) {
+      assert.throws(
+        () => loadConfig({ TRUST_PROXY: value }),
+        (err: Error) => err instanceof ConfigError && /TRUST_PROXY/.test(err.message),
+        value,
+      );
+    }
   });
 
   it('knows IANA zones and WordPress UTC offsets', () => {

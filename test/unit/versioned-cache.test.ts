@@ -51,4 +51,17 @@ describe('VersionedCache', () => {
     await get('b', 'bbbb');
     assert.deepEqual(calls, ['b']);
   });
+
+  it('does not remember a value heavier than maxEntryWeight, so it cannot push the others out', async () => {
+    const { get, calls } = await counted({ maxEntries: 10, maxWeight: 10, maxEntryWeight: 4, weigh: (value) => value.length });
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    await get('huge', 'h'.repeat(50));
+    calls.length = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.deepEqual(calls, []);
+    await get('huge', 'h'.repeat(50));
+    assert.deepEqual(calls, ['huge']);
+  });
 });

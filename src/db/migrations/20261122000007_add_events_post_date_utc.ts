@@ -19,4 +19,3 @@ export async function down(db: Knex): Promise<void> {
     t.dropColumn('post_date_utc');
   });
 }
-

@@ -1,0 +1,41 @@
+import type { DateTime } from 'luxon';
+import moment from 'moment-timezone';
+import { zoneOf } from './parse.js';
+import { fromStorage, toStorage, toStorageUtc } from './storage.js';
+
+/**
+ * The zone abbreviation valid at an instant, DST-aware (`CST`/`CDT`), from the tz database as PHP
+ * writes it (`JST`, `AEDT`, `+04` where the database has no letters): `Intl` does not expose those
+ * abbreviations, moment-timezone ships the database with them. `UTC±N` zones are their own
+ * abbreviation.
+ */
+export function timezoneAbbreviation(zoneName: string, utc: string): string {
+  if (/^UTC[+-]/.test(zoneName)) return zoneName;
+  const instant = moment.tz(`${utc.replace(' ', 'T')}Z`, zoneName);
+  return instant.isValid() ? instant.zoneAbbr() : zoneName;
+}
+
+/** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */
+export function isoInZone(local: string, zoneName: string): string {
+  return fromStorage(local, zoneOf(zoneName) ?? zoneOf('UTC')!).toISO({ suppressMilliseconds: true }) ?? '';
+}
+
+/** Start and end of an event, local wall time in its zone and UTC. */
+export interface EventTimes {
+  startLocal: string;
+  endLocal: string;
+  startUtc: string;
+  endUtc: string;
+}
+
+/**
+ * All-day events run from the start of their first day to the end of their last (docs/plugin-behaviour.md
+ * §5.3, with the default day cutoff 00:00): supplied times are discarded.
+ */
+export function applyAllDay(start: DateTime, end: DateTime): [DateTime, DateTime] {
+  return [start.startOf('day'), end.endOf('day').startOf('second')];
+}
+
+export function timesOf(start: DateTime, end: DateTime): EventTimes {
+  return { startLocal: toStorage(start), endLocal: toStorage(end), startUtc: toStorageUtc(start), endUtc: toStorageUtc(end) };
+}

@@ -1,0 +1,15 @@
+import type { Knex } from 'knex';
+import { loginKey } from '../../auth/login-keys.js';
+
+/** Fills `users.login_key` for the users created before it existed (the same rule as new users). */
+export async function up(db: Knex): Promise<void> {
+  const users: Array<{ id: number; login: string }> = await db('users').whereNull('login_key').select('id', 'login');
+  for (const user of users)
+    await db('users')
+      .where('id', user.id)
+      .update({ login_key: loginKey(user.login) });
+}
+
+export async function down(): Promise<void> {
+  // The column goes with the schema migration's down.
+}

@@ -1,0 +1,142 @@
+import type { components } from '../../generated/openapi.js';
+import type { Urls } from '../urls.js';
+import type { ImageRecord } from '../posts/repository.js';
+import { autoParagraph, plainText } from '../text/html.js';
+import { ORGANIZERS, VENUES } from '../linked/kinds.js';
+import type { LinkedRow } from '../linked/repository.js';
+import { toOrganizerRecord, toVenueRecord } from '../linked/mapper.js';
+import type { TermRow } from '../terms/repository.js';
+import { toEmbeddedTerm } from '../terms/mapper.js';
+import { CATEGORIES, TAGS } from '../terms/taxonomies.js';
+import { formatCost } from './cost.js';
+import { isoInZone, timezoneAbbreviation } from '../dates/event-times.js';
+import { dateDetails } from '../dates/storage.js';
+import type { EventRow } from './repository.js';
+
+export type EventRecord = components['schemas']['Event'];
+
+/**
+ * What the records of a page of events refer to, loaded beforehand (services/records.ts) and already
+ * narrowed to what the caller may see: each event's venues and organizers (readable ones, in link
+ * order, with whether their protected text is masked), terms, term counts and images.
+ */
+export interface EventRelations {
+  venues: Map<number, EmbeddedLinked[]>;
+  organizers: Map<number, EmbeddedLinked[]>;
+  terms: Map<number, TermRow[]>;
+  counts: Map<number, number>;
+  images: Map<number, ImageRecord>;
+}
+
+/** A venue or organizer as embedded in an event, with the caller's masking decided. */
+export interface EmbeddedLinked {
+  row: LinkedRow;
+  masked: boolean;
+}
+
+export interface EventMapOptions {
+  /** Single-record GET: `json_ld` on the event and on its embedded venue and organizers. */
+  single: boolean;
+  /** Password-protected and the caller may not see its text: protected fields are emptied (docs/contract.md §5). */
+  masked: boolean;
+}
+
+function embedded(related: EventRelations, items: EmbeddedLinked[] | undefined, urls: Urls, single: boolean) {
+  return (items ?? []).map(({ row, masked }) =>
+    row.type === 'venue' ? toVenueRecord(row, VENUES, urls, related.images, { single, masked }) : toOrganizerRecord(row, ORGANIZERS, urls, related.images, { single, masked }),
+  );
+}
+
+/** An event record (docs/plugin-behaviour.md §1.1, docs/contract.md §3): a pure function of the loaded rows. */
+export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls, { single, masked }: EventMapOptions): EventRecord {
+  const globalId = urls.globalId(row.id);
+  const terms = [...(related.terms.get(row.id) ?? [])].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
+  const embedTerms = (taxonomy: typeof CATEGORIES) =>
+    terms.filter((term) => term.taxonomy === taxonomy.name).map((term) => toEmbeddedTerm(term, taxonomy, related.counts.get(term.id) ?? 0, urls));
+  const venues = embedded(related, related.venues.get(row.id), urls, single);
+  const organizers = embedded(related, related.organizers.get(row.id), urls, single);
+  const image = row.imageId === null ? false : (related.images.get(row.imageId) ?? false);
+  const cost = formatCost(row.costRaw, row.costValues, row.currencySymbol, row.currencyPosition);
+  const url = urls.permalink('event', row.slug);
+  const record: EventRecord = {
+    id: row.id,
+    global_id: globalId,
+    global_id_lineage: [globalId],
+    author: row.authorId === null ? '0' : String(row.authorId),
+    status: row.status,
+    date: row.date,
+    date_utc: row.dateUtc,
+    modified: row.modified,
+    modified_utc: row.modifiedUtc,
+    url,
+    rest_url: urls.item('events', row.id),
+    title: row.title,
+    description: masked ? '' : autoParagraph(row.description),
+    excerpt: masked ? '' : autoParagraph(row.excerpt),
+    slug: row.slug,
+    image: masked ? false : image,
+    all_day: masked ? null : row.allDay,
+    start_date: row.startLocal,
+    start_date_details: dateDetails(row.startLocal),
+    end_date: row.endLocal,
+    end_date_details: dateDetails(row.endLocal),
+    utc_start_date: row.startUtc,
+    utc_start_date_details: dateDetails(row.startUtc),
+    utc_end_date: row.endUtc,
+    utc_end_date_details: dateDetails(row.endUtc),
+    timezone: row.timezone,
+    timezone_abbr: timezoneAbbreviation(row.timezone, row.startUtc),
+    cost: masked ? '' : cost,
+    cost_details: masked
+      ? { currency_symbol: '', currency_position: '', currency_code: '', values: [] }
+      : { currency_symbol: row.currencySymbol, currency_code: row.currencyCode, currency_position: row.currencyPosition, values: row.costValues },
+    website: masked ? '' : row.website,
+    show_map: masked ? null : row.showMap,
+    show_map_link: masked ? null : row.showMapLink,
+    hide_from_listings: masked ? null : row.hideFromListings,
+    sticky: masked ? null : row.sticky,
+    featured: masked ? null : row.featured,
+    categories: masked ? [] : embedTerms(CATEGORIES),
+    tags: masked ? [] : embedTerms(TAGS),
+    // One venue: an object; several: an array; none: [] (docs/plugin-behaviour.md §1.7).
+    venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
+    organizer: masked ? [] : organizers,
+  } as EventRecord;
+  if (single) {
+    const venue = venues[0] as { json_ld?: Record<string, unknown> } | undefined;
+    const organizer = organizers[0] as { json_ld?: Record<string, unknown> } | undefined;
+    const jsonLd: Record<string, unknown> = {
+      '@context': 'http://schema.org',
+      '@type': 'Event',
+      name: row.title,
+      description: plainText(row.excerpt || row.description),
+      image: image ? image.url : undefined,
+      url,
+      eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+      eventStatus: 'https://schema.org/EventScheduled',
+      startDate: isoInZone(row.startLocal, row.timezone),
+      endDate: isoInZone(row.endLocal, row.timezone),
+      location: venue?.json_ld ? withoutContext(venue.json_ld) : undefined,
+      organizer: organizer?.json_ld ? withoutContext(organizer.json_ld) : undefined,
+      offers: row.costValues.some((v) => /^\d/.test(v))
+        ? {
+            '@type': 'Offer',
+            price: row.costValues.find((v) => /^\d/.test(v)),
+            priceCurrency: row.currencyCode || 'USD',
+            url,
+            category: 'primary',
+            availability: 'inStock',
+            validFrom: `${row.dateUtc.replace(' ', 'T')}+00:00`,
+          }
+        : undefined,
+      performer: 'Organization',
+    };
+    record.json_ld = Object.fromEntries(Object.entries(jsonLd).filter(([, v]) => v !== undefined)) as EventRecord['json_ld'];
+  }
+  return record;
+}
+
+function withoutContext(jsonLd: Record<string, unknown>): Record<string, unknown> {
+  const { '@context': _context, ...rest } = jsonLd;
+  return rest;
+}

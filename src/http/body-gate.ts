@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
+import type { OperationInfo } from '../openapi/document.js';
+import { forbidden } from '../errors.js';
+
+/** Deepest nesting of arrays and objects a JSON body may have (form bodies: the same, through qs). */
+export const MAX_BODY_DEPTH = 32;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  allowsAnonymous: boolean;
+  takesBody: boolean;
+}
+
+/**
+ * What the OpenAPI document says about a request before its body is read: whether it names an
+ * operation that takes a body, and whether that operation needs credentials. Bodies cost time to
+ * parse, so:
+ *
+ * - an anonymous request to an operation whose security requires credentials is refused (401
+ *   `rest_forbidden`, what the validator's security step would answer) before its body is read;
+ * - a body is parsed only for a request that names an operation taking one (anything else is
+ *   answered 404 or ignores its body anyway);
+ * - a JSON body is checked for its nesting depth in one pass over its bytes, before it is parsed.
+ */
+export class BodyGate {
+  private readonly routes: Route[];
+
+  constructor(operations: OperationInfo[], namespaceRoot: string) {
+    this.routes = operations.map((op) => ({
+      method: op.method,
+      pattern: pathPattern(namespaceRoot, op.path),
+      allowsAnonymous: op.allowsAnonymous,
+      takesBody: op.bodySchema !== undefined,
+    }));
+  }
+
+  private matching(req: Request): Route[] {
+    return this.routes.filter((route) => route.method === req.method && route.pattern.test(req.path));
+  }
+
+  /** 401 for an anonymous request that only operations needing credentials match. Runs after authentication. */
+  readonly refuseAnonymousWrites: RequestHandler = (req, _res, next) => {
+    if (req.user) return next();
+    const routes = this.matching(req);
+    if (routes.length > 0 && routes.every((route) => !route.allowsAnonymous)) return next(forbidden(false));
+    next();
+  };
+
+  /** Runs a body parser only for requests naming an operation that takes a body. */
+  parseFor(parser: RequestHandler): RequestHandler {
+    return (req, res, next) => (this.matching(req).some((route) => route.takesBody) ? parser(req, res, next) : next());
+  }
+}
+
+/** `/venues/{id}` under the namespace root → a regex matching request paths (after trailing slashes are cut). */
+function pathPattern(namespaceRoot: string, path: string): RegExp {
+  const escaped = (namespaceRoot + (path === '/' ? '/' : path)).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+/** body-parser's `verify` hook: refuses a JSON body nested deeper than `maxDepth` before it is parsed. */
+export function jsonDepthLimit(maxDepth: number = MAX_BODY_DEPTH): (req: IncomingMessage, res: ServerResponse, body: Buffer, encoding: string) => void {
+  return (_req, _res, body, encoding) => {
+    // UTF-8 (nearly every body) is scanned as bytes: no byte of a multi-byte character is ASCII.
+    const text = /^utf-?8$/i.test(encoding) ? body : new TextDecoder(encoding).decode(body);
+    if (jsonDepth(text, maxDepth) > maxDepth) {
+      throw Object.assign(new Error('The request body is nested too deeply.'), { status: 400, type: 'entity.too.deep' });
+    }
+  };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = new Set([0x5b, 0x7b]); // [ {
+const CLOSE = new Set([0x5d, 0x7d]); // ] }
+
+/**
+ * The nesting depth of JSON text (brackets inside strings do not count), stopping as soon as it
+ * passes `stopAbove`. Malformed text is left to the parser.
+ */
+export function jsonDepth(text: Buffer | string, stopAbove = Infinity): number {
+  const at = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i];
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = at(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (OPEN.has(c)) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > stopAbove) return deepest;
+    } else if (CLOSE.has(c)) {
+      depth--;
+    }
+  }
+  return deepest;
+}

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { listOperations, loadDocument } from '../../src/openapi/document.js';
+import { createUser, createUsers, NS, testApp, type TestUser } from '../helpers/app.js';
+
+/**
+ * The headers the document promises, beyond the bodies: `ETag` and 304 on every GET, `Allow` on
+ * every answer of a route (as WordPress's rest_send_allow_header sends it), `X-Request-Id` and the
+ * discovery `Link` everywhere. (Every answer of a test app is also checked against the headers its
+ * response marks as required: test/contract/answers.ts.)
+ */
+
+type Http = Awaited<ReturnType<typeof testApp>>['http'];
+type Kind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
+
+const CREATE_BODIES: Record<Kind, Record<string, unknown>> = {
+  // Within the default window of `GET /events`, so the list shows it.
+  events: { title: 'Wire check', start_date: 'tomorrow 10am', end_date: 'tomorrow 11am', status: 'publish' },
+  venues: { venue: 'Wire Hall', status: 'publish' },
+  organizers: { organizer: 'Wire Crew', status: 'publish' },
+  categories: { name: 'Wire category' },
+  tags: { name: 'Wire tag' },
+};
+
+async function create(http: Http, kind: Kind, as: TestUser, body: Record<string, unknown> = CREATE_BODIES[kind]) {
+  return http().post(`${NS}/${kind}`).set('Authorization', as.authorization).send(body);
+}
+
+const getOperations = listOperations(loadDocument()).filter((op) => op.method === 'GET');
+
+describe('headers on the wire', () => {
+  describe('ETag and If-None-Match on every GET operation', () => {
+    for (const op of getOperations) {
+      it(`${op.operationId} (GET ${op.path}) answers 304 while the answer is unchanged, 200 with a new ETag after a change`, async () => {
+        // A fixed public URL: supertest listens on a new port per request, and the port is in the body.
+        const { http } = await testApp({ publicUrl: 'http://api.test' });
+        const admin = await createUser('administrator');
+        const kind = op.path.split('/')[1] as Kind | '' | 'doc';
+        let url = `${NS}${op.path === '/' ? '/' : op.path}`;
+        let record: { id: number; slug: string } | undefined;
+        if (kind && kind !== 'doc') {
+          const created = await create(http, kind, admin);
+          assert.equal(created.status, 201, JSON.stringify(created.body));
+          record = created.body;
+          url = url.replace('{id}', String(record!.id)).replace('{slug}', record!.slug);
+          // Terms are listed only once an event uses them; `hide_empty=0` lists them anyway.
+          if (!op.path.includes('{') && (kind === 'categories' || kind === 'tags')) url += '?hide_empty=0';
+        }
+        const first = await http().get(url);
+        assert.equal(first.status, 200, JSON.stringify(first.body));
+        const etag = first.headers.etag as string;
+        assert.match(etag, /^W\/".+"$/, 'a weak ETag');
+
+        const unchanged = await http().get(url).set('If-None-Match', etag);
+        assert.equal(unchanged.status, 304);
+        assert.equal(unchanged.text ?? '', '', 'no body');
+        assert.equal(unchanged.headers.etag, etag);
+        assert.ok(unchanged.headers['x-request-id'], 'X-Request-Id');
+        assert.equal(unchanged.headers.allow, 'GET');
+        const head = await http().head(url).set('If-None-Match', etag);
+        assert.equal(head.status, 304, 'HEAD as GET');
+        assert.equal((await http().get(url).set('If-None-Match', 'W/"something-else"')).status, 200);
+
+        if (record) {
+          const change = kind === 'categories' || kind === 'tags' ? { description: 'Changed' } : kind === 'events' ? { title: 'Changed' } : { [kind.slice(0, -1)]: 'Changed' };
+          const updated = await http().post(`${NS}/${kind}/${record.id}`).set('Authorization', admin.authorization).send(change);
+          assert.equal(updated.status, 200, JSON.stringify(updated.body));
+          const changed = await http().get(url).set('If-None-Match', etag);
+          assert.equal(changed.status, 200, 'a changed answer is sent again');
+          assert.notEqual(changed.headers.etag, etag);
+        }
+      });
+    }
+  });
+
+  it('sends the whole answer to a request that says Cache-Control: no-cache (as fetch marks conditional requests), 304 with max-age=0', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const first = await http().get(`${NS}/categories`);
+    const etag = first.headers.etag as string;
+    assert.equal((await http().get(`${NS}/categories`).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status, 200);
+    assert.equal((await http().get(`${NS}/categories`).set('If-None-Match', etag).set('Cache-Control', 'max-age=0')).status, 304);
+  });
+
+  describe('Allow', () => {
+    const allowOf = async (http: Http, url: string, as?: TestUser) => {
+      let req = http().get(url);
+      if (as) req = req.set('Authorization', as.authorization);
+      const res = await req;
+      return res.headers.allow as string | undefined;
+    };
+
+    it('lists only GET for anonymous callers, on collections, records, the index and /doc', async () => {
+      const { http } = await testApp();
+      for (const path of ['/', '/doc', '/events', '/events/1', '/events/by-slug/x', '/venues', '/organizers/2', '/categories', '/tags/3']) {
+        assert.equal(await allowOf(http, `${NS}${path}`), 'GET', path);
+      }
+    });
+
+    it("lists the route's write methods, in WordPress's order, for users whose role may write", async () => {
+      const { http } = await testApp();
+      const admin = await createUser('administrator');
+      assert.equal(await allowOf(http, `${NS}/events`, admin), 'GET, POST');
+      assert.equal(await allowOf(http, `${NS}/events/123`, admin), 'GET, DELETE, POST, PUT, PATCH');
+      assert.equal(await allowOf(http, `${NS}/venues/by-slug/hall`, admin), 'GET, DELETE, POST, PUT, PATCH');
+      assert.equal(await allowOf(http, `${NS}/tags/5`, admin), 'GET, DELETE, POST, PUT, PATCH');
+      assert.equal(await allowOf(http, `${NS}/`, admin), 'GET');
+    });
+
+    it('lists POST exactly for the roles whose create succeeds, on every collection', async () => {
+      const { http } = await testApp();
+      const users = await createUsers();
+      for (const [role, user] of Object.entries(users)) {
+        for (const kind of Object.keys(CREATE_BODIES) as Kind[]) {
+          const body = { ...CREATE_BODIES[kind] };
+          for (const key of ['title', 'venue', 'organizer', 'name']) if (typeof body[key] === 'string') body[key] = `${body[key]} ${role}`;
+          const created = await create(http, kind, user, body);
+          const allow = String(created.headers.allow).split(', ');
+          assert.equal(allow.includes('POST'), created.status === 201, `${role} on /${kind}: Allow ${created.headers.allow}, create answered ${created.status}`);
+          assert.equal(allow[0], 'GET');
+        }
+      }
+    });
+
+    it('is sent on error answers of a route too, and not on paths that are no route', async () => {
+      const { http } = await testApp();
+      const editor = await createUser('editor');
+      const missing = await http().get(`${NS}/events/999999`).set('Authorization', editor.authorization);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers.allow, 'GET, DELETE, POST, PUT, PATCH');
+      const invalid = await http().post(`${NS}/events`).set('Authorization', editor.authorization).send({ title: '' });
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.headers.allow, 'GET, POST');
+      const anonymousWrite = await http().post(`${NS}/categories`).send({ name: 'x' });
+      assert.equal(anonymousWrite.status, 401);
+      assert.equal(anonymousWrite.headers.allow, 'GET');
+      const wrongCredentials = await http().get(`${NS}/events`).set('Authorization', 'Bearer not-a-secret');
+      assert.equal(wrongCredentials.status, 401);
+      assert.equal(wrongCredentials.headers.allow, 'GET');
+      const noRoute = await http().get(`${NS}/nothing-here`);
+      assert.equal(noRoute.status, 404);
+      assert.equal(noRoute.headers.allow, undefined);
+    });
+
+    it('follows BASE_PATH', async () => {
+      const { http } = await testApp({ basePath: '/api' });
+      const res = await http().get('/api/tribe/events/v1/events');
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.allow, 'GET');
+    });
+  });
+
+  it('carries X-Request-Id and the discovery Link on every answer, successes and errors', async () => {
+    const { http } = await testApp();
+    for (const res of [await http().get(`${NS}/events`), await http().get(`${NS}/events/424242`), await http().post(`${NS}/events`).send({})]) {
+      assert.ok(res.headers['x-request-id'], `${res.status}: X-Request-Id`);
+      assert.match(String(res.headers.link), /rel="https:\/\/api\.w\.org\/"/, `${res.status}: Link`);
+    }
+  });
+});

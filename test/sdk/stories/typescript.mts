@@ -1,0 +1,202 @@
+// A client team's code against the TypeScript SDK that `npm run sdk` generates (@hey-api/openapi-ts),
+// compiled with `tsc --strict` together with the SDK under `moduleResolution` `nodenext` and `bundler`
+// (test/sdk/tsconfig.typescript-*.json) and run by test/sdk/typescript.test.ts against the service on
+// a real port. No `as` anywhere: the unions of the document (`Event.venue`, `Event.image`, error
+// `params`) are typed, so narrowing them is enough. A `.mts` file so that the project's own type
+// check, which runs before the SDK exists, does not include it.
+import assert from 'node:assert/strict';
+import { createClient, createConfig, type Client } from '../../../sdk/typescript/client/index.js';
+import {
+  createCategory,
+  createEvent,
+  createOrganizer,
+  createTag,
+  createVenue,
+  deleteEvent,
+  getEvent,
+  getEventBySlug,
+  getVenueBySlug,
+  listEvents,
+  patchEvent,
+  putEvent,
+  type Error as ApiError,
+  type Event,
+} from '../../../sdk/typescript/index.js';
+
+export interface Target {
+  /** The namespace URL, e.g. http://127.0.0.1:8080/wp-json/tribe/events/v1. */
+  basePath: string;
+  /** An application password, sent with HTTP Basic... */
+  login?: string;
+  secret?: string;
+  /** ...or as a bearer token. Neither: the anonymous visitor. */
+  bearer?: string;
+}
+
+/** A client for one caller: the SDK asks for a token per security scheme an operation accepts. */
+function clientFor(target: Target): Client {
+  return createClient(
+    createConfig({
+      baseUrl: target.basePath,
+      auth: (scheme) => {
+        if (scheme.scheme === 'basic' && target.login !== undefined) return `${target.login}:${target.secret}`;
+        if (scheme.scheme === 'bearer') return target.bearer;
+        return undefined;
+      },
+    }),
+  );
+}
+
+/** The data of a call that must succeed (the SDK returns `{ data, error, response }` and never throws). */
+function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  assert.ok(result.response.ok && result.data !== undefined, `${result.response.status} ${JSON.stringify(result.error)}`);
+  return result.data;
+}
+
+const at = (day: number, hour: number) => `2027-03-${String(day).padStart(2, '0')} ${String(hour).padStart(2, '0')}:00:00`;
+
+export async function createLinkedEvent(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const category = ok(await createCategory({ client, body: { name: 'Concerts' } }));
+  const venue = ok(await createVenue({ client, body: { venue: 'Town Hall', city: 'Springfield', country: 'United States' } }));
+  const organizer = ok(await createOrganizer({ client, body: { organizer: 'Music Society', email: 'info@example.org' } }));
+
+  const event: Event = ok(
+    await createEvent({
+      client,
+      body: {
+        title: 'Spring Concert',
+        start_date: at(20, 19),
+        end_date: at(20, 21),
+        status: 'publish',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: [category.id],
+        image: 'https://images.example.org/spring-concert.jpg',
+        cost: 15,
+      },
+    }),
+  );
+  assert.equal(event.title, 'Spring Concert');
+  assert.equal(event.start_date, '2027-03-20 19:00:00');
+  assert.equal(event.cost, '$15');
+  // `venue` is one venue or a list of them, `image` an image or false: narrowed, not cast.
+  assert.ok(!Array.isArray(event.venue), 'one venue');
+  assert.equal(event.venue.venue, 'Town Hall');
+  assert.equal(event.venue.city, 'Springfield');
+  assert.ok(event.image, 'an image');
+  assert.equal(event.image.url, 'https://images.example.org/spring-concert.jpg');
+  assert.equal(event.image.extension, 'jpg');
+  assert.deepEqual(
+    event.organizer.map((o) => o.organizer),
+    ['Music Society'],
+  );
+  assert.deepEqual(
+    event.categories.map((c) => c.slug),
+    ['concerts'],
+  );
+
+  const read = ok(await getEvent({ client, path: { id: event.id } }));
+  assert.equal(read.id, event.id);
+  assert.equal(read.json_ld?.['@type'], 'Event');
+  assert.equal(ok(await getEventBySlug({ client, path: { slug: event.slug } })).id, event.id);
+  assert.equal(ok(await getVenueBySlug({ client, path: { slug: venue.slug ?? '' } })).venue, 'Town Hall');
+}
+
+export async function listAndPage(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const jazz = ok(await createCategory({ client, body: { name: 'Jazz' } }));
+  for (const day of [3, 1, 2]) {
+    ok(await createEvent({ client, body: { title: `Jazz night ${day}`, start_date: at(day, 20), end_date: at(day, 22), status: 'publish', categories: [jazz.id] } }));
+  }
+  ok(await createEvent({ client, body: { title: 'Chess club', start_date: at(1, 18), end_date: at(1, 19), status: 'publish' } }));
+
+  // Page through the filtered list, two at a time, until there is no next page.
+  const titles: string[] = [];
+  let page = 1;
+  for (;;) {
+    const result = await listEvents({ client, query: { categories: [jazz.slug], per_page: 2, page } });
+    const list = ok(result);
+    assert.equal(list.total, 3);
+    assert.equal(list.total_pages, 2);
+    assert.equal(result.response.headers.get('X-WP-Total'), '3');
+    titles.push(...list.events.map((e) => e.title));
+    if (!list.next_rest_url) break;
+    page += 1;
+  }
+  assert.equal(page, 2);
+  assert.deepEqual(titles, ['Jazz night 1', 'Jazz night 2', 'Jazz night 3']);
+
+  const search = ok(await listEvents({ client, query: { search: 'chess' } }));
+  assert.deepEqual(
+    search.events.map((e) => e.title),
+    ['Chess club'],
+  );
+}
+
+export async function updateAndDelete(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const event = ok(await createEvent({ client, body: { title: 'Workshop', start_date: at(10, 9), end_date: at(10, 12), status: 'draft' } }));
+
+  const renamed = ok(await patchEvent({ client, path: { id: event.id }, body: { title: 'Pottery workshop' } }));
+  assert.equal(renamed.title, 'Pottery workshop');
+  assert.equal(renamed.start_date, '2027-03-10 09:00:00', 'updates are partial');
+  const moved = ok(await putEvent({ client, path: { id: event.id }, body: { end_date: at(10, 13) } }));
+  assert.equal(moved.end_date, '2027-03-10 13:00:00');
+  assert.equal(moved.title, 'Pottery workshop');
+
+  assert.equal(ok(await deleteEvent({ client, path: { id: event.id } })).status, 'trash');
+  const gone = await deleteEvent({ client, path: { id: event.id } });
+  assert.equal(gone.response.status, 410);
+  assert.equal(gone.error?.code, 'event-is-in-trash');
+  ok(await deleteEvent({ client, path: { id: event.id }, query: { force: true } }));
+  assert.equal((await getEvent({ client, path: { id: event.id } })).response.status, 404);
+}
+
+export async function typedErrors(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const invalid = await createEvent({ client, body: { title: 'Backwards', start_date: at(5, 12), end_date: at(5, 10) } });
+  assert.equal(invalid.response.status, 400);
+  const error: ApiError | undefined = invalid.error;
+  assert.equal(error?.code, 'rest_invalid_param');
+  assert.equal(error?.data.status, 400);
+  // `params` is a list of names or a map of name → reason: narrowed, not cast.
+  const params = error?.data.params;
+  assert.ok(params !== undefined && !Array.isArray(params), JSON.stringify(error));
+  assert.match(params.end_date, /before/);
+
+  const missing = await getEvent({ client, path: { id: 987_654 } });
+  assert.equal(missing.response.status, 404);
+  assert.equal(missing.error?.code, 'rest-event-not-found');
+  assert.equal(missing.data, undefined);
+
+  const anonymous = await createTag({ client: clientFor({ basePath: target.basePath }), body: { name: 'Free' } });
+  assert.equal(anonymous.response.status, 401);
+  assert.equal(anonymous.error?.code, 'rest_forbidden');
+}
+
+export async function conditionalReadsAndFields(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const event = ok(await createEvent({ client, body: { title: 'Open air', start_date: at(12, 18), end_date: at(12, 20), status: 'publish' } }));
+  const reader = clientFor({ basePath: target.basePath, bearer: target.bearer });
+
+  // The document lists If-None-Match and the 304: the SDK sends the header and reports the status.
+  // fetch marks a request that carries If-None-Match `Cache-Control: no-cache` (which always gets the
+  // whole answer) unless its cache mode is 'no-cache' (then `max-age=0`): pass `cache: 'no-cache'`.
+  const first = await getEvent({ client: reader, path: { id: event.id } });
+  const etag = first.response.headers.get('ETag');
+  assert.ok(etag, 'an ETag');
+  assert.equal(first.response.headers.get('Allow'), 'GET, DELETE, POST, PUT, PATCH');
+  const again = await getEvent({ client: reader, path: { id: event.id }, headers: { 'If-None-Match': etag }, cache: 'no-cache' });
+  assert.equal(again.response.status, 304);
+  assert.equal(again.data, undefined);
+  const changed = await getEvent({ client: reader, path: { id: event.id }, headers: { 'If-None-Match': 'W/"other"' }, cache: 'no-cache' });
+  assert.equal(ok(changed).title, 'Open air');
+
+  // `_fields` keeps the named keys, on a record and on each record of a list.
+  const some = ok(await getEvent({ client: reader, path: { id: event.id }, query: { _fields: ['id', 'title'] } }));
+  assert.deepEqual(some, { id: event.id, title: 'Open air' });
+  const list = ok(await listEvents({ client: reader, query: { _fields: ['title'], search: 'Open air' } }));
+  assert.deepEqual(list.events, [{ title: 'Open air' }]);
+  assert.equal(list.total, 1);
+}

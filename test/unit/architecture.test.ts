@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import madge from 'madge';
+
+/**
+ * The shape of src/ (README, Design): no import cycles, and imports point down the layers
+ * HTTP → services and policies → repositories → database, with errors and pure helpers below all of
+ * them. Every module belongs to a layer; a new module must be placed here.
+ */
+const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
+  [0, 'base: errors, settings, dates, text, URLs, the document, the database', /^(errors|logger|config|urls|host)\.ts$|^(dates|text|openapi|db)\//],
+  [1, 'users and credentials', /^auth\//],
+  [
+    2,
+    'repositories and their vocabularies',
+    /^(posts\/(repository|read-scope|unique-slugs|slug-claims)|events\/(repository|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|repositories)\.ts$/,
+  ],
+  [3, 'policies', /^policies\//],
+  [
+    4,
+    'services: input parsing, writes, record building',
+    /^(services\/|posts\/(writes|images|fields)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper)\.ts$|terms\/mapper\.ts$)/,
+  ],
+  [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
+];
+
+function layerOf(file: string): number {
+  const found = LAYERS.find(([, , pattern]) => pattern.test(file));
+  assert.ok(found, `${file} belongs to no layer (test/unit/architecture.test.ts)`);
+  return found[0];
+}
+
+describe('the architecture of src/', function () {
+  this.timeout(60_000);
+  let graph: Record<string, string[]>;
+  let cycles: string[][];
+
+  before(async () => {
+    const result = await madge(path.resolve('src'), { fileExtensions: ['ts'], excludeRegExp: [/migrations\//], detectiveOptions: { ts: { skipTypeImports: false } } });
+    graph = result.obj();
+    cycles = result.circular();
+    assert.ok(Object.keys(graph).length > 50, 'madge read the modules');
+  });
+
+  it('has no import cycle', () => {
+    assert.deepEqual(cycles, []);
+  });
+
+  it('imports only from the same layer or below', () => {
+    const upward: string[] = [];
+    for (const [file, imports] of Object.entries(graph)) {
+      for (const imported of imports) {
+        if (!imported.endsWith('.ts') || imported.startsWith('..')) continue;
+        if (layerOf(imported) > layerOf(file)) upward.push(`${file} → ${imported}`);
+      }
+    }
+    assert.deepEqual(upward, []);
+  });
+});

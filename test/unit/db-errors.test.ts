@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { isConnectionError } from '../../src/db/errors.js';
+
+describe('database errors told apart', () => {
+  it('counts a lost or closed connection as a connection error, with or without a code', () => {
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+    // What knex reports when the ROLLBACK after a lost statement meets the closed connection.
+    const rollback = new Error("ROLLBACK - Can't add new command when connection is in closed state");
+    const written = new Error("Can't write in closed state");
+    const fatalWithoutCode = Object.assign(new Error('Unexpected packet while no commands in the queue'), { fatal: true });
+    for (const err of [lost, rollback, written, fatalWithoutCode]) assert.equal(isConnectionError(err), true, err.message);
+  });
+
+  it('does not count errors of the statement itself', () => {
+    const duplicate = Object.assign(new Error("Duplicate entry 'x' for key 'slug'"), { code: 'ER_DUP_ENTRY', errno: 1062, fatal: false });
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+    const syntax = Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' });
+    for (const err of [duplicate, deadlock, syntax, new Error('boom'), undefined, null, 'text']) assert.equal(isConnectionError(err), false, String(err));
+  });
+});
