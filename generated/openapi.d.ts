@@ -1731,18 +1731,18 @@ export interface components {
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
             timezone?: string;
-            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`, `false`, `1` and `0` are accepted, in any case. On create it defaults to false. */
+            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. On create it defaults to false. */
             all_day?: boolean;
             cost?: components["schemas"]["CostInput"];
-            /** @description Whether to show a map. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             show_map?: boolean;
-            /** @description Whether to show a map link. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             show_map_link?: boolean;
-            /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             hide_from_listings?: boolean;
-            /** @description Whether to pin the event in the calendar view. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether to pin the event in the calendar view. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             sticky?: boolean;
-            /** @description Whether to feature the event on the site. The values `true`, `false`, `1` and `0` are accepted, in any case. */
+            /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             featured?: boolean;
             /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. */
             categories?: components["schemas"]["TermReference"][];

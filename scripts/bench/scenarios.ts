@@ -27,7 +27,7 @@ export interface BenchRequest {
 
 export interface Scenario {
   name: string;
-  /** What the issue calls it. */
+  /** The scenario as the README's Performance table names it. */
   label: string;
   /** List scenarios are the ones `--scale` runs at 10k, 100k and 1M events. */
   list: boolean;

@@ -112,23 +112,25 @@ export class UserRepository {
 
   async remove(login: string): Promise<void> {
     const user = await this.requireUser(login);
-    await this.db('users').where({ id: user.id }).delete();
+    await inTransaction(this.db, (trx) => trx('users').where({ id: user.id }).delete());
   }
 
   async addSecret(login: string, chosenSecret?: string): Promise<{ secret: string; secretId: number }> {
     const user = await this.requireUser(login);
     const secret = checkSecret(chosenSecret);
-    const secretId = await insertSecret(this.db, user.id, secret);
+    const secretId = await inTransaction(this.db, (trx) => insertSecret(trx, user.id, secret));
     return { secret, secretId };
   }
 
   /** Revokes every secret of the user (`all`), or the newest one. Returns how many were revoked. */
   async revokeSecrets(login: string, all: boolean): Promise<number> {
     const user = await this.requireUser(login);
-    if (all) return this.db('secrets').where({ user_id: user.id }).delete();
-    const newest = await this.db('secrets').where({ user_id: user.id }).orderBy('id', 'desc').first('id');
-    if (!newest) throw new UserError(`the user "${login}" has no secret to revoke`);
-    return this.db('secrets').where({ id: newest.id }).delete();
+    return inTransaction(this.db, async (trx) => {
+      if (all) return trx('secrets').where({ user_id: user.id }).delete();
+      const newest = await trx('secrets').where({ user_id: user.id }).orderBy('id', 'desc').first('id');
+      if (!newest) throw new UserError(`the user "${login}" has no secret to revoke`);
+      return trx('secrets').where({ id: newest.id }).delete();
+    });
   }
 
   /** The user a Bearer secret belongs to. */
