@@ -348,7 +348,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         const endSql = sqlDate(end);
         events.push({
           post_id: id,
-          ...eventCopiesOf({ status, date_utc: sqlDate(published) }),
+          ...eventCopiesOf({ status, date_utc: sqlDate(published), modified_utc: sqlDate(modified) }),
           start_local: startSql,
           end_local: endSql,
           start_utc: startSql,
