@@ -129,7 +129,18 @@ describe('lists: modified_after, modified_before, orderby and order', () => {
     });
 
     it('refuses values that are not date-times with an offset, naming the parameter', async () => {
-      for (const bad of ['2026-01-01', '2026-01-01T00:00:00', '2026-01-01 00:00:00', 'yesterday', 'now', '1700000000', '2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00 02:00', '']) {
+      for (const bad of [
+        '2026-01-01',
+        '2026-01-01T00:00:00',
+        '2026-01-01 00:00:00',
+        'yesterday',
+        'now',
+        '1700000000',
+        '2026-02-30T00:00:00Z',
+        '2026-01-01T24:00:00Z',
+        '2026-01-01T00:00:00 02:00',
+        '',
+      ]) {
         for (const name of ['modified_after', 'modified_before']) {
           const res = await listEvents(http, `${name}=${encodeURIComponent(bad)}`);
           assert.deepEqual(badParams(res), [name], `${name}=${bad}`);
