@@ -128,6 +128,23 @@ describe('lists: modified_after, modified_before, orderby and order', () => {
       assert.deepEqual(await titles(`modified_after=${T1}&strict_dates=true`), ['Past', 'Soon', 'Far']);
     });
 
+    it('lists changed events under the usual read rules: no one else’s drafts, protected events masked', async () => {
+      await addAt(T2, 'Public', '2019-06-01 10:00:00');
+      await addAt(T2, 'Editor draft', '2019-06-01 11:00:00', { status: 'draft' });
+      at(T2);
+      await createEvent(http, users.contributor, { title: 'Own draft', start_date: '2019-06-01 12:00:00', end_date: '2019-06-01 13:00:00' });
+      await addAt(T2, 'Protected', '2019-06-01 13:00:00', { password: 'secret', description: 'Hidden text' });
+      at(T3);
+      const query = `modified_after=${T1}&orderby=modified`;
+      assert.deepEqual((await titles(query)).sort(), ['Protected', 'Public']);
+      assert.deepEqual((await titles(query, users.contributor)).sort(), ['Own draft', 'Protected', 'Public']);
+      assert.deepEqual((await titles(query, users.editor)).sort(), ['Editor draft', 'Own draft', 'Protected', 'Public']);
+      const res = await listEvents(http, query);
+      const masked = (res.body.events as Rec[]).find((event) => event.title === 'Protected');
+      assert.equal(masked?.description, '', 'masked for a caller who may not edit it');
+      assert.equal(res.body.total, 2);
+    });
+
     it('refuses values that are not date-times with an offset, naming the parameter', async () => {
       for (const bad of [
         '2026-01-01',
