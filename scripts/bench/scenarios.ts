@@ -16,6 +16,8 @@ export interface Samples {
   /** First and last start day of the seeded events, as epoch ms (UTC midnight). */
   firstDay: number;
   lastDay: number;
+  /** A recent `modified_after` (RFC 3339): the modification time of the 100th most recently modified published event. */
+  recentModified: string;
 }
 
 export interface BenchRequest {
@@ -81,6 +83,22 @@ export const SCENARIOS: Scenario[] = [
     list: true,
     write: false,
     request: () => ({ method: 'GET', path: api('/events?per_page=50') }),
+  },
+  {
+    // A sync client's page: the events changed since a recent moment (about 100 of them whatever the
+    // calendar's size), in the default order; the default date window does not apply.
+    name: 'events-modified-after',
+    label: 'GET /events?modified_after=<recent>',
+    list: true,
+    write: false,
+    request: (s) => ({ method: 'GET', path: api(`/events?${new URLSearchParams({ modified_after: s.recentModified })}`) }),
+  },
+  {
+    name: 'events-modified-sync',
+    label: 'GET /events?modified_after=<recent>&orderby=modified&order=asc',
+    list: true,
+    write: false,
+    request: (s) => ({ method: 'GET', path: api(`/events?${new URLSearchParams({ modified_after: s.recentModified, orderby: 'modified', order: 'asc' })}`) }),
   },
   {
     name: 'venues-upcoming',
@@ -154,6 +172,7 @@ export async function loadSamples(db: Knex): Promise<Samples> {
   const organizerIds = (await published('organizer')).map(Number);
   const [range] = await db('events').min({ first: 'start_utc' }).max({ last: 'start_utc' });
   const midnight = (text: string) => Date.parse(`${String(text).slice(0, 10)}T00:00:00Z`);
+  const recent = await db('posts').where({ type: 'event', status: 'publish' }).orderBy('modified_utc', 'desc').offset(99).first('modified_utc');
   const samples: Samples = {
     events,
     categorySlugs: categories.map((c: { slug: string }) => String(c.slug)),
@@ -163,6 +182,7 @@ export async function loadSamples(db: Knex): Promise<Samples> {
     organizerIds,
     firstDay: midnight(range.first),
     lastDay: midnight(range.last),
+    recentModified: `${String(recent?.modified_utc ?? '2000-01-01 00:00:00').replace(' ', 'T')}Z`,
   };
   for (const [name, list] of Object.entries({ events, categories: samples.categoryIds, tags: tagIds, venues: venueIds, organizers: organizerIds })) {
     if (list.length === 0) throw new Error(`the database has no ${name}: seed it first (drop --skip-seed)`);

@@ -326,7 +326,9 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         }
         // Published some days before it starts, never in the future (that would be `future`).
         const published = Math.min(start - (1 + Math.floor(random() * 120)) * DAY, now - HOUR - Math.floor(random() * 30 * DAY));
-        const modified = Math.min(published + Math.floor(random() * 10 * DAY), now - 60_000);
+        // Modified up to 10 days after publication, spread up to a minute ago (not piled up at the cap),
+        // so that a recent `modified_after` finds a few events whatever the calendar's size.
+        const modified = published + Math.floor(random() * Math.max(0, Math.min(10 * DAY, now - 60_000 - published)));
         const status = random() < 0.05 ? 'draft' : 'publish';
         posts.push({
           id,
@@ -348,7 +350,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         const endSql = sqlDate(end);
         events.push({
           post_id: id,
-          ...eventCopiesOf({ status, date_utc: sqlDate(published) }),
+          ...eventCopiesOf({ status, date_utc: sqlDate(published), modified_utc: sqlDate(modified) }),
           start_local: startSql,
           end_local: endSql,
           start_utc: startSql,

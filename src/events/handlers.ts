@@ -17,6 +17,7 @@ import { findRecord, reload, removeRecord, type PostKind } from '../services/pos
 import type { EventColumns, EventRow } from './repository.js';
 import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
+import { modifiedRange, type ModifiedRange } from '../posts/list-order.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -80,6 +81,7 @@ interface ParsedList {
   details: Record<string, unknown>;
   bounds: ReturnType<typeof listBounds>['bounds'];
   urlValues: ReturnType<typeof listBounds>['urlValues'];
+  modified: ModifiedRange;
 }
 
 function parseList(ctx: OperationContext<'listEvents'>): ParsedList {
@@ -93,27 +95,30 @@ function parseList(ctx: OperationContext<'listEvents'>): ParsedList {
   if ((query.geoloc_lat === undefined) !== (query.geoloc_lng === undefined)) {
     problems[query.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng'] = 'geoloc_lat and geoloc_lng must be given together.';
   }
+  const modified = modifiedRange(query, problems);
   const { bounds, urlValues, invalid } = listBounds(query, {
     strict: query.strict_dates === true,
     include: query.include !== undefined,
+    byModified: query.modified_after !== undefined || query.modified_before !== undefined,
     now: ctx.now(),
     siteTimezone: ctx.config.siteTimezone,
   });
   for (const name of invalid) problems[name] = `${name} is not a date this service understands.`;
-  return { query, page: pageRequest(query.page, query.per_page), problems, details, bounds, urlValues };
+  return { query, page: pageRequest(query.page, query.per_page), problems, details, bounds, urlValues, modified };
 }
 
 /**
- * The reply depends on the request through the computed date bounds (not the raw, relative dates)
- * and on which parameters were sent (paging URLs carry only those).
+ * The reply depends on the request through the computed date bounds (not the raw, relative dates),
+ * the modification range and order (`asked` holds `modified_*`, `orderby` and `order` as sent, and
+ * `modified` what they mean) and on which parameters were sent (paging URLs carry only those).
  */
-function listDependsOn(ctx: OperationContext<'listEvents'>, { query, bounds, urlValues, problems }: ParsedList) {
+function listDependsOn(ctx: OperationContext<'listEvents'>, { query, bounds, urlValues, problems, modified }: ParsedList) {
   const asked = Object.fromEntries(Object.entries(query).filter(([name]) => !(DATE_PARAMETERS as readonly string[]).includes(name)));
-  return { parts: [asked, bounds, urlValues, problems, sentQueryNames(ctx.req)] };
+  return { parts: [asked, bounds, urlValues, modified, problems, sentQueryNames(ctx.req)] };
 }
 
 /** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
-async function listPage(ctx: OperationContext<'listEvents'>, { query, page, problems, details, bounds, urlValues }: ParsedList): Promise<Reply<'listEvents'>> {
+async function listPage(ctx: OperationContext<'listEvents'>, { query, page, problems, details, bounds, urlValues, modified }: ParsedList): Promise<Reply<'listEvents'>> {
   const repositories = ctx.repositories;
   const status = statusFilter(query.status, ctx.user);
   const categories = await resolveFilterTerms(repositories, CATEGORIES, query.categories, problems);
@@ -147,11 +152,15 @@ async function listPage(ctx: OperationContext<'listEvents'>, { query, page, prob
     postParent: query.post_parent,
     hasCoordinates: query.geoloc,
     near: query.geoloc_lat !== undefined && query.geoloc_lng !== undefined ? { lat: query.geoloc_lat, lng: query.geoloc_lng, radiusKm: query.geoloc_radius ?? 10 } : undefined,
+    modified,
+    orderBy: query.orderby,
+    direction: query.order,
     limit: page.perPage,
     offset: page.offset,
   });
 
-  // Paging URLs: the plugin's argument order, the computed date bounds, then every other filter sent.
+  // Paging URLs: the plugin's argument order, the computed date bounds, then every other filter sent,
+  // then this service's additions (docs/contract.md §8).
   const sent = new Set(sentQueryNames(ctx.req));
   const q: Record<string, unknown> = query;
   const args: Record<string, unknown> = {};
@@ -161,6 +170,7 @@ async function listPage(ctx: OperationContext<'listEvents'>, { query, page, prob
   for (const name of ['post_parent', 'include', 'strict_dates']) if (sent.has(name)) args[name] = q[name];
   for (const name of DATE_PARAMETERS.slice(2)) args[name] = urlValues[name];
   for (const name of ['ticketed', 'venue', 'organizer', 'featured', 'categories', 'tags']) if (sent.has(name)) args[name] = q[name];
+  for (const name of ['modified_after', 'modified_before', 'orderby', 'order']) if (sent.has(name)) args[name] = q[name];
   const { envelope, headers } = listEnvelope(
     ctx.urls.collection('events'),
     args,

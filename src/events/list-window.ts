@@ -34,13 +34,14 @@ export function defaultWindow(now: Date, siteZone: Zone): { start_date: string; 
  * The list's date bounds, as site-local wall times compared with each event's local start and end.
  * Inclusive mode (default): `start_date` → 00:00:00 of its date, the five others → 23:59:59 of
  * theirs. `strict_dates`: the value is read as UTC (when it has no offset), converted to the site
- * zone and used with its time. Without any of the six, the default window applies; with `include`,
- * no date bound at all (docs/contract.md §6). Returns the bounds and the values to write into paging URLs,
- * or the names of the unparseable parameters.
+ * zone and used with its time. Without any of the six, the default window applies, unless the list
+ * asks for records by modification time (`byModified`: a sync must see past events, docs/contract.md §8);
+ * with `include`, no date bound at all (docs/contract.md §6). Returns the bounds and the values to write
+ * into paging URLs, or the names of the unparseable parameters.
  */
 export function listBounds(
   query: Partial<Record<DateParameter, string>>,
-  options: { strict: boolean; include: boolean; now: Date; siteTimezone: string },
+  options: { strict: boolean; include: boolean; byModified?: boolean; now: Date; siteTimezone: string },
 ): { bounds: DateBounds; urlValues: Partial<Record<DateParameter, string>>; invalid: DateParameter[] } {
   const siteZone = zoneOf(options.siteTimezone) ?? zoneOf('UTC')!;
   const invalid: DateParameter[] = [];
@@ -57,7 +58,8 @@ export function listBounds(
   }
   if (invalid.length || options.include) return { bounds: {}, urlValues: options.include ? {} : urlValues, invalid };
   const relative = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some((name) => query[name as DateParameter] !== undefined);
-  if (!relative) {
+  const windowless = options.byModified === true && DATE_PARAMETERS.every((name) => query[name] === undefined);
+  if (!relative && !windowless) {
     const defaults = defaultWindow(options.now, siteZone);
     urlValues.start_date ??= defaults.start_date;
     urlValues.end_date ??= defaults.end_date;

@@ -6,6 +6,7 @@ import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type 
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
+import { listOrder, whereModified, type Direction, type EventOrderBy, type ModifiedRange } from '../posts/list-order.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -134,13 +135,18 @@ export interface EventListFilter {
   hasCoordinates?: boolean;
   /** `geoloc_lat` + `geoloc_lng`: a linked venue within the radius; nearest first. */
   near?: { lat: number; lng: number; radiusKm: number };
+  /** `modified_after` / `modified_before` (docs/contract.md §8). */
+  modified?: ModifiedRange;
+  /** `orderby` and `order` (docs/contract.md §8); without them the plugin's order. */
+  orderBy?: EventOrderBy;
+  direction?: Direction;
   limit: number;
   offset: number;
 }
 
-/** What decides a list's total: the filter without the page, and who asks (what they may read). */
+/** What decides a list's total: the filter without the page and its order, and who asks (what they may read). */
 function totalKey(filter: EventListFilter): string {
-  const { limit: _limit, offset: _offset, reader, ...rest } = filter;
+  const { limit: _limit, offset: _offset, orderBy: _orderBy, direction: _direction, reader, ...rest } = filter;
   return JSON.stringify({ ...rest, reader: reader.key });
 }
 
@@ -168,8 +174,9 @@ export class EventRepository {
 
   /**
    * One page of the list and the size of the filtered set: one query for the page, one for the count.
-   * Ordered by local start, then publication date, then id (docs/plugin-behaviour.md §5.7); with `include`
-   * by publication date then id; near a point, nearest first.
+   * In `orderBy`/`direction`, then by id (docs/contract.md §8); without `orderBy`, the plugin's order
+   * (docs/plugin-behaviour.md §5.7): local start, then publication date; with `include` publication
+   * date; near a point, nearest first.
    */
   async list(filter: EventListFilter): Promise<{ rows: EventRow[]; total: number }> {
     // The filters read `events` alone where they can (status and publication date are copied there),
@@ -193,6 +200,8 @@ export class EventRepository {
     if (b.startsBefore) query.where('x.start_local', '<', b.startsBefore);
     if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
     if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore).where('x.start_local', '<', b.endsBefore);
+    // On the copy of `posts.modified_utc`, indexed after the status and listing flag (events_modified_index).
+    if (filter.modified) whereModified(query, 'x.post_modified_utc', filter.modified);
     if (filter.search) {
       joinPosts();
       // Text behind a password is not searchable by callers who could not read it (WordPress leaves
@@ -257,11 +266,16 @@ export class EventRepository {
     const page = query.clone();
     if (!postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
     page.select(SELECT);
-    if (distance) page.select(distance.as('distance_km')).orderBy('distance_km', 'asc');
-    else if (filter.include) page.orderBy('x.post_date_utc', 'asc');
-    else page.orderBy('x.start_local', 'asc').orderBy('x.post_date_utc', 'asc');
+    const own = distance ? 'distance' : filter.include ? 'date' : 'event_date';
+    const { by, direction } = listOrder<EventOrderBy | 'distance'>(filter.orderBy, filter.direction, { by: own, direction: 'asc' });
+    if (by === 'distance' && distance) page.select(distance.as('distance_km')).orderBy('distance_km', direction);
+    else if (by === 'event_date') page.orderBy('x.start_local', direction).orderBy('x.post_date_utc', direction);
+    else if (by === 'date') page.orderBy('x.post_date_utc', direction);
+    else if (by === 'modified') page.orderBy('x.post_modified_utc', direction);
+    // Case-insensitive on both engines (MySQL's collation is; SQLite compares bytes), as term names.
+    else if (by === 'title') page.orderByRaw(`lower(p.title) ${direction === 'desc' ? 'desc' : 'asc'}`);
     // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
-    page.orderBy('x.post_id', 'asc').limit(filter.limit).offset(filter.offset);
+    page.orderBy('x.post_id', direction).limit(filter.limit).offset(filter.offset);
     const rows = (await page).map((row: Record<string, unknown>) => toEventRow(row));
     const total =
       totalFromPage(rows.length, filter.limit, filter.offset) ??

@@ -13,8 +13,9 @@ import { findRecord, reload, removeRecord, type PostKind } from '../services/pos
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
 import { eventStartsMoving, type LinkedRow } from './repository.js';
 import { createOrReuse, parseLinkedInput, prepareCreate, type PreparedCreate } from './writes.js';
+import { modifiedRange } from '../posts/list-order.js';
 
-const LIST_PARAMETERS = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
+const LIST_PARAMETERS = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status', 'modified_after', 'modified_before', 'orderby', 'order'];
 
 type ListOp = 'listVenues' | 'listOrganizers';
 type CreateOp = 'createVenue' | 'createOrganizer';
@@ -61,7 +62,16 @@ function linkedOperations(kind: LinkedKind) {
   // `only_with_upcoming` depends on the clock: its reply holds until an event starts.
   const upcomingFrom = (ctx: OperationContext<ListOp>) => (ctx.query.only_with_upcoming ? formatUtc(ctx.now()) : undefined);
 
-  async function listPage(ctx: OperationContext<ListOp>, query: OperationContext<ListOp>['query']): Promise<Reply<ListOp>> {
+  /** The query and its modification range (docs/contract.md §8); a value that is not a date-time with an offset is 400. */
+  function parseList(ctx: OperationContext<ListOp>) {
+    const query = queryInput(ctx);
+    const problems: Record<string, string> = {};
+    const modified = modifiedRange(query, problems);
+    if (Object.keys(problems).length) throw invalidParams(problems);
+    return { query, modified };
+  }
+
+  async function listPage(ctx: OperationContext<ListOp>, { query, modified }: ReturnType<typeof parseList>): Promise<Reply<ListOp>> {
     const page = pageRequest(query.page, query.per_page);
     const status = statusFilter(query.status, ctx.user);
     if (query.event !== undefined) {
@@ -76,6 +86,9 @@ function linkedOperations(kind: LinkedKind) {
       hasEvents: query.has_events,
       upcomingFrom: upcomingFrom(ctx),
       upcomingStatuses: statusFilter(undefined, ctx.user).statuses,
+      modified,
+      orderBy: query.orderby,
+      direction: query.order,
       limit: page.perPage,
       offset: page.offset,
     });
@@ -96,14 +109,15 @@ function linkedOperations(kind: LinkedKind) {
   }
 
   const list = operation({
-    parse: (ctx: OperationContext<ListOp>) => queryInput(ctx),
+    parse: parseList,
+    // byRequest's parts hold the query as parsed: `modified_*`, `orderby` and `order` are in the key.
     remember(ctx: OperationContext<ListOp>) {
       const from = upcomingFrom(ctx);
       return { parts: byRequest(ctx).parts, moving: from === undefined ? undefined : eventStartsMoving(ctx.db, from) };
     },
     load: noTarget,
-    authorize: postPolicy.list,
-    execute: (ctx: OperationContext<ListOp>, query) => listPage(ctx, query),
+    authorize: (user, _target, input) => postPolicy.list(user, undefined, input.query),
+    execute: (ctx: OperationContext<ListOp>, input) => listPage(ctx, input),
   });
 
   const create = operation({

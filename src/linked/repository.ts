@@ -5,6 +5,7 @@ import { POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type Po
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { requireTransaction } from '../db/transactions.js';
 import type { LinkedKind } from './kinds.js';
+import { listOrder, whereModified, type Direction, type LinkedOrderBy, type ModifiedRange } from '../posts/list-order.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
 export interface LinkedRow extends PostRow {
@@ -29,6 +30,11 @@ export interface LinkedListFilter {
   /** `only_with_upcoming`: linked to an event the caller may see that starts at or after this UTC time. */
   upcomingFrom?: string;
   upcomingStatuses?: string[];
+  /** `modified_after` / `modified_before` (docs/contract.md §8). */
+  modified?: ModifiedRange;
+  /** `orderby` and `order` (docs/contract.md §8); without them publication date, newest first. */
+  orderBy?: LinkedOrderBy;
+  direction?: Direction;
   limit: number;
   offset: number;
 }
@@ -94,10 +100,16 @@ export class LinkedRepository {
     return (await this.base().whereIn('p.id', ids).select(this.columns())).map((row: Record<string, unknown>) => this.toRow(row));
   }
 
-  /** One page of the filtered list and the size of the whole filtered set (post date descending, id as tiebreaker). */
+  /**
+   * One page of the filtered list and the size of the whole filtered set: in `orderBy`/`direction`,
+   * publication date descending by default (docs/plugin-behaviour.md §5.7), then by id in the same
+   * direction (docs/contract.md §8).
+   */
   async list(filter: LinkedListFilter): Promise<{ rows: LinkedRow[]; total: number }> {
     const query = this.base().whereIn('p.status', filter.statuses);
     whereReadable(query, 'p', filter.reader.scope);
+    // posts_modified_index (type, status, modified_utc, id) reads a sync page.
+    if (filter.modified) whereModified(query, 'p.modified_utc', filter.modified);
     if (filter.search !== undefined) this.whereSearch(query, filter.search, filter.reader);
     // The events (aliased `alias`) linked to the record. A password-protected event has no links for
     // a caller who may not edit it (its record masks them), so it is left out of every link filter.
@@ -126,8 +138,15 @@ export class LinkedRepository {
       whereReadable(upcoming, 'eu', filter.reader.scope);
       query.whereExists(upcoming);
     }
-    const rows = await query.clone().select(this.columns()).orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(filter.limit).offset(filter.offset);
-    const { limit, offset, reader, ...rest } = filter;
+    const page = query.clone().select(this.columns());
+    const { by, direction } = listOrder<LinkedOrderBy>(filter.orderBy, filter.direction, { by: 'date', direction: 'desc' });
+    if (by === 'date') page.orderBy('p.date_utc', direction);
+    else if (by === 'modified') page.orderBy('p.modified_utc', direction);
+    // Case-insensitive on both engines (MySQL's collation is; SQLite compares bytes), as term names.
+    else if (by === 'title') page.orderByRaw(`lower(p.title) ${direction === 'desc' ? 'desc' : 'asc'}`);
+    const rows = await page.orderBy('p.id', direction).limit(filter.limit).offset(filter.offset);
+    // The total does not depend on the order.
+    const { limit, offset, reader, orderBy: _orderBy, direction: _direction, ...rest } = filter;
     const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: reader.key });
     const total =
       totalFromPage(rows.length, limit, offset) ??

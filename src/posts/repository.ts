@@ -89,13 +89,19 @@ function takenSlugs(db: Knex, type: PostType, exceptId?: number) {
 
 /**
  * The copies of `posts` columns that events keep on their own row, so that lists filter, order and
- * count from the `events` index alone: the status and the publication date. The one place they are
- * derived; the repositories, the benchmark's seeder and the test fixtures all write them through it.
+ * count from the `events` index alone: the status, the publication date and the last modification
+ * date. The one place they are derived; the repositories, the benchmark's seeder and the test
+ * fixtures all write them through it.
  */
-export function eventCopiesOf(columns: Partial<Pick<PostColumns, 'status' | 'date_utc'>>): { post_status?: string; post_date_utc?: string } {
+export function eventCopiesOf(columns: Partial<Pick<PostColumns, 'status' | 'date_utc' | 'modified_utc'>>): {
+  post_status?: string;
+  post_date_utc?: string;
+  post_modified_utc?: string;
+} {
   return {
     ...(columns.status === undefined ? {} : { post_status: columns.status }),
     ...(columns.date_utc === undefined ? {} : { post_date_utc: columns.date_utc }),
+    ...(columns.modified_utc === undefined ? {} : { post_modified_utc: columns.modified_utc }),
   };
 }
 
@@ -179,7 +185,7 @@ export class PostRepository {
     await trx('posts')
       .where('id', post.id)
       .update({ ...modified, status: 'trash', trashed_from: post.status });
-    await this.copyToEvent(post, { status: 'trash' });
+    await this.copyToEvent(post, { ...modified, status: 'trash' });
   }
 
   /** Deletes a post for good; its own row and links go with it (foreign keys cascade). */

@@ -42,6 +42,11 @@ const dateText: fc.Arbitrary<string> = fc.oneof(
     }),
 );
 
+/** An instant with an offset (`modified_after`, `modified_before`): Z, ±HH:MM or ±HHMM, sometimes a fraction. */
+const instantText: fc.Arbitrary<string> = fc
+  .tuple(fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true }), fc.constantFrom('Z', '+02:00', '-0530', '.250Z'))
+  .map(([d, zone]) => `${d.toISOString().slice(0, 19)}${zone}`);
+
 /** Short text: mostly ASCII words, sometimes any unicode, sometimes a seeded name (to hit duplicates). */
 function text(world: World, minLength = 0, maxLength = 40): fc.Arbitrary<string> {
   const max = Math.min(maxLength, 40);
@@ -65,6 +70,7 @@ function idOf(world: World, ids: number[]): fc.Arbitrary<number> {
 /** Values for names whose meaning the schema alone does not carry. */
 function valueForName(name: string, schema: SchemaObject, world: World, where: 'query' | 'body', collection: string | undefined): fc.Arbitrary<unknown> | undefined {
   if (DATE_NAMES.test(name) && schema.type === 'string') return dateText;
+  if ((name === 'modified_after' || name === 'modified_before') && where === 'query') return instantText;
   if (name === 'timezone') return pick(ZONES);
   if (name === 'website') return fc.constantFrom('', 'https://example.org/', 'http://example.com/a?b=c');
   if (name === 'email') return fc.constantFrom('someone@example.org', 'a.b+c@example.co.uk');

@@ -14,6 +14,11 @@ async function createImage(db: Knex, url: string, extension = 'jpg'): Promise<nu
   );
 }
 
+/** The events' copy of `posts.modified_utc`. */
+async function modifiedCopy(db: Knex, id: number): Promise<string> {
+  return (await db('events').where('post_id', id).first('post_modified_utc')).post_modified_utc;
+}
+
 async function eventCopies(db: Knex, id: number): Promise<{ post_status: string; post_date_utc: string }> {
   const row = await db('events').where('post_id', id).first('post_status', 'post_date_utc');
   return { post_status: row.post_status, post_date_utc: row.post_date_utc };
@@ -166,6 +171,10 @@ describe('PostRepository', () => {
     assert.deepEqual(await eventCopies(db, id), { post_status: 'pending', post_date_utc: '2026-04-01 00:00:00' });
     const row = (await reads(db).events.findById(id))!;
     assert.deepEqual([row.status, row.dateUtc, row.featured, row.slug], ['pending', '2026-04-01 00:00:00', true, 'new-slug']);
+    // The modification time is copied too (docs/contract.md §8).
+    assert.equal(await modifiedCopy(db, id), row.modifiedUtc);
+    await update({ modified: '2026-06-01 12:00:00', modified_utc: '2026-06-01 10:00:00' });
+    assert.equal(await modifiedCopy(db, id), '2026-06-01 10:00:00');
   });
 
   it('trash sets the status to trash, remembers the one before and keeps the events’ copy', async () => {
@@ -175,6 +184,7 @@ describe('PostRepository', () => {
     const row = (await reads(db).posts.find(id))!;
     assert.deepEqual([row.status, row.trashedFrom, row.modified, row.modifiedUtc], ['trash', 'pending', '2026-05-05 05:05:05', '2026-05-05 03:05:05']);
     assert.deepEqual(await eventCopies(db, id), { post_status: 'trash', post_date_utc: '2026-02-01 08:00:00' });
+    assert.equal(await modifiedCopy(db, id), '2026-05-05 03:05:05', 'trashing is a modification (docs/contract.md §8)');
     // Restoring is an update of the status: the copy follows.
     await inWriteTransaction(db, async (repos) => repos.posts.update((await repos.posts.find(id))!, { status: 'pending' }));
     assert.deepEqual(await eventCopies(db, id), { post_status: 'pending', post_date_utc: '2026-02-01 08:00:00' });
