@@ -12,6 +12,8 @@ import * as fillEventsPostStatus from './migrations/20261122000010_fill_events_p
 import * as addUsersLoginKeyEmail from './migrations/20261123000011_add_users_login_key_email.js';
 import * as fillUsersLoginKey from './migrations/20261123000012_fill_users_login_key.js';
 import * as cleanStoredPlainText from './migrations/20261123000013_clean_stored_plain_text.js';
+import * as createChanges from './migrations/20261123000050_create_changes.js';
+import * as fillChanges from './migrations/20261123000051_fill_changes.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -38,6 +40,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000011_add_users_login_key_email', addUsersLoginKeyEmail],
   ['20261123000012_fill_users_login_key', fillUsersLoginKey],
   ['20261123000013_clean_stored_plain_text', cleanStoredPlainText],
+  ['20261123000050_create_changes', createChanges],
+  ['20261123000051_fill_changes', fillChanges],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -37,7 +37,7 @@ const EVENTS: PostKind<EventRow> = {
   },
   async destroy(repositories, row) {
     const countedBefore = await repositories.events.countedTerms(row.id);
-    await repositories.posts.destroy(row.id);
+    await repositories.posts.destroy(row);
     await repositories.terms.shiftCounts(countedBefore, []);
   },
 };

@@ -6,6 +6,7 @@ import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type 
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
+import { noteChange } from '../db/change-log.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -282,6 +283,7 @@ export class EventRepository {
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
     await this.posts.update(post, columns, newBaseSlug);
     if (Object.keys(own).length) await requireTransaction(this.db)('events').where('post_id', post.id).update(own);
+    noteChange(this.db, 'event', post.id);
   }
 
   /**
@@ -293,6 +295,7 @@ export class EventRepository {
     if (!isNew) await trx(table).where('event_id', eventId).delete();
     const unique = [...new Set(ids)];
     for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
+    noteChange(trx, 'event', eventId);
   }
 
   /** Replaces the event's terms of one taxonomy. */
@@ -303,6 +306,7 @@ export class EventRepository {
       await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
     }
     for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
+    noteChange(trx, 'event', eventId);
   }
 
   /**

@@ -50,7 +50,7 @@ function linkedOperations(kind: LinkedKind) {
     findById: (repositories, id) => repositories.linked(kind).findById(id),
     findBySlug: (repositories, slug) => repositories.linked(kind).findBySlug(slug),
     trash: (repositories, row, modified) => repositories.linked(kind).trash(row, modified),
-    destroy: (repositories, row) => repositories.posts.destroy(row.id),
+    destroy: (repositories, row) => repositories.posts.destroy(row),
   };
 
   async function record(ctx: OperationContext, row: LinkedRow, options = { single: false, unmasked: false }) {
