@@ -162,6 +162,13 @@ export class EventRepository {
     return row ? toEventRow(row) : undefined;
   }
 
+  /** Events by id, in one query per 500 ids (ids that are not events are left out). */
+  async findByIds(ids: number[]): Promise<EventRow[]> {
+    const rows: EventRow[] = [];
+    for (const part of chunks(ids.filter((id) => Number.isSafeInteger(id)))) rows.push(...(await this.base().whereIn('p.id', part).select(SELECT)).map(toEventRow));
+    return rows;
+  }
+
   async findBySlug(slug: string): Promise<EventRow | undefined> {
     const row = await this.base().where('p.slug', slug).first(SELECT);
     return row ? toEventRow(row) : undefined;

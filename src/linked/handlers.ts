@@ -9,6 +9,7 @@ import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext 
 import { formatUtc } from '../dates/storage.js';
 import { inWriteTransaction } from '../repositories.js';
 import { linkedRecords } from '../services/records.js';
+import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
 import { eventStartsMoving, type LinkedRow } from './repository.js';
@@ -62,6 +63,8 @@ function linkedOperations(kind: LinkedKind) {
   const upcomingFrom = (ctx: OperationContext<ListOp>) => (ctx.query.only_with_upcoming ? formatUtc(ctx.now()) : undefined);
 
   async function listPage(ctx: OperationContext<ListOp>, query: OperationContext<ListOp>['query']): Promise<Reply<ListOp>> {
+    // Read before the page, so following the feed from it misses nothing (docs/contract.md §8).
+    const changeCursor = await currentCursor(ctx.repositories);
     const page = pageRequest(query.page, query.per_page);
     const status = statusFilter(query.status, ctx.user);
     if (query.event !== undefined) {
@@ -92,7 +95,7 @@ function linkedOperations(kind: LinkedKind) {
     );
     const items = await linkedRecords(ctx.repositories, kind, rows, ctx.user, ctx.urls, { single: false });
     // The collection's key is the kind's (`venues` or `organizers`): the one place the compiler cannot follow it.
-    return { status: 200, body: { [kind.collection]: items, ...envelope } as Reply<ListOp>['body'], headers };
+    return { status: 200, body: { [kind.collection]: items, ...envelope } as Reply<ListOp>['body'], headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
   }
 
   const list = operation({
