@@ -1597,22 +1597,22 @@ export interface components {
          *         {
          *           "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
          *           "type": "tag",
-         *           "id": 4,
+         *           "id": 3,
          *           "action": "upsert",
          *           "modified_utc": "2026-03-01 10:15:00",
-         *           "rest_url": "http://localhost:8080/wp-json/tribe/events/v1/tags/4",
+         *           "rest_url": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
          *           "record": {
-         *             "id": 4,
-         *             "name": "Jazz",
-         *             "slug": "jazz",
+         *             "id": 3,
+         *             "count": 1,
+         *             "description": "Events in the open air.",
+         *             "name": "Outdoor",
+         *             "slug": "outdoor",
          *             "taxonomy": "post_tag",
-         *             "description": "",
-         *             "parent": 0,
-         *             "count": 0,
-         *             "link": "http://localhost:8080/tag/jazz/",
+         *             "meta": [],
+         *             "url": "https://events.example.org/tag/outdoor/",
          *             "urls": {
-         *               "self": "http://localhost:8080/wp-json/wp/v2/tags/4",
-         *               "collection": "http://localhost:8080/wp-json/wp/v2/tags"
+         *               "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *               "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
          *             }
          *           }
          *         },
@@ -1622,7 +1622,7 @@ export interface components {
          *           "id": 12,
          *           "action": "delete",
          *           "modified_utc": "2026-03-01 10:16:30",
-         *           "rest_url": "http://localhost:8080/wp-json/tribe/events/v1/events/12"
+         *           "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/12"
          *         }
          *       ],
          *       "next_cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
@@ -1636,7 +1636,17 @@ export interface components {
             /** @description More changes follow this page already (ask again at once). */
             has_more: boolean;
         };
-        /** @description The latest change of one record. */
+        /**
+         * @description The latest change of one record.
+         * @example {
+         *       "cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *       "type": "event",
+         *       "id": 12,
+         *       "action": "delete",
+         *       "modified_utc": "2026-03-01 10:16:30",
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/12"
+         *     }
+         */
         Change: {
             /** @description The feed's position just after this change (a valid `after`). */
             cursor: string;

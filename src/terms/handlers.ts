@@ -138,7 +138,11 @@ function termOperations(taxonomy: Taxonomy) {
     // The plugin's order: totals, the terms, then the neighbouring pages. The collection's key is the
     // taxonomy's (`categories` or `tags`): the one place the compiler cannot follow it.
     const { rest_url, total: count, total_pages, ...neighbours } = envelope;
-    return { status: 200, body: { rest_url, total: count, total_pages, [taxonomy.collection]: items, ...neighbours } as Reply<ListOp>['body'], headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
+    return {
+      status: 200,
+      body: { rest_url, total: count, total_pages, [taxonomy.collection]: items, ...neighbours } as Reply<ListOp>['body'],
+      headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor },
+    };
   }
 
   const list = operation({

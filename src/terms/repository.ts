@@ -173,7 +173,10 @@ export class TermRepository {
     if (lost.length) await trx('terms').whereIn('id', lost).decrement('published_count', 1);
     // A term's `count` is part of its record: the feed announces the terms whose count moved.
     if (gained.length || lost.length) {
-      for (const row of await trx('terms').whereIn('id', [...gained, ...lost]).select('id', 'taxonomy')) noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+      for (const row of await trx('terms')
+        .whereIn('id', [...gained, ...lost])
+        .select('id', 'taxonomy'))
+        noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
     }
   }
 
