@@ -477,6 +477,30 @@ export interface paths {
         patch: operations["patchTag"];
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the changes
+         * @description The changes to events, venues, organizers, categories and tags after a cursor, oldest first, in the order their writes committed (not in the plugin). Each record appears at most once per page, at its latest change. An `upsert` carries the record exactly as a single `GET` of it (without a password) returns it to this caller now; a `delete` means "if you hold this record, drop it": it was deleted, trashed, unpublished, protected or otherwise left this caller's sight, and carries no content. Anonymous callers may follow the feed; they receive only what they may read.
+         *
+         *     To keep a copy: read every list (each answer's `X-TEC-Change-Cursor` header is the feed's position read before that page), then follow this feed from the smallest of those cursors, passing each answer's `next_cursor` as the next `after`, with `wait` to be told of new changes as they commit. No change is missed, also when writes commit in another order than they started. Records embedded in an event (its venues, organizers, categories and tags) are as of the event's own last change: their own changes are announced as changes of those records, not of the events that embed them.
+         *
+         *     Tombstones of deleted records are kept `CHANGES_RETENTION_DAYS` (30 by default); a cursor from before the oldest change kept answers 410 `rest_cursor_expired`: read the lists again. A malformed, edited or unknown cursor answers 400 `rest_invalid_param`.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1567,6 +1591,81 @@ export interface components {
             previous_rest_url?: string;
         };
         /**
+         * @description A page of the change feed, oldest change first.
+         * @example {
+         *       "changes": [
+         *         {
+         *           "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
+         *           "type": "tag",
+         *           "id": 3,
+         *           "action": "upsert",
+         *           "modified_utc": "2026-03-01 10:15:00",
+         *           "rest_url": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *           "record": {
+         *             "id": 3,
+         *             "count": 1,
+         *             "description": "Events in the open air.",
+         *             "name": "Outdoor",
+         *             "slug": "outdoor",
+         *             "taxonomy": "post_tag",
+         *             "meta": [],
+         *             "url": "https://events.example.org/tag/outdoor/",
+         *             "urls": {
+         *               "self": "https://events.example.org/wp-json/tribe/events/v1/tags/3",
+         *               "collection": "https://events.example.org/wp-json/tribe/events/v1/tags"
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *           "type": "event",
+         *           "id": 12,
+         *           "action": "delete",
+         *           "modified_utc": "2026-03-01 10:16:30",
+         *           "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/12"
+         *         }
+         *       ],
+         *       "next_cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *       "has_more": false
+         *     }
+         */
+        ChangeFeed: {
+            changes: components["schemas"]["Change"][];
+            /** @description The cursor to pass as `after` next: the last change's on this page, or, on an empty page, the feed's position (every change up to it has been seen). */
+            next_cursor: string;
+            /** @description More changes follow this page already (ask again at once). */
+            has_more: boolean;
+        };
+        /**
+         * @description The latest change of one record.
+         * @example {
+         *       "cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *       "type": "event",
+         *       "id": 12,
+         *       "action": "delete",
+         *       "modified_utc": "2026-03-01 10:16:30",
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/12"
+         *     }
+         */
+        Change: {
+            /** @description The feed's position just after this change (a valid `after`). */
+            cursor: string;
+            /** @enum {string} */
+            type: "event" | "venue" | "organizer" | "category" | "tag";
+            id: number;
+            /**
+             * @description `upsert`: the record as this caller reads it now, in `record`. `delete`: drop the record if held (deleted, trashed, unpublished, protected or otherwise out of this caller's sight).
+             * @enum {string}
+             */
+            action: "upsert" | "delete";
+            /** @description When the change was recorded, UTC, `YYYY-MM-DD HH:MM:SS`. */
+            modified_utc: string;
+            /** @description The record's URL in this API. */
+            rest_url: string;
+            /** @description Upserts only: the record exactly as `GET` of `rest_url` returns it to this caller (absent on deletes). */
+            record?: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"];
+        };
+        /**
          * @description The WordPress namespace index: every route of the namespace with its methods and arguments.
          * @example {
          *       "namespace": "tribe/events/v1",
@@ -1979,6 +2078,7 @@ export interface components {
             headers: {
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
@@ -2046,6 +2146,7 @@ export interface components {
             headers: {
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
@@ -2113,6 +2214,7 @@ export interface components {
             headers: {
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
@@ -2180,6 +2282,7 @@ export interface components {
             headers: {
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
@@ -2247,6 +2350,7 @@ export interface components {
             headers: {
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
@@ -2307,6 +2411,31 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description A page of changes. */
+        ChangeFeed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ChangeFeed"];
+            };
+        };
+        /** @description Changes after the cursor are no longer kept (`rest_cursor_expired`): read the lists again, then follow the feed from their `X-TEC-Change-Cursor`. */
+        CursorExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers); a changed record or list answers 200 with a new `ETag`. */
@@ -2387,6 +2516,8 @@ export interface components {
         Link: string;
         /** @description Absolute URL of the new record in this API (for terms, not the WordPress `wp/v2` URL the plugin sends). */
         Location: string;
+        /** @description The change feed's position read before this page (`GET /changes`, not in the plugin): a client that reads a whole list and then follows the feed from this cursor (`after`) misses no change. */
+        XTecChangeCursor: string;
         /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
         XRequestId: string;
         /** @description Weak entity tag of the answer (`W/"…"`). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
@@ -3821,6 +3952,37 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description An opaque cursor: a `next_cursor`, a change's `cursor` or a list's `X-TEC-Change-Cursor`. The answer holds the changes after it. Absent: from the oldest change still kept, which gives every record that exists (and the tombstones still kept). */
+                after?: string;
+                /** @description Only changes of these kinds of records (default: all). Items may be separated by commas or whitespace (`types=event,venue`, `types=event venue`); repeated (`types=event&types=venue`) and bracket (`types[]=event`) forms are accepted too. */
+                types?: ("event" | "venue" | "organizer" | "category" | "tag")[];
+                /** @description Changes per page, 1 to 500. */
+                per_page?: number;
+                /** @description Seconds (0 to 30) to hold the request when no change follows the cursor: the answer comes as soon as a change commits (from any process), or with no changes when the time is up. The request timeout (`REQUEST_TIMEOUT`) is extended by the wait. */
+                wait?: number;
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ChangeFeed"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
             default: components["responses"]["Error"];
         };
     };

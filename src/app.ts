@@ -43,7 +43,7 @@ export interface AppOptions {
 }
 
 /** Headers clients may read from another origin: WordPress's list plus the plugin's and ours. */
-const EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages', 'X-Request-Id', 'ETag', 'Location', 'Retry-After'];
+const EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages', 'X-TEC-Change-Cursor', 'X-Request-Id', 'ETag', 'Location', 'Retry-After'];
 const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'X-Request-Id'];
 
 /** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */

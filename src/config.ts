@@ -61,6 +61,11 @@ export interface Config {
   dbTimeoutSeconds: number;
   /** On SIGTERM/SIGINT, in-flight requests get this many seconds to finish before the process exits anyway (SHUTDOWN_TIMEOUT). */
   shutdownTimeoutSeconds: number;
+  /**
+   * Days the change feed keeps the tombstones of deleted records (CHANGES_RETENTION_DAYS); a cursor from
+   * before the oldest change kept answers 410 (docs/contract.md §9).
+   */
+  changesRetentionDays: number;
   /** Number of worker processes (WORKERS); 1 serves from the main process, more use node:cluster. */
   workers: number;
   /**
@@ -119,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutSeconds: positiveNumber('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, 65),
     dbTimeoutSeconds: positiveNumber('DB_TIMEOUT', env.DB_TIMEOUT, 5),
     shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
+    changesRetentionDays: positiveNumber('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30),
     workers,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };

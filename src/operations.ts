@@ -5,6 +5,7 @@ import { documentationFor } from './discovery/documentation.js';
 import { categoryOperations, tagOperations } from './terms/handlers.js';
 import { organizerOperations, venueOperations } from './linked/handlers.js';
 import { eventOperations } from './events/handlers.js';
+import { changeOperations } from './changes/handlers.js';
 
 /**
  * operationId → the stages of the operation, each naming the policy action that decides who may call
@@ -30,5 +31,6 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     ...venueOperations,
     ...organizerOperations,
     ...eventOperations,
+    ...changeOperations,
   };
 }

@@ -115,6 +115,13 @@ export const SCENARIOS: Scenario[] = [
     request: () => ({ method: 'GET', path: api('/categories') }),
   },
   {
+    name: 'changes',
+    label: 'GET /changes (first page of 100, as an anonymous follower)',
+    list: true,
+    write: false,
+    request: () => ({ method: 'GET', path: api('/changes?per_page=100') }),
+  },
+  {
     name: 'create-event',
     label: 'POST /events (venue, organizer, 2 terms)',
     list: false,

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
+import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes.js';
 import { UserRepository } from '../../src/auth/users.js';
 import { parseCost } from '../../src/events/cost.js';
 import { eventCopiesOf } from '../../src/posts/repository.js';
@@ -151,7 +152,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   if (!/bench/i.test(database) && !options.force) throw new Error(`refusing to drop the tables of "${database}": its name does not contain "bench" (pass --force)`);
   const { db } = openDatabase(options.databaseUrl);
   try {
-    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'events', 'posts', 'secrets', 'users', 'data_version', 'knex_migrations', 'knex_migrations_lock'];
+    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
     for (const table of tables) await db.schema.dropTableIfExists(table);
   } finally {
     await db.destroy();
@@ -400,6 +401,10 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       );
       process.stderr.write(`terms.published_count: ${((Date.now() - recount) / 1000).toFixed(1)}s\n`);
     }
+
+    // The change feed starts with one change per seeded record (the migration ran on empty tables).
+    const changed = await fillChanges(db, nowSql);
+    await db('change_sequence').where('id', 1).update({ value: changed });
 
     // Fresh statistics for the planners, as a long-running site would have.
     const analyse = Date.now();

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { bumpDataVersion } from './data-version.js';
+import { discardChangeLog, openChangeLog, writeChangeLog } from './change-log.js';
 import { isUniqueViolation } from './errors.js';
 
 /** MySQL/MariaDB errors after which the whole transaction was rolled back and may simply run again. */
@@ -14,12 +15,23 @@ function isRetryable(err: unknown): boolean {
  * Runs `work` in a transaction, again (up to eight attempts, after a growing random pause) when a
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
- * After the commit the data version grows (data-version.ts), so cached list totals are recounted.
+ * The records the work changed are written to the change log as its last statements (change-log.ts,
+ * docs/contract.md §9). After the commit the data version grows (data-version.ts), so cached list
+ * totals are recounted.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await db.transaction(work);
+      const result = await db.transaction(async (trx) => {
+        openChangeLog(trx);
+        try {
+          const value = await work(trx);
+          await writeChangeLog(trx);
+          return value;
+        } finally {
+          discardChangeLog(trx);
+        }
+      });
       await bumpDataVersion(db).catch(() => {
         // The write is committed and must be acknowledged; cached results age out (db/versioned-cache.ts).
       });

@@ -13,6 +13,7 @@ import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { eventRecords } from '../services/records.js';
+import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import type { EventColumns, EventRow } from './repository.js';
 import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
@@ -38,7 +39,7 @@ const EVENTS: PostKind<EventRow> = {
   },
   async destroy(repositories, row) {
     const countedBefore = await repositories.events.countedTerms(row.id);
-    await repositories.posts.destroy(row.id);
+    await repositories.posts.destroy(row);
     await repositories.terms.shiftCounts(countedBefore, []);
   },
 };
@@ -120,6 +121,8 @@ function listDependsOn(ctx: OperationContext<'listEvents'>, { query, bounds, url
 /** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
 async function listPage(ctx: OperationContext<'listEvents'>, { query, page, problems, details, bounds, urlValues, modified }: ParsedList): Promise<Reply<'listEvents'>> {
   const repositories = ctx.repositories;
+  // Read before the page, so following the feed from it misses nothing (docs/contract.md §9).
+  const changeCursor = await currentCursor(repositories);
   const status = statusFilter(query.status, ctx.user);
   const categories = await resolveFilterTerms(repositories, CATEGORIES, query.categories, problems);
   const tags = await resolveFilterTerms(repositories, TAGS, query.tags, problems);
@@ -179,7 +182,7 @@ async function listPage(ctx: OperationContext<'listEvents'>, { query, page, prob
     () => new RestError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist'),
   );
   const events = await eventRecords(repositories, rows, ctx.user, ctx.urls, { single: false });
-  return { status: 200, body: { events, ...envelope }, headers };
+  return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
 }
 
 /** The `events` columns a parsed body sets. */

@@ -6,6 +6,7 @@ import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type 
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
+import { noteChange } from '../db/change-log.js';
 import { listOrder, whereModified, type Direction, type EventOrderBy, type ModifiedRange } from '../posts/list-order.js';
 
 /** An event: the shared post columns plus its own. */
@@ -167,6 +168,13 @@ export class EventRepository {
     return row ? toEventRow(row) : undefined;
   }
 
+  /** Events by id, in one query per 500 ids (ids that are not events are left out). */
+  async findByIds(ids: number[]): Promise<EventRow[]> {
+    const rows: EventRow[] = [];
+    for (const part of chunks(ids.filter((id) => Number.isSafeInteger(id)))) rows.push(...(await this.base().whereIn('p.id', part).select(SELECT)).map(toEventRow));
+    return rows;
+  }
+
   async findBySlug(slug: string): Promise<EventRow | undefined> {
     const row = await this.base().where('p.slug', slug).first(SELECT);
     return row ? toEventRow(row) : undefined;
@@ -296,6 +304,7 @@ export class EventRepository {
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
     await this.posts.update(post, columns, newBaseSlug);
     if (Object.keys(own).length) await requireTransaction(this.db)('events').where('post_id', post.id).update(own);
+    noteChange(this.db, 'event', post.id);
   }
 
   /**
@@ -307,6 +316,7 @@ export class EventRepository {
     if (!isNew) await trx(table).where('event_id', eventId).delete();
     const unique = [...new Set(ids)];
     for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
+    noteChange(trx, 'event', eventId);
   }
 
   /** Replaces the event's terms of one taxonomy. */
@@ -317,6 +327,7 @@ export class EventRepository {
       await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
     }
     for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
+    noteChange(trx, 'event', eventId);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { RestError } from '../errors.js';
 
 /**
@@ -9,7 +9,7 @@ import { RestError } from '../errors.js';
  */
 export function requestTimeout(seconds: number): RequestHandler {
   return (req, res, next) => {
-    const timer = setTimeout(() => {
+    const expire = () => {
       if (res.headersSent) return;
       req.log.warn({ timeoutSeconds: seconds }, 'request timed out');
       const error = new RestError(503, 'rest_request_timeout', 'The request took too long. Try again shortly.', {}, { 'Retry-After': '5' });
@@ -17,10 +17,24 @@ export function requestTimeout(seconds: number): RequestHandler {
       // The handler's own answer may still come: drop it rather than fail on headers already sent.
       const ignore = () => res;
       Object.assign(res, { status: ignore, set: ignore, append: ignore, json: ignore, send: ignore });
-    }, seconds * 1000);
+    };
+    let timer = setTimeout(expire, seconds * 1000);
+    // A request that waits on purpose (GET /changes with `wait`) gets its wait on top of the timeout.
+    res.locals[EXTEND as unknown as string] = (extraSeconds: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(expire, (seconds + extraSeconds) * 1000);
+    };
     // Stop the clock when the response is done or the client has gone.
     res.once('finish', () => clearTimeout(timer));
     res.once('close', () => clearTimeout(timer));
     next();
   };
+}
+
+const EXTEND = Symbol('extendRequestTimeout');
+
+/** Restarts the request's timeout clock with `extraSeconds` more than REQUEST_TIMEOUT (a long poll's wait). */
+export function extendRequestTimeout(res: Response, extraSeconds: number): void {
+  const extend = res.locals[EXTEND as unknown as string] as ((extra: number) => void) | undefined;
+  extend?.(extraSeconds);
 }

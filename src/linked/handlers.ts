@@ -9,6 +9,7 @@ import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext 
 import { formatUtc } from '../dates/storage.js';
 import { inWriteTransaction } from '../repositories.js';
 import { linkedRecords } from '../services/records.js';
+import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from './kinds.js';
 import { eventStartsMoving, type LinkedRow } from './repository.js';
@@ -51,7 +52,7 @@ function linkedOperations(kind: LinkedKind) {
     findById: (repositories, id) => repositories.linked(kind).findById(id),
     findBySlug: (repositories, slug) => repositories.linked(kind).findBySlug(slug),
     trash: (repositories, row, modified) => repositories.linked(kind).trash(row, modified),
-    destroy: (repositories, row) => repositories.posts.destroy(row.id),
+    destroy: (repositories, row) => repositories.posts.destroy(row),
   };
 
   async function record(ctx: OperationContext, row: LinkedRow, options = { single: false, unmasked: false }) {
@@ -72,6 +73,8 @@ function linkedOperations(kind: LinkedKind) {
   }
 
   async function listPage(ctx: OperationContext<ListOp>, { query, modified }: ReturnType<typeof parseList>): Promise<Reply<ListOp>> {
+    // Read before the page, so following the feed from it misses nothing (docs/contract.md §9).
+    const changeCursor = await currentCursor(ctx.repositories);
     const page = pageRequest(query.page, query.per_page);
     const status = statusFilter(query.status, ctx.user);
     if (query.event !== undefined) {
@@ -105,7 +108,7 @@ function linkedOperations(kind: LinkedKind) {
     );
     const items = await linkedRecords(ctx.repositories, kind, rows, ctx.user, ctx.urls, { single: false });
     // The collection's key is the kind's (`venues` or `organizers`): the one place the compiler cannot follow it.
-    return { status: 200, body: { [kind.collection]: items, ...envelope } as Reply<ListOp>['body'], headers };
+    return { status: 200, body: { [kind.collection]: items, ...envelope } as Reply<ListOp>['body'], headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
   }
 
   const list = operation({

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
 import { likeEscape } from '../text/slugs.js';
-import { POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from '../posts/repository.js';
+import { noteRecordChange, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from '../posts/repository.js';
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { requireTransaction } from '../db/transactions.js';
 import type { LinkedKind } from './kinds.js';
@@ -211,6 +211,7 @@ export class LinkedRepository {
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns): Promise<void> {
     await this.posts.update(post, columns, newBaseSlug);
     if (Object.keys(own).length) await requireTransaction(this.db)(this.kind.table).where('post_id', post.id).update(own);
+    noteRecordChange(this.db, post.type, post.id);
   }
 
   /** Moves a record to the trash and unlinks it from every event (docs/plugin-behaviour.md §5.15). */

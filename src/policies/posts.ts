@@ -104,6 +104,14 @@ export function maySeeProtectedText(user: User | undefined, record: PostFacts): 
   return !record.password || mayEdit(user, record);
 }
 
+/**
+ * A record the change feed sends in full (docs/contract.md §9): one a single GET without a password
+ * shows this caller, not trashed. Any other is reported as deleted, without its content.
+ */
+export function mayFollow(user: User | undefined, record: PostFacts): boolean {
+  return record.status !== 'trash' && mayRead(user, record) && maySeeProtectedText(user, record);
+}
+
 /** Creating an event, venue or organizer (standalone or nested in an event): contributors and up. */
 export function mayCreate(user: User | undefined): boolean {
   return can(user, 'edit_posts');

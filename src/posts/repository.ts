@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { requireTransaction } from '../db/transactions.js';
+import { noteChange } from '../db/change-log.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -156,6 +157,7 @@ export class PostRepository {
       `posts:${type}`,
     );
     await withRow(id);
+    noteRecordChange(trx, type, id);
     return id;
   }
 
@@ -177,6 +179,7 @@ export class PostRepository {
       await trx('posts').where('id', post.id).update(columns);
     }
     await this.copyToEvent(post, columns);
+    noteRecordChange(trx, post.type, post.id);
   }
 
   /** Moves a post to the trash, remembering the status it had (rights over it follow that status). */
@@ -186,11 +189,14 @@ export class PostRepository {
       .where('id', post.id)
       .update({ ...modified, status: 'trash', trashed_from: post.status });
     await this.copyToEvent(post, { ...modified, status: 'trash' });
+    noteRecordChange(trx, post.type, post.id);
   }
 
-  /** Deletes a post for good; its own row and links go with it (foreign keys cascade). */
-  async destroy(id: number): Promise<void> {
-    await requireTransaction(this.db)('posts').where('id', id).delete();
+  /** Deletes a post for good (leaving a tombstone in the change log); its own row and links go with it (foreign keys cascade). */
+  async destroy(post: Pick<PostRow, 'id' | 'type'>): Promise<void> {
+    const trx = requireTransaction(this.db);
+    await trx('posts').where('id', post.id).delete();
+    noteRecordChange(trx, post.type, post.id, true);
   }
 
   /** Whether an id names a recorded image. */
@@ -228,6 +234,11 @@ export class PostRepository {
     const copies = eventCopiesOf(columns);
     if (post.type === 'event' && Object.keys(copies).length) await this.db('events').where('post_id', post.id).update(copies);
   }
+}
+
+/** Notes a post's change for the change feed (db/change-log.ts); images have no feed of their own. */
+export function noteRecordChange(trx: Knex, type: PostType, id: number, deleted = false): void {
+  if (type !== 'image') noteChange(trx, type, id, deleted);
 }
 
 /** Chunks an id list for `IN (...)`: SQLite allows a limited number of bound variables per statement. */

@@ -8,6 +8,8 @@ import type { LinkedKind } from '../linked/kinds.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
 import type { TermRow } from '../terms/repository.js';
+import type { Taxonomy } from '../terms/taxonomies.js';
+import { toTermRecord } from '../terms/mapper.js';
 
 /**
  * Records as a caller sees them: the related rows are loaded here in a fixed number of queries, the
@@ -73,4 +75,12 @@ export async function linkedRecords(
   const images = await repositories.posts.loadImages(rows.map((row) => row.imageId));
   const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
   return rows.map((row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row) }));
+}
+
+/** Category or tag records for some rows of one taxonomy (terms are public: nothing is masked). */
+export async function termRecords(repositories: Repositories, taxonomy: Taxonomy, rows: TermRow[], urls: Urls, knownCounts?: Map<number, number>) {
+  const repo = repositories.terms;
+  const counts = knownCounts ?? (await repo.countsFor(rows.map((row) => row.id)));
+  const ancestors = taxonomy.hierarchical ? await repo.ancestorsOf(rows) : new Map<number, TermRow>();
+  return rows.map((row) => toTermRecord(row, taxonomy, counts.get(row.id) ?? 0, ancestors, urls));
 }

@@ -11,7 +11,8 @@ import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { sanitizeTextField } from '../text/plain-text.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
 import { TermNameTaken, type TermListFilter, type TermRow } from './repository.js';
-import { toTermRecord } from './mapper.js';
+import { termRecords } from '../services/records.js';
+import { currentCursor } from '../services/changes.js';
 
 type ListOp = 'listCategories' | 'listTags';
 type CreateOp = 'createCategory' | 'createTag';
@@ -37,11 +38,8 @@ const LIST_PARAMETERS = ['page', 'per_page', 'search', 'exclude', 'include', 'or
 function termOperations(taxonomy: Taxonomy) {
   const policy = termPolicy(taxonomy);
 
-  async function records(ctx: OperationContext, rows: TermRow[], knownCounts?: Map<number, number>) {
-    const repo = ctx.repositories.terms;
-    const counts = knownCounts ?? (await repo.countsFor(rows.map((row) => row.id)));
-    const ancestors = taxonomy.hierarchical ? await repo.ancestorsOf(rows) : new Map<number, TermRow>();
-    return rows.map((row) => toTermRecord(row, taxonomy, counts.get(row.id) ?? 0, ancestors, ctx.urls));
+  function records(ctx: OperationContext, rows: TermRow[], knownCounts?: Map<number, number>) {
+    return termRecords(ctx.repositories, taxonomy, rows, ctx.urls, knownCounts);
   }
 
   async function record(ctx: OperationContext, row: TermRow) {
@@ -89,6 +87,8 @@ function termOperations(taxonomy: Taxonomy) {
 
   async function listPage(ctx: OperationContext<ListOp>, query: OperationContext<ListOp>['query']): Promise<Reply<ListOp>> {
     const repo = ctx.repositories.terms;
+    // Read before the page, so following the feed from it misses nothing (docs/contract.md §9).
+    const changeCursor = await currentCursor(ctx.repositories);
     const page = pageRequest(query.page, query.per_page);
 
     const problems: Record<string, string> = {};
@@ -138,7 +138,11 @@ function termOperations(taxonomy: Taxonomy) {
     // The plugin's order: totals, the terms, then the neighbouring pages. The collection's key is the
     // taxonomy's (`categories` or `tags`): the one place the compiler cannot follow it.
     const { rest_url, total: count, total_pages, ...neighbours } = envelope;
-    return { status: 200, body: { rest_url, total: count, total_pages, [taxonomy.collection]: items, ...neighbours } as Reply<ListOp>['body'], headers };
+    return {
+      status: 200,
+      body: { rest_url, total: count, total_pages, [taxonomy.collection]: items, ...neighbours } as Reply<ListOp>['body'],
+      headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor },
+    };
   }
 
   const list = operation({

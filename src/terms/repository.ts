@@ -3,6 +3,7 @@ import { likeEscape } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from '../posts/unique-slugs.js';
 import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
+import { noteChange, type ChangeType } from '../db/change-log.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 import { protectedTextHidden, type ProtectedTextScope } from '../posts/read-scope.js';
@@ -170,6 +171,13 @@ export class TermRepository {
     const trx = requireTransaction(this.db);
     if (gained.length) await trx('terms').whereIn('id', gained).increment('published_count', 1);
     if (lost.length) await trx('terms').whereIn('id', lost).decrement('published_count', 1);
+    // A term's `count` is part of its record: the feed announces the terms whose count moved.
+    if (gained.length || lost.length) {
+      for (const row of await trx('terms')
+        .whereIn('id', [...gained, ...lost])
+        .select('id', 'taxonomy'))
+        noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+    }
   }
 
   /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
@@ -222,6 +230,7 @@ export class TermRepository {
       async (slug) => {
         try {
           const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });
+          noteChange(this.db, changeTypeOf(taxonomy.name), Number(id));
           return Number(id);
         } catch (err) {
           // A unique violation is either the slug (withUniqueSlug tries the next one) or the name. A
@@ -245,6 +254,7 @@ export class TermRepository {
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
     try {
       await requireTransaction(this.db)('terms').where({ id: term.id }).update(row);
+      noteChange(this.db, changeTypeOf(term.taxonomy), term.id);
     } catch (err) {
       throw isUniqueViolation(err) ? await onClash() : err;
     }
@@ -253,8 +263,11 @@ export class TermRepository {
   /** Deletes a term for good: its children move up to its parent, its event links go with it. */
   async delete(term: TermRow): Promise<void> {
     const trx = requireTransaction(this.db);
+    const children = await trx('terms').where({ parent: term.id }).pluck('id');
     await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
     await trx('terms').where({ id: term.id }).delete();
+    for (const child of children) noteChange(trx, changeTypeOf(term.taxonomy), Number(child));
+    noteChange(trx, changeTypeOf(term.taxonomy), term.id, true);
   }
 
   /** Ids of the term and all its descendants (to refuse a parent that would make a cycle). */
@@ -267,4 +280,9 @@ export class TermRepository {
     }
     return ids;
   }
+}
+
+/** The change feed's name of a taxonomy's records (db/change-log.ts). */
+export function changeTypeOf(taxonomy: string): ChangeType {
+  return taxonomy === 'post_tag' ? 'tag' : 'category';
 }

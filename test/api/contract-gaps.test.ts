@@ -89,6 +89,21 @@ describe('every documented error status of every operation', () => {
       const label = (status: number) => `${op.operationId} ${status}`;
 
       for (const status of statuses) {
+        if (op.operationId === 'listChanges' && (status === 400 || status === 410)) {
+          // The change feed (docs/contract.md §9): a forged cursor; a cursor from before a tombstone
+          // older than the retention, read 31 days later.
+          if (status === 400) {
+            expectErrorEnvelope(await send(http, 'GET', `${NS}/changes?after=1.forged`), 400, /^rest_invalid_param$/, label(400));
+            continue;
+          }
+          const cursor = (await send(http, 'GET', `${NS}/tags`)).headers['x-tec-change-cursor'] as string;
+          const gone = await createRecord(http, 'tags', admin);
+          assert.equal((await send(http, 'DELETE', `${NS}/tags/${gone.id}`, admin)).status, 200);
+          const later = new Date(Date.now() + 31 * 86_400_000);
+          const { http: future } = await testApp({}, () => later);
+          expectErrorEnvelope(await send(future, 'GET', `${NS}/changes?after=${cursor}`), 410, /^rest_cursor_expired$/, label(410));
+          continue;
+        }
         if (status === 401) {
           // Reads are anonymous, so only wrong credentials are refused; writes refuse anonymous callers.
           const res =

@@ -34,6 +34,7 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1/categories/(?P<id>\\d+)',
       '/tribe/events/v1/tags',
       '/tribe/events/v1/tags/(?P<id>\\d+)',
+      '/tribe/events/v1/changes',
     ]);
   });
 

@@ -34,10 +34,10 @@ describe('headers on the wire', () => {
         // A fixed public URL: supertest listens on a new port per request, and the port is in the body.
         const { http } = await testApp({ publicUrl: 'http://api.test' });
         const admin = await createUser('administrator');
-        const kind = op.path.split('/')[1] as Kind | '' | 'doc';
+        const kind = op.path.split('/')[1] as Kind | '' | 'doc' | 'changes';
         let url = `${NS}${op.path === '/' ? '/' : op.path}`;
         let record: { id: number; slug: string } | undefined;
-        if (kind && kind !== 'doc') {
+        if (kind && kind !== 'doc' && kind !== 'changes') {
           const created = await create(http, kind, admin);
           assert.equal(created.status, 201, JSON.stringify(created.body));
           record = created.body;
@@ -60,6 +60,13 @@ describe('headers on the wire', () => {
         assert.equal(head.status, 304, 'HEAD as GET');
         assert.equal((await http().get(url).set('If-None-Match', 'W/"something-else"')).status, 200);
 
+        if (kind === 'changes') {
+          // A new record is a new change: the feed's answer changes.
+          assert.equal((await create(http, 'tags', admin)).status, 201);
+          const changed = await http().get(url).set('If-None-Match', etag);
+          assert.equal(changed.status, 200, 'a changed answer is sent again');
+          assert.notEqual(changed.headers.etag, etag);
+        }
         if (record) {
           const change = kind === 'categories' || kind === 'tags' ? { description: 'Changed' } : kind === 'events' ? { title: 'Changed' } : { [kind.slice(0, -1)]: 'Changed' };
           const updated = await http().post(`${NS}/${kind}/${record.id}`).set('Authorization', admin.authorization).send(change);

@@ -48,7 +48,8 @@ describe('the OpenAPI document as the source of truth', () => {
     for (const collection of ['events', 'venues', 'organizers']) {
       assert.equal(methods(`/${collection}/by-slug/{slug}`), 'DELETE,GET,PATCH,POST,PUT', `${collection} by slug`);
     }
-    assert.equal(new Set(operations.map((op) => op.path)).size, 15);
+    assert.equal(methods('/changes'), 'GET');
+    assert.equal(new Set(operations.map((op) => op.path)).size, 16);
   });
 
   it('requires credentials for every write and none for reads', () => {

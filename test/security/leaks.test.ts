@@ -206,6 +206,26 @@ describe('no hidden content in any answer to a caller who may not read it', func
       );
       await look(w, as, `${NS}/venues/${s.publicVenue}`, caller, seen);
 
+      // The change feed (docs/contract.md §9): every hidden record is a delete without content, in
+      // every page, whatever the types asked for.
+      const hiddenKeys = new Set(KINDS.flatMap((kind) => s.hidden[kind.type].map((r) => `${kind.type}:${r.id}`)));
+      for (const types of ['', '&types=event', '&types=venue,organizer']) {
+        let cursor = '';
+        for (let pages = 0; ; pages++) {
+          const res = await look(w, as, `${NS}/changes?per_page=3${types}${cursor ? `&after=${cursor}` : ''}`, caller, seen);
+          assert.equal(res.status, 200, res.text);
+          for (const change of res.body.changes as Array<Record<string, unknown>>) {
+            if (hiddenKeys.has(`${change.type}:${change.id}`)) {
+              assert.equal(change.action, 'delete', `${caller} feed: ${change.type} ${change.id}`);
+              assert.ok(change.record === undefined || change.record === null);
+            }
+          }
+          cursor = res.body.next_cursor;
+          if (!res.body.has_more) break;
+          assert.ok(pages < 100);
+        }
+      }
+
       // Writes that name hidden records: refused without showing them.
       if (caller !== 'anonymous' && caller !== 'subscriber') {
         const writes: Array<[method: 'post' | 'patch' | 'delete', path: string, body?: object, allowed?: number[]]> = [];

@@ -48,7 +48,7 @@ describe('repositories: writes', () => {
       ['posts.insert', () => repos.posts.insert('event', postColumns(), 'x', async () => {})],
       ['posts.update', () => repos.posts.update(post, { title: 'Changed' })],
       ['posts.trash', () => repos.posts.trash(post, {})],
-      ['posts.destroy', () => repos.posts.destroy(event)],
+      ['posts.destroy', () => repos.posts.destroy({ id: event, type: 'event' })],
       ['posts.insertImage', () => repos.posts.insertImage({ post_id: event, url: 'https://example.com/a.png', url_hash: 'a'.repeat(64), extension: 'png' })],
       ['events.create', () => repos.events.create(postColumns(), 'x', {})],
       ['events.update', () => repos.events.update(post, {}, undefined, { featured: true })],
@@ -125,7 +125,7 @@ describe('PostRepository', () => {
     await createEvent(db, { slug: 'gig' });
     const second = await createEvent(db, { slug: 'gig' });
     await createEvent(db, { slug: 'gig' });
-    await inWriteTransaction(db, (repos) => repos.posts.destroy(second));
+    await inWriteTransaction(db, (repos) => repos.posts.destroy({ id: second, type: 'event' }));
     assert.equal(await slugOf(db, await createEvent(db, { slug: 'gig' })), 'gig-2');
   });
 
@@ -197,7 +197,7 @@ describe('PostRepository', () => {
     const music = await createTerm(db, CATEGORIES, 'Music');
     const kept = await createEvent(db, { venueIds: [venue], organizerIds: [organizer], categoryIds: [music] });
     const gone = await createEvent(db, { venueIds: [venue], organizerIds: [organizer], categoryIds: [music] });
-    await inWriteTransaction(db, (repos) => repos.posts.destroy(gone));
+    await inWriteTransaction(db, (repos) => repos.posts.destroy({ id: gone, type: 'event' }));
 
     assert.equal(await reads(db).posts.find(gone), undefined);
     assert.deepEqual((await db('events').pluck('post_id')).map(Number), [kept]);
@@ -207,7 +207,7 @@ describe('PostRepository', () => {
     assert.deepEqual((await db('terms').pluck('id')).map(Number), [music]);
 
     // Destroying a venue unlinks it from its events; the events stay.
-    await inWriteTransaction(db, (repos) => repos.posts.destroy(venue));
+    await inWriteTransaction(db, (repos) => repos.posts.destroy({ id: venue, type: 'venue' }));
     assert.deepEqual(await db('venues').select('post_id'), []);
     assert.deepEqual(await db('event_venues').select('event_id'), []);
     assert.deepEqual((await db('event_organizers').pluck('event_id')).map(Number), [kept]);
@@ -219,7 +219,7 @@ describe('PostRepository', () => {
     const image = await createImage(db, 'https://example.com/poster.png', 'png');
     const event = await createEvent(db, { image_id: image });
     assert.equal((await reads(db).posts.find(event))!.imageId, image);
-    await inWriteTransaction(db, (repos) => repos.posts.destroy(image));
+    await inWriteTransaction(db, (repos) => repos.posts.destroy({ id: image, type: 'image' }));
     assert.equal((await reads(db).posts.find(event))!.imageId, null);
     assert.deepEqual(await db('images').select('post_id'), []);
   });

@@ -1,0 +1,35 @@
+import type { OperationContext, OperationTable } from '../http/operation.js';
+import { anyone, noTarget, operation } from '../http/operation.js';
+import { extendRequestTimeout } from '../http/timeouts.js';
+import { CHANGE_TYPES } from '../db/change-log.js';
+import { changeFeed } from '../services/changes.js';
+
+/**
+ * `GET /changes`, the change feed (docs/contract.md §9): anyone may follow it and receives only what
+ * they may read (services/changes.ts decides per record). Never remembered (http/replies.ts): it
+ * answers from the counter, not the data version, and may wait.
+ */
+export const changeOperations = {
+  listChanges: operation({
+    parse: (ctx: OperationContext<'listChanges'>) => ({
+      after: ctx.query.after,
+      types: ctx.query.types ?? CHANGE_TYPES,
+      perPage: ctx.query.per_page ?? 100,
+      waitSeconds: ctx.query.wait ?? 0,
+    }),
+    load: noTarget,
+    authorize: anyone,
+    async execute(ctx: OperationContext<'listChanges'>, input) {
+      if (input.waitSeconds > 0) extendRequestTimeout(ctx.res, input.waitSeconds);
+      let gone = false;
+      ctx.res.once('close', () => (gone = true));
+      const body = await changeFeed(ctx.repositories, ctx.user, ctx.urls, {
+        ...input,
+        retentionDays: ctx.config.changesRetentionDays,
+        now: ctx.now(),
+        gone: () => gone,
+      });
+      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+    },
+  }),
+} satisfies Partial<OperationTable>;

@@ -1,0 +1,96 @@
+import type { Knex } from 'knex';
+import { requireTransaction } from '../db/transactions.js';
+import { CHANGE_TYPES, type ChangeType } from '../db/change-log.js';
+
+/** One row of the change log: a record's latest change (db/change-log.ts). */
+export interface ChangeRow {
+  type: ChangeType;
+  recordId: number;
+  seq: number;
+  /** A tombstone: the record no longer exists. */
+  deleted: boolean;
+  changedUtc: string;
+}
+
+/** The counter row: the last number handed out, the highest purged, the cursors' signing secret. */
+export interface FeedState {
+  position: number;
+  purged: number;
+  secret: string;
+}
+
+function toChangeRow(row: Record<string, unknown>): ChangeRow {
+  return {
+    type: row.type as ChangeType,
+    recordId: Number(row.record_id),
+    seq: Number(row.seq),
+    deleted: Boolean(Number(row.deleted)),
+    changedUtc: String(row.changed_utc),
+  };
+}
+
+const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
+
+/**
+ * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
+ * themselves are written by inTransaction (db/change-log.ts).
+ */
+export class ChangeRepository {
+  constructor(private readonly db: Knex) {}
+
+  async state(): Promise<FeedState> {
+    const row = await this.db('change_sequence').where('id', 1).first('value', 'purged', 'secret');
+    if (!row) throw new Error('change_sequence has no row (migrations 20261123000050-51)');
+    return { position: Number(row.value), purged: Number(row.purged), secret: String(row.secret) };
+  }
+
+  /** The last number handed out (every change up to it has committed): one primary-key lookup. */
+  async position(): Promise<number> {
+    const row = await this.db('change_sequence').where('id', 1).first('value');
+    return row ? Number(row.value) : 0;
+  }
+
+  /**
+   * Up to `limit` changes after `after`, in sequence order, read from an index: the `seq` index for
+   * every type, otherwise one `(type, seq)` range per type asked for, merged.
+   */
+  async page(after: number, types: readonly ChangeType[], limit: number): Promise<ChangeRow[]> {
+    const wanted = CHANGE_TYPES.filter((type) => types.includes(type));
+    if (wanted.length === CHANGE_TYPES.length) {
+      return (await this.db('changes').where('seq', '>', after).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow);
+    }
+    const rows: ChangeRow[] = [];
+    for (const type of wanted) {
+      rows.push(...(await this.db('changes').where('type', type).where('seq', '>', after).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow));
+    }
+    return rows.sort((a, b) => a.seq - b.seq).slice(0, limit);
+  }
+
+  /** The oldest tombstone not yet purged, if any. */
+  async oldestTombstone(purged: number): Promise<ChangeRow | undefined> {
+    const row = await this.db('changes').where('deleted', true).where('seq', '>', purged).orderBy('seq').first(COLUMNS);
+    return row ? toChangeRow(row) : undefined;
+  }
+
+  /**
+   * Forgets up to `batch` tombstones recorded before `cutoffUtc`, oldest first, and remembers the
+   * highest number forgotten (cursors below it answer 410). Takes the counter's row lock first, as
+   * writers do (db/change-log.ts), so it never deadlocks with them. Returns the new purge mark.
+   */
+  async purge(cutoffUtc: string, batch: number): Promise<number> {
+    const trx = requireTransaction(this.db);
+    await trx('change_sequence').where('id', 1).increment('purged', 0);
+    const state = await trx('change_sequence').where('id', 1).first('purged');
+    const purged = Number(state?.purged ?? 0);
+    const candidates = await trx('changes').where('deleted', true).where('seq', '>', purged).orderBy('seq').limit(batch).select('seq', 'changed_utc');
+    let mark = purged;
+    for (const row of candidates) {
+      if (String(row.changed_utc) >= cutoffUtc) break;
+      mark = Number(row.seq);
+    }
+    if (mark === purged) return purged;
+    await trx('changes').where('deleted', true).where('seq', '>', purged).where('seq', '<=', mark).delete();
+    await trx('change_sequence').where('id', 1).update({ purged: mark });
+    return mark;
+  }
+}

@@ -1,0 +1,203 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/openapi.js';
+import type { User } from '../auth/capabilities.js';
+import type { ChangeType } from '../db/change-log.js';
+import type { ChangeRow, ChangeRepository } from '../changes/repository.js';
+import { formatUtc } from '../dates/storage.js';
+import { RestError, invalidParam } from '../errors.js';
+import { mayFollow } from '../policies/posts.js';
+import { inWriteTransaction, type Repositories } from '../repositories.js';
+import { ORGANIZERS, VENUES } from '../linked/kinds.js';
+import { CATEGORIES, TAGS } from '../terms/taxonomies.js';
+import type { Urls } from '../urls.js';
+import { eventRecords, linkedRecords, termRecords } from './records.js';
+
+/**
+ * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
+ * sees them, the wait for the next change, and the purge of old tombstones.
+ */
+
+export type Change = components['schemas']['Change'];
+export type ChangeFeed = components['schemas']['ChangeFeed'];
+
+const COLLECTIONS: Record<ChangeType, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
+
+// ---------------------------------------------------------------------------------------------
+// Cursors: `{position in base 36}.{HMAC}` signed with the secret kept in the counter row, so every
+// process signs alike and a cursor cannot be forged or edited (a position nobody was given is 400).
+
+function mac(secret: string, position: number): string {
+  return crypto.createHmac('sha256', secret).update(`tec-changes:${position}`).digest('base64url').slice(0, 22);
+}
+
+export function encodeCursor(secret: string, position: number): string {
+  return `${position.toString(36)}.${mac(secret, position)}`;
+}
+
+const CURSOR = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{22})$/;
+
+/** The position a cursor stands for, or undefined when it is malformed or was not signed here. */
+export function decodeCursor(secret: string, cursor: string): number | undefined {
+  const match = CURSOR.exec(cursor);
+  if (!match) return undefined;
+  const position = parseInt(match[1], 36);
+  if (!Number.isSafeInteger(position)) return undefined;
+  const expected = Buffer.from(mac(secret, position));
+  const given = Buffer.from(match[2]);
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? position : undefined;
+}
+
+/** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
+export async function currentCursor(repositories: Repositories): Promise<string> {
+  const state = await repositories.changes.state();
+  return encodeCursor(state.secret, state.position);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+export interface FeedRequest {
+  /** The `after` cursor as sent; undefined: from the oldest change kept. */
+  after: string | undefined;
+  types: readonly ChangeType[];
+  perPage: number;
+  waitSeconds: number;
+  retentionDays: number;
+  now: Date;
+  /** True once the client has gone (the wait stops). */
+  gone: () => boolean;
+}
+
+/** Tombstones purged per request at most. */
+const PURGE_BATCH = 1000;
+
+/**
+ * The starting position of a request: 400 for a malformed, forged or future cursor; 410 when changes
+ * after it have been purged. Purges tombstones past the retention first (a bounded batch), so a
+ * cursor older than the retention answers 410 once such a tombstone exists after it.
+ */
+async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; secret: string }> {
+  const repo = repositories.changes;
+  let state = await repo.state();
+  const after = request.after === undefined ? 0 : decodeCursor(state.secret, request.after);
+  if (after === undefined || after > state.position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
+  const cutoff = formatUtc(new Date(request.now.getTime() - request.retentionDays * 86_400_000));
+  const oldest = await repo.oldestTombstone(state.purged);
+  if (oldest && oldest.changedUtc < cutoff) {
+    await inWriteTransaction(repositories.db, (trx) => trx.changes.purge(cutoff, PURGE_BATCH));
+    state = await repo.state();
+  }
+  if (request.after !== undefined && after < state.purged) {
+    throw new RestError(410, 'rest_cursor_expired', 'Changes after this cursor are no longer kept. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.');
+  }
+  return { after, secret: state.secret };
+}
+
+/** Up to `perPage` changes after `after`, with the position read before them (see `GET /changes`). */
+async function readPage(repo: ChangeRepository, after: number, request: FeedRequest): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+  const position = await repo.position();
+  const rows = await repo.page(after, request.types, request.perPage + 1);
+  return { rows: rows.slice(0, request.perPage), position, hasMore: rows.length > request.perPage };
+}
+
+/** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
+export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
+  const { after, secret } = await startPosition(repositories, request);
+  const deadline = Date.now() + request.waitSeconds * 1000;
+  let page = await readPage(repositories.changes, after, request);
+  while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
+    // Nothing follows the cursor: wait for the counter to move (a change committed), then read again.
+    if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
+  }
+  const changes = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
+  // An empty page may move the cursor to the position read before it: every change up to there had
+  // committed, and none of them follows the cursor (for the types asked).
+  const next = page.rows.length ? page.rows[page.rows.length - 1].seq : Math.max(after, page.position);
+  return { changes, next_cursor: encodeCursor(secret, next), has_more: page.hasMore };
+}
+
+/**
+ * The changes as this caller sees them now: an upsert carries the record as a single GET without a
+ * password returns it; a record that no longer exists, or that this caller may not read in full
+ * (trashed, unpublished, protected), is a delete without content.
+ */
+async function changesAsSeenBy(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[], secret: string): Promise<Change[]> {
+  const ids = (type: ChangeType) => rows.filter((row) => row.type === type && !row.deleted).map((row) => row.recordId);
+  const records = new Map<string, Change['record']>();
+  const put = (type: ChangeType, id: number, record: Change['record']) => records.set(`${type}:${id}`, record);
+
+  const events = (await repositories.events.findByIds(ids('event'))).filter((row) => mayFollow(user, row));
+  const eventsBuilt = await eventRecords(repositories, events, user, urls, { single: true });
+  events.forEach((row, i) => put('event', row.id, eventsBuilt[i]));
+  for (const kind of [VENUES, ORGANIZERS]) {
+    const linked = (await repositories.linked(kind).findByIds(ids(kind.type))).filter((row) => mayFollow(user, row));
+    const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true, unmasked: true });
+    linked.forEach((row, i) => put(kind.type, row.id, built[i]));
+  }
+  for (const [type, taxonomy] of [
+    ['category', CATEGORIES],
+    ['tag', TAGS],
+  ] as const) {
+    const terms = (await repositories.terms.findByIds(ids(type))).filter((term) => term.taxonomy === taxonomy.name);
+    const built = await termRecords(repositories, taxonomy, terms, urls);
+    terms.forEach((term, i) => put(type, term.id, built[i]));
+  }
+
+  return rows.map((row): Change => {
+    const record = records.get(`${row.type}:${row.recordId}`);
+    const change: Change = {
+      cursor: encodeCursor(secret, row.seq),
+      type: row.type,
+      id: row.recordId,
+      action: record ? 'upsert' : 'delete',
+      modified_utc: row.changedUtc,
+      rest_url: urls.item(COLLECTIONS[row.type], row.recordId),
+    };
+    if (record) change.record = record;
+    return change;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting: one poll of the counter per database handle and 250 ms, whatever the number of waiting
+// requests, so the wait works across processes (the counter is in the database) and stays cheap.
+
+const POLL_MS = 250;
+
+interface Poller {
+  waiters: Set<(position: number) => void>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const pollers = new WeakMap<Knex, Poller>();
+
+/** Resolves true once the counter passes `position`, false at the deadline or when the client has gone. */
+function changeAfter(db: Knex, repo: ChangeRepository, position: number, deadline: number, gone: () => boolean): Promise<boolean> {
+  let poller = pollers.get(db);
+  if (!poller) {
+    poller = { waiters: new Set(), timer: undefined };
+    pollers.set(db, poller);
+  }
+  const shared = poller;
+  return new Promise((resolve) => {
+    const waiter = (current: number) => {
+      const moved = current > position;
+      if (!moved && Date.now() < deadline && !gone()) return;
+      shared.waiters.delete(waiter);
+      resolve(moved);
+    };
+    shared.waiters.add(waiter);
+    const tick = async () => {
+      let current = -1;
+      try {
+        current = await repo.position();
+      } catch {
+        // A failed poll counts as "nothing yet"; the next one tries again.
+      }
+      for (const wake of [...shared.waiters]) wake(current);
+      shared.timer = shared.waiters.size ? setTimeout(tick, POLL_MS) : undefined;
+    };
+    shared.timer ??= setTimeout(tick, POLL_MS);
+  });
+}
