@@ -6,6 +6,7 @@ import { EventRepository } from './events/repository.js';
 import { LinkedRepository } from './linked/repository.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from './linked/kinds.js';
 import { TermRepository } from './terms/repository.js';
+import { IdempotencyRepository } from './idempotency/repository.js';
 
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
@@ -44,6 +45,10 @@ export class Repositories {
 
   get terms(): TermRepository {
     return this.once('terms', () => new TermRepository(this.db));
+  }
+
+  get idempotency(): IdempotencyRepository {
+    return this.once('idempotency', () => new IdempotencyRepository(this.db));
   }
 
   get users(): UserRepository {

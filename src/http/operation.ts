@@ -7,6 +7,8 @@ import type { Moving } from '../db/versioned-cache.js';
 import type { Repositories } from '../repositories.js';
 import type { Urls } from '../urls.js';
 import type { SerializedReply } from './reply-body.js';
+import type { RecordVersion } from './conditional.js';
+import type { IdempotencyClaim } from './idempotency.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -42,6 +44,8 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   query: QueryOf<Op>;
   path: PathOf<Op>;
   body: BodyOf<Op>;
+  /** A create's claimed `Idempotency-Key` (http/idempotency.ts): the create stores its answer with it, in its own transaction. */
+  idempotency?: IdempotencyClaim;
 }
 
 /** An operation's answer: status, a body its responses document, extra headers. */
@@ -51,6 +55,10 @@ export interface Reply<Op extends OperationId = OperationId> {
   headers?: Record<string, string>;
   /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
   serialized?: SerializedReply;
+  /** The stored version of the record the body shows: the reply gets a strong `ETag` (http/conditional.ts). */
+  version?: RecordVersion;
+  /** That `ETag`, once computed. */
+  etag?: string;
 }
 
 /** What a remembered read depends on besides the operation, the caller's read rights and the URL base. */
