@@ -1994,7 +1994,7 @@ export interface components {
         /** @description The event. */
         Event: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2007,6 +2007,8 @@ export interface components {
         /** @description The new event. */
         EventCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2020,6 +2022,7 @@ export interface components {
         /** @description The updated event. */
         EventUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2032,6 +2035,7 @@ export interface components {
         /** @description The event after the delete (in the trash, or as it was when deleted for good). */
         EventDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2061,7 +2065,7 @@ export interface components {
         /** @description The venue. */
         Venue: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2074,6 +2078,8 @@ export interface components {
         /** @description The new venue. */
         VenueCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2087,6 +2093,7 @@ export interface components {
         /** @description The updated venue. */
         VenueUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2099,6 +2106,7 @@ export interface components {
         /** @description The venue after the delete (in the trash, or as it was when deleted for good). */
         VenueDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2128,7 +2136,7 @@ export interface components {
         /** @description The organizer. */
         Organizer: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2141,6 +2149,8 @@ export interface components {
         /** @description The new organizer. */
         OrganizerCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2154,6 +2164,7 @@ export interface components {
         /** @description The updated organizer. */
         OrganizerUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2166,6 +2177,7 @@ export interface components {
         /** @description The organizer after the delete (in the trash, or as it was when deleted for good). */
         OrganizerDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2195,7 +2207,7 @@ export interface components {
         /** @description The category. */
         Category: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2208,6 +2220,8 @@ export interface components {
         /** @description The new category. */
         CategoryCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2221,6 +2235,7 @@ export interface components {
         /** @description The updated category. */
         CategoryUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2233,6 +2248,7 @@ export interface components {
         /** @description The deleted category, as it was. */
         CategoryDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2262,7 +2278,7 @@ export interface components {
         /** @description The tag. */
         Tag: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2275,6 +2291,8 @@ export interface components {
         /** @description The new tag. */
         TagCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2288,6 +2306,7 @@ export interface components {
         /** @description The updated tag. */
         TagUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2300,6 +2319,7 @@ export interface components {
         /** @description The deleted tag, as it was. */
         TagDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2307,6 +2327,44 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description 412 `rest_precondition_failed`: the record is no longer at the version `If-Match` names (someone wrote it since). Nothing changed. `ETag` is the record's current tag. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["RecordETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409 `rest_idempotency_key_in_use`: a request with this `Idempotency-Key` is still running. Retry after `Retry-After` seconds to get its answer. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422 `rest_idempotency_key_reused`: this `Idempotency-Key` was used (by this user, within 24 hours) for another request: another method, path or body. Nothing was created. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers); a changed record or list answers 200 with a new `ETag`. */
@@ -2364,6 +2422,10 @@ export interface components {
         Fields: string[];
         /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
         IfNoneMatch: string;
+        /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+        IfMatch: string;
+        /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
@@ -2381,10 +2443,14 @@ export interface components {
         Location: string;
         /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
         XRequestId: string;
-        /** @description Weak entity tag of the answer (`W/"…"`). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
+        /** @description Entity tag of the answer: weak (`W/"…"`) on lists and the index, strong on a single record (see `RecordETag`, docs/contract.md §8). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
         ETag: string;
         /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. */
         Allow: string;
+        /** @description Strong entity tag of one record's answer (docs/contract.md §8), `"{kind}-{id}-{version}.{digest}"`: the record's stored version, which every write of it increments, and a digest of this representation, so it changes whenever the record is written and differs between representations (a masked protected record, what another caller may see, `_fields`, a changed embedded venue). Send it in `If-None-Match` (304 while unchanged) or in `If-Match` on a write of the record. Write answers carry the tag of the record as written (of the answer's representation); a 412 carries the record's current tag as a GET by the caller would get it. */
+        RecordETag: string;
+        /** @description `true` on an answer replayed from the stored answer of an earlier create with the same `Idempotency-Key` (nothing was created this time); absent on the first answer. */
+        IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again (429 and 503 only). */
         RetryAfter: number;
     };
@@ -2510,7 +2576,10 @@ export interface operations {
     createEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2525,6 +2594,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -2560,7 +2631,10 @@ export interface operations {
     putEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2579,13 +2653,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2604,6 +2682,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2615,7 +2694,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2630,13 +2712,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2655,6 +2741,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2690,7 +2777,10 @@ export interface operations {
     putEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2709,13 +2799,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2734,6 +2828,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2745,7 +2840,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2760,13 +2858,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2785,6 +2887,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2828,7 +2931,10 @@ export interface operations {
     createVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2843,6 +2949,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -2878,7 +2986,10 @@ export interface operations {
     putVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2897,13 +3008,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2922,6 +3037,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2931,7 +3047,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2946,13 +3065,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2971,6 +3094,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3006,7 +3130,10 @@ export interface operations {
     putVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3025,13 +3152,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3050,6 +3181,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3059,7 +3191,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3074,13 +3209,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3099,6 +3238,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3142,7 +3282,10 @@ export interface operations {
     createOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3157,6 +3300,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3192,7 +3337,10 @@ export interface operations {
     putOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3211,13 +3359,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3236,6 +3388,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3245,7 +3398,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3260,13 +3416,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3285,6 +3445,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3320,7 +3481,10 @@ export interface operations {
     putOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3339,13 +3503,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3364,6 +3532,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3373,7 +3542,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3388,13 +3560,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3413,6 +3589,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3466,7 +3643,10 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3481,6 +3661,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3513,7 +3695,10 @@ export interface operations {
     putCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3532,13 +3717,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3557,13 +3746,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     deleteCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3577,13 +3770,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3602,6 +3799,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3653,7 +3851,10 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §8): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3668,6 +3869,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3700,7 +3903,10 @@ export interface operations {
     putTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3719,13 +3925,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3744,13 +3954,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3764,13 +3978,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §8): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3789,6 +4007,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };

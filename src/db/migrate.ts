@@ -12,6 +12,8 @@ import * as fillEventsPostStatus from './migrations/20261122000010_fill_events_p
 import * as addUsersLoginKeyEmail from './migrations/20261123000011_add_users_login_key_email.js';
 import * as fillUsersLoginKey from './migrations/20261123000012_fill_users_login_key.js';
 import * as cleanStoredPlainText from './migrations/20261123000013_clean_stored_plain_text.js';
+import * as addRecordVersions from './migrations/20261123000030_add_record_versions.js';
+import * as createIdempotencyKeys from './migrations/20261123000031_create_idempotency_keys.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -38,6 +40,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000011_add_users_login_key_email', addUsersLoginKeyEmail],
   ['20261123000012_fill_users_login_key', fillUsersLoginKey],
   ['20261123000013_clean_stored_plain_text', cleanStoredPlainText],
+  ['20261123000030_add_record_versions', addRecordVersions],
+  ['20261123000031_create_idempotency_keys', createIdempotencyKeys],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {
