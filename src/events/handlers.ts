@@ -1,7 +1,7 @@
 import type { OperationContext, OperationTable, Reply } from '../http/operation.js';
 import { noTarget, operation, queryInput } from '../http/operation.js';
 import { byRequest } from '../http/replies.js';
-import { conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
+import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
 import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
@@ -313,6 +313,8 @@ const update = operation({
   load: (ctx: OperationContext<UpdateOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: authorizeWrite('edit'),
   async execute(ctx: OperationContext<UpdateOp>, { body }, row: EventRow) {
+    // A stale If-Match (412) before the checks against the stored record (docs/contract.md §8).
+    await checkIfMatch(ctx, versionOf('event', row), () => currentTag(ctx, row.id));
     const writer = writerOf(ctx);
     const problems: Record<string, string> = {};
     const parsed = await parseEventBody(body, row, writer, problems);

@@ -79,13 +79,25 @@ export async function conditionalWrite<T>(
   if (header === undefined) return write(undefined);
   const tags = parseIfMatch(header);
   if (tags === '*') return write(undefined);
-  if (!tags.some((tag) => names(tag, loaded))) throw await preconditionFailed(currentTag);
+  await checkIfMatch(ctx, loaded, currentTag);
   try {
     return await write(loaded.version);
   } catch (err) {
     if (err instanceof StaleVersion) throw await preconditionFailed(currentTag);
     throw err;
   }
+}
+
+/**
+ * The early half of `conditionalWrite`, for writes whose record-dependent checks (400) should come
+ * after 412: a stale caller is told to read the record again before being told what is wrong with
+ * its input against a record it has not seen.
+ */
+export async function checkIfMatch(ctx: OperationContext, loaded: RecordVersion, currentTag: () => Promise<string | undefined>): Promise<void> {
+  const header = ctx.req.get('if-match');
+  if (header === undefined) return;
+  const tags = parseIfMatch(header);
+  if (tags !== '*' && !tags.some((tag) => names(tag, loaded))) throw await preconditionFailed(currentTag);
 }
 
 async function preconditionFailed(currentTag: () => Promise<string | undefined>): Promise<RestError> {

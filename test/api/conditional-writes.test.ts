@@ -147,6 +147,15 @@ describe('conditional writes: ETag and If-Match (docs/contract.md §8)', () => {
     assert.equal(versionPart(after.headers.etag), versionPart(before));
   });
 
+  it('answers a stale If-Match with 412 before checking the input against the stored record (an end before the stored start)', async () => {
+    const created = await create('events');
+    const url = `${NS}/events/${created.body.id}`;
+    const stale = await http().patch(url).set('Authorization', users.administrator.authorization).set('If-Match', '"event-1-0"').send({ end_date: '2020-01-01 10:00:00' });
+    expectError(stale, 412, 'rest_precondition_failed');
+    const current = await http().patch(url).set('Authorization', users.administrator.authorization).set('If-Match', created.headers.etag).send({ end_date: '2020-01-01 10:00:00' });
+    assert.equal(current.status, 400);
+  });
+
   it('grows the stored version with every write, in the repositories (trash too)', async () => {
     const { db } = await openTestDatabase();
     const created = await create('events');
