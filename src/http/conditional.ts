@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { RestError } from '../errors.js';
 import { StaleVersion } from '../db/errors.js';
-import type { OperationContext } from './operation.js';
+import type { OperationContext, RecordVersion } from './operation.js';
 
 /**
  * Entity tags and conditional writes (docs/contract.md §8).
@@ -20,14 +20,7 @@ import type { OperationContext } from './operation.js';
  * of two writes sent with the same tag exactly one passes.
  */
 
-export type RecordKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
-
-/** Which stored version of which record a reply shows. */
-export interface RecordVersion {
-  kind: RecordKind;
-  id: number;
-  version: number;
-}
+export type RecordKind = RecordVersion['kind'];
 
 export function versionOf(kind: RecordKind, row: { id: number; version: number }): RecordVersion {
   return { kind, id: row.id, version: row.version };

@@ -39,11 +39,6 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** The operations that take an `Idempotency-Key`: every create. */
 const CREATES: ReadonlySet<OperationId> = new Set<OperationId>(['createEvent', 'createVenue', 'createOrganizer', 'createCategory', 'createTag']);
 
-/** A key the current create holds: it stores the create's answer, in the create's transaction. */
-export interface IdempotencyClaim {
-  complete(repositories: Repositories, reply: Reply): Promise<void>;
-}
-
 /** JSON with object keys sorted, so that bodies equal as data have one fingerprint. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

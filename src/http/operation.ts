@@ -7,8 +7,6 @@ import type { Moving } from '../db/versioned-cache.js';
 import type { Repositories } from '../repositories.js';
 import type { Urls } from '../urls.js';
 import type { SerializedReply } from './reply-body.js';
-import type { RecordVersion } from './conditional.js';
-import type { IdempotencyClaim } from './idempotency.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -46,6 +44,18 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   body: BodyOf<Op>;
   /** A create's claimed `Idempotency-Key` (http/idempotency.ts): the create stores its answer with it, in its own transaction. */
   idempotency?: IdempotencyClaim;
+}
+
+/** Which stored version of which record a reply shows (its strong `ETag`: http/conditional.ts). */
+export interface RecordVersion {
+  kind: 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+  id: number;
+  version: number;
+}
+
+/** A key the current create holds (http/idempotency.ts): it stores the create's answer, in the create's transaction. */
+export interface IdempotencyClaim {
+  complete(repositories: Repositories, reply: Reply): Promise<void>;
 }
 
 /** An operation's answer: status, a body its responses document, extra headers. */

@@ -147,6 +147,26 @@ describe('conditional writes: ETag and If-Match (docs/contract.md §8)', () => {
     assert.equal(versionPart(after.headers.etag), versionPart(before));
   });
 
+  it('answers 412 on every single-record write route (by id and by slug, each method) to a stale If-Match', async () => {
+    const admin = users.administrator.authorization;
+    for (const kind of ['events', 'venues', 'organizers', 'categories', 'tags'] as const) {
+      const created = await create(kind);
+      const paths = [`${NS}/${kind}/${created.body.id}`];
+      if (kind !== 'categories' && kind !== 'tags') paths.push(`${NS}/${kind}/by-slug/${created.body.slug}`);
+      for (const url of paths) {
+        for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+          const res = await http()
+            [method](url)
+            .set('Authorization', admin)
+            .set('If-Match', '"stale-0-0"')
+            .send(method === 'delete' ? undefined : CHANGE[kind](9));
+          expectError(res, 412, 'rest_precondition_failed');
+          assert.match(res.headers.etag, STRONG, `${method} ${url}`);
+        }
+      }
+    }
+  });
+
   it('answers a stale If-Match with 412 before checking the input against the stored record (an end before the stored start)', async () => {
     const created = await create('events');
     const url = `${NS}/events/${created.body.id}`;

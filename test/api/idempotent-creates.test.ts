@@ -175,6 +175,15 @@ describe('idempotent creates: Idempotency-Key (docs/contract.md §8)', () => {
     expectError(busy, 409, 'rest_idempotency_key_in_use');
     assert.equal(busy.headers['retry-after'], '1');
     assert.equal(await count('tags'), 0);
+    // Every create answers so (the fingerprint is read from the row, so the bodies match).
+    for (const kind of ['events', 'venues', 'organizers', 'categories'] as const) {
+      await post(kind, `probe-${kind}`);
+      const row = await db('idempotency_keys').where('idempotency_key', `probe-${kind}`).first();
+      await db('idempotency_keys')
+        .where('id', row.id)
+        .update({ state: 'running', status: null, headers: null, body: null, idempotency_key: `running-${kind}` });
+      expectError(await post(kind, `running-${kind}`), 409, 'rest_idempotency_key_in_use');
+    }
     // The process that held it died: after the lease (request timeout + a minute) the key is taken over.
     clock += 10 * 60 * 1000;
     const taken = await post('tags', 'running');
