@@ -2094,7 +2094,7 @@ export interface components {
         /** @description The event. */
         Event: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2107,6 +2107,8 @@ export interface components {
         /** @description The new event. */
         EventCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2120,6 +2122,7 @@ export interface components {
         /** @description The updated event. */
         EventUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2132,6 +2135,7 @@ export interface components {
         /** @description The event after the delete (in the trash, or as it was when deleted for good). */
         EventDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2162,7 +2166,7 @@ export interface components {
         /** @description The venue. */
         Venue: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2175,6 +2179,8 @@ export interface components {
         /** @description The new venue. */
         VenueCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2188,6 +2194,7 @@ export interface components {
         /** @description The updated venue. */
         VenueUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2200,6 +2207,7 @@ export interface components {
         /** @description The venue after the delete (in the trash, or as it was when deleted for good). */
         VenueDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2230,7 +2238,7 @@ export interface components {
         /** @description The organizer. */
         Organizer: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2243,6 +2251,8 @@ export interface components {
         /** @description The new organizer. */
         OrganizerCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2256,6 +2266,7 @@ export interface components {
         /** @description The updated organizer. */
         OrganizerUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2268,6 +2279,7 @@ export interface components {
         /** @description The organizer after the delete (in the trash, or as it was when deleted for good). */
         OrganizerDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2298,7 +2310,7 @@ export interface components {
         /** @description The category. */
         Category: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2311,6 +2323,8 @@ export interface components {
         /** @description The new category. */
         CategoryCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2324,6 +2338,7 @@ export interface components {
         /** @description The updated category. */
         CategoryUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2336,6 +2351,7 @@ export interface components {
         /** @description The deleted category, as it was. */
         CategoryDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2366,7 +2382,7 @@ export interface components {
         /** @description The tag. */
         Tag: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2379,6 +2395,8 @@ export interface components {
         /** @description The new tag. */
         TagCreated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 Location: components["headers"]["Location"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2392,6 +2410,7 @@ export interface components {
         /** @description The updated tag. */
         TagUpdated: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2404,6 +2423,7 @@ export interface components {
         /** @description The deleted tag, as it was. */
         TagDeleted: {
             headers: {
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2428,6 +2448,44 @@ export interface components {
         };
         /** @description Changes after the cursor are no longer kept (`rest_cursor_expired`): read the lists again, then follow the feed from their `X-TEC-Change-Cursor`. */
         CursorExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 412 `rest_precondition_failed`: the record is no longer at the version `If-Match` names (someone wrote it since). Nothing changed. `ETag` is the record's current tag. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["RecordETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409 `rest_idempotency_key_in_use`: a request with this `Idempotency-Key` is still running. Retry after `Retry-After` seconds to get its answer. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422 `rest_idempotency_key_reused`: this `Idempotency-Key` was used (by this user, within 24 hours) for another request: another method, path or body. Nothing was created. */
+        IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2501,6 +2559,10 @@ export interface components {
         Fields: string[];
         /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
         IfNoneMatch: string;
+        /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+        IfMatch: string;
+        /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
@@ -2520,10 +2582,14 @@ export interface components {
         XTecChangeCursor: string;
         /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
         XRequestId: string;
-        /** @description Weak entity tag of the answer (`W/"…"`). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
+        /** @description Entity tag of the answer: weak (`W/"…"`) on lists and the index, strong on a single record (see `RecordETag`, docs/contract.md §10). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
         ETag: string;
         /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. */
         Allow: string;
+        /** @description Strong entity tag of one record's answer (docs/contract.md §10), `"{kind}-{id}-{version}.{digest}"`: the record's stored version, which every write of it increments, and a digest of this representation, so it changes whenever the record is written and differs between representations (a masked protected record, what another caller may see, `_fields`, a changed embedded venue). Send it in `If-None-Match` (304 while unchanged) or in `If-Match` on a write of the record. Write answers carry the tag of the record as written (of the answer's representation); a 412 carries the record's current tag as a GET by the caller would get it. */
+        RecordETag: string;
+        /** @description `true` on an answer replayed from the stored answer of an earlier create with the same `Idempotency-Key` (nothing was created this time); absent on the first answer. */
+        IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again (429 and 503 only). */
         RetryAfter: number;
     };
@@ -2657,7 +2723,10 @@ export interface operations {
     createEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2672,6 +2741,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -2707,7 +2778,10 @@ export interface operations {
     putEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2726,13 +2800,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2751,6 +2829,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2762,7 +2841,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2777,13 +2859,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -2802,6 +2888,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2837,7 +2924,10 @@ export interface operations {
     putEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2856,13 +2946,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2881,6 +2975,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2892,7 +2987,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2907,13 +3005,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -2932,6 +3034,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2983,7 +3086,10 @@ export interface operations {
     createVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2998,6 +3104,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3033,7 +3141,10 @@ export interface operations {
     putVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3052,13 +3163,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3077,6 +3192,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3086,7 +3202,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3101,13 +3220,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3126,6 +3249,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3161,7 +3285,10 @@ export interface operations {
     putVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3180,13 +3307,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3205,6 +3336,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3214,7 +3346,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3229,13 +3364,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3254,6 +3393,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3305,7 +3445,10 @@ export interface operations {
     createOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3320,6 +3463,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3355,7 +3500,10 @@ export interface operations {
     putOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3374,13 +3522,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3399,6 +3551,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3408,7 +3561,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3423,13 +3579,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3448,6 +3608,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3483,7 +3644,10 @@ export interface operations {
     putOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3502,13 +3666,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3527,6 +3695,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3536,7 +3705,10 @@ export interface operations {
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3551,13 +3723,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
@@ -3576,6 +3752,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3629,7 +3806,10 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3644,6 +3824,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3676,7 +3858,10 @@ export interface operations {
     putCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3695,13 +3880,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3720,13 +3909,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     deleteCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3740,13 +3933,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3765,6 +3962,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3816,7 +4014,10 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3831,6 +4032,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             default: components["responses"]["Error"];
         };
     };
@@ -3863,7 +4066,10 @@ export interface operations {
     putTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3882,13 +4088,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3907,13 +4117,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3927,13 +4141,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
     patchTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
                 id: components["parameters"]["IdPath"];
@@ -3952,6 +4170,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };

@@ -31,6 +31,8 @@ import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
 import { replyCache, replyKey, serializedReply } from './http/replies.js';
 import { replyTooLarge, sendSerialized } from './http/reply-body.js';
+import { entityTag } from './http/conditional.js';
+import { withIdempotencyKey } from './http/idempotency.js';
 import { allowHeader } from './http/allow.js';
 import { responseFields } from './http/fields.js';
 
@@ -43,8 +45,20 @@ export interface AppOptions {
 }
 
 /** Headers clients may read from another origin: WordPress's list plus the plugin's and ours. */
-const EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-TEC-Total', 'X-TEC-TotalPages', 'X-TEC-Change-Cursor', 'X-Request-Id', 'ETag', 'Location', 'Retry-After'];
-const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'X-Request-Id'];
+const EXPOSED_HEADERS = [
+  'X-WP-Total',
+  'X-WP-TotalPages',
+  'Link',
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'X-TEC-Change-Cursor',
+  'X-Request-Id',
+  'ETag',
+  'Location',
+  'Retry-After',
+  'Idempotent-Replayed',
+];
+const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'];
 
 /** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -67,7 +81,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', queryParser(shapes));
-  // Weak ETags on every GET; Express answers If-None-Match with 304 itself.
+  // Weak ETags on answers without a record version (lists, the index); single records get a strong
+  // one from their version (http/conditional.ts). Express answers If-None-Match with 304 itself.
   app.set('etag', 'weak');
   // Which proxies may tell the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto):
   // none unless TRUST_PROXY says so, since anyone can send those headers.
@@ -278,20 +293,30 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
     };
     const infinite = nonFiniteInput(req.query, req.body);
     if (infinite !== undefined) throw invalidParam(infinite, `${infinite} is not a finite number.`);
-    const input = await operation.parse(ctx);
-    const run = async (): Promise<Reply> => {
-      const target = await operation.load(ctx, input);
-      operation.authorize(ctx.user, target, input);
-      return operation.execute(ctx, input, target);
+    const handle = async (): Promise<Reply> => {
+      const input = await operation.parse(ctx);
+      const run = async (): Promise<Reply> => {
+        const target = await operation.load(ctx, input);
+        operation.authorize(ctx.user, target, input);
+        return operation.execute(ctx, input, target);
+      };
+      const remembered = operation.remember?.(ctx, input);
+      return remembered ? replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : run();
     };
-    const remembered = operation.remember?.(ctx, input);
-    const reply = remembered ? await replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : await run();
+    // A create sent with Idempotency-Key runs once per key (http/idempotency.ts).
+    const reply = await withIdempotencyKey(ctx, handle);
     for (const [name, value] of Object.entries(reply.headers ?? {})) {
       // The WordPress discovery Link stays; paging links are added beside it.
       if (name === 'Link') res.append('Link', value);
       else res.set(name, value);
     }
     res.status(reply.status);
+    if (reply.version) {
+      // A record's strong ETag (http/conditional.ts); set before sending, so Express computes no weak one.
+      const selection = res.locals.fields === undefined ? '' : JSON.stringify(res.locals.fields);
+      const json = () => serializedReply(reply, config.replyLimit).pieces;
+      res.set('ETag', selection ? entityTag(reply.version, json(), selection) : (reply.etag ??= entityTag(reply.version, json())));
+    }
     if (config.validateResponses || res.locals.fields) {
       // res.json is where the validator checks the body against the document, and where `_fields`
       // selects keys (http/fields.ts).

@@ -7,6 +7,7 @@ import { LinkedRepository } from './linked/repository.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from './linked/kinds.js';
 import { TermRepository } from './terms/repository.js';
 import { ChangeRepository } from './changes/repository.js';
+import { IdempotencyRepository } from './idempotency/repository.js';
 
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
@@ -49,6 +50,10 @@ export class Repositories {
 
   get changes(): ChangeRepository {
     return this.once('changes', () => new ChangeRepository(this.db));
+  }
+
+  get idempotency(): IdempotencyRepository {
+    return this.once('idempotency', () => new IdempotencyRepository(this.db));
   }
 
   get users(): UserRepository {

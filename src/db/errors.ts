@@ -36,3 +36,14 @@ export function tooLongColumn(err: unknown): string | undefined {
   if ((err as { code?: string }).code !== 'ER_DATA_TOO_LONG') return undefined;
   return /column '([^']+)'/.exec(String((err as { sqlMessage?: string }).sqlMessage ?? ''))?.[1] ?? 'value';
 }
+
+/**
+ * A conditional write found the record at another version than the one the caller's `If-Match`
+ * named (docs/contract.md §10): thrown by the repositories' write statements, which compare the
+ * version in the statement itself, so the transaction rolls back and nothing changes.
+ */
+export class StaleVersion extends Error {
+  constructor(readonly id: number) {
+    super(`record ${id} is not at the expected version`);
+  }
+}

@@ -14,6 +14,8 @@ import * as fillUsersLoginKey from './migrations/20261123000012_fill_users_login
 import * as cleanStoredPlainText from './migrations/20261123000013_clean_stored_plain_text.js';
 import * as addModifiedIndexes from './migrations/20261123000020_add_modified_indexes.js';
 import * as fillEventsPostModifiedUtc from './migrations/20261123000021_fill_events_post_modified_utc.js';
+import * as addRecordVersions from './migrations/20261123000030_add_record_versions.js';
+import * as createIdempotencyKeys from './migrations/20261123000031_create_idempotency_keys.js';
 import * as createChanges from './migrations/20261123000050_create_changes.js';
 import * as fillChanges from './migrations/20261123000051_fill_changes.js';
 
@@ -44,6 +46,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000013_clean_stored_plain_text', cleanStoredPlainText],
   ['20261123000020_add_modified_indexes', addModifiedIndexes],
   ['20261123000021_fill_events_post_modified_utc', fillEventsPostModifiedUtc],
+  ['20261123000030_add_record_versions', addRecordVersions],
+  ['20261123000031_create_idempotency_keys', createIdempotencyKeys],
   ['20261123000050_create_changes', createChanges],
   ['20261123000051_fill_changes', fillChanges],
 ];

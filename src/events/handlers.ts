@@ -1,6 +1,8 @@
 import type { OperationContext, OperationTable, Reply } from '../http/operation.js';
 import { noTarget, operation, queryInput } from '../http/operation.js';
 import { byRequest } from '../http/replies.js';
+import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
+import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
@@ -32,14 +34,14 @@ const EVENTS: PostKind<EventRow> = {
   findById: (repositories, id) => repositories.events.findById(id),
   findBySlug: (repositories, slug) => repositories.events.findBySlug(slug),
   // A trashed or deleted event no longer counts for its terms.
-  async trash(repositories, row, modified) {
+  async trash(repositories, row, modified, expected) {
     const countedBefore = await repositories.events.countedTerms(row.id);
-    await repositories.posts.trash(row, modified);
+    await repositories.posts.trash(row, modified, expected);
     await repositories.terms.shiftCounts(countedBefore, []);
   },
-  async destroy(repositories, row) {
+  async destroy(repositories, row, expected) {
     const countedBefore = await repositories.events.countedTerms(row.id);
-    await repositories.posts.destroy(row);
+    await repositories.posts.destroy(row, expected);
     await repositories.terms.shiftCounts(countedBefore, []);
   },
 };
@@ -48,9 +50,15 @@ function writerOf(ctx: OperationContext): WriteContext {
   return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
 }
 
-async function record(ctx: OperationContext, row: EventRow, single = false) {
-  const [built] = await eventRecords(ctx.repositories, [row], ctx.user, ctx.urls, { single });
+async function record(ctx: OperationContext, row: EventRow, single = false, repositories = ctx.repositories) {
+  const [built] = await eventRecords(repositories, [row], ctx.user, ctx.urls, { single });
   return built;
+}
+
+/** The `ETag` a GET of the event by this caller would get now (a 412's answer: http/conditional.ts). */
+async function currentTag(ctx: OperationContext, id: number): Promise<string | undefined> {
+  const row = await EVENTS.findById(ctx.repositories, id);
+  return row && tagOfBody(versionOf('event', row), await record(ctx, row, true));
 }
 
 /** The list's `categories`/`tags`: each item a slug, an id or a name of an existing term (400 otherwise). */
@@ -282,19 +290,24 @@ const create = operation({
     const writer = writerOf(ctx);
     const columns = commonColumns(parsed.common, undefined, writer);
     // The event, its new venues, organizers, terms and image, and its links: one transaction.
-    const id = await inWriteTransaction(ctx.db, async (repositories) => {
-      const imageId = await resolveImage(repositories, body.image, ctx.user);
-      const eventId = await repositories.events.create(
-        { ...(columns as Required<typeof columns>), image_id: imageId ?? null },
-        parsed.common.slug ?? (sanitizeSlug(parsed.common.title ?? '') || 'event'),
-        eventColumns(parsed, true, writer.siteTimezone),
-      );
-      await writeLinks(repositories, eventId, parsed, writer, true);
-      await repositories.terms.shiftCounts([], await repositories.events.countedTerms(eventId));
-      return eventId;
-    });
-    const body201 = await record(ctx, await reload(EVENTS, ctx.repositories, id));
-    return { status: 201, body: body201, headers: { Location: ctx.urls.item('events', id) } };
+    return createRecord(
+      ctx,
+      async (repositories) => {
+        const imageId = await resolveImage(repositories, body.image, ctx.user);
+        const eventId = await repositories.events.create(
+          { ...(columns as Required<typeof columns>), image_id: imageId ?? null },
+          parsed.common.slug ?? (sanitizeSlug(parsed.common.title ?? '') || 'event'),
+          eventColumns(parsed, true, writer.siteTimezone),
+        );
+        await writeLinks(repositories, eventId, parsed, writer, true);
+        await repositories.terms.shiftCounts([], await repositories.events.countedTerms(eventId));
+        return eventId;
+      },
+      async (repositories, id) => {
+        const row = await reload(EVENTS, repositories, id);
+        return { status: 201, body: await record(ctx, row, false, repositories), headers: { Location: ctx.urls.item('events', id) }, version: versionOf('event', row) };
+      },
+    );
   },
 });
 
@@ -304,7 +317,7 @@ const get = operation({
   load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<ReadOp>, _query, row) {
-    return { status: 200, body: await record(ctx, row, true) };
+    return { status: 200, body: await record(ctx, row, true), version: versionOf('event', row) };
   },
 });
 
@@ -313,20 +326,29 @@ const update = operation({
   load: (ctx: OperationContext<UpdateOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: authorizeWrite('edit'),
   async execute(ctx: OperationContext<UpdateOp>, { body }, row: EventRow) {
+    // A stale If-Match (412) before the checks against the stored record (docs/contract.md §10).
+    await checkIfMatch(ctx, versionOf('event', row), () => currentTag(ctx, row.id));
     const writer = writerOf(ctx);
     const problems: Record<string, string> = {};
     const parsed = await parseEventBody(body, row, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
     const columns = commonColumns(parsed.common, row, writer);
-    await inWriteTransaction(ctx.db, async (repositories) => {
-      const imageId = await resolveImage(repositories, body.image, ctx.user);
-      if (imageId !== undefined) columns.image_id = imageId;
-      const countedBefore = await repositories.events.countedTerms(row.id);
-      await repositories.events.update(row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone));
-      await writeLinks(repositories, row.id, parsed, writer);
-      await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
-    });
-    return { status: 200, body: await record(ctx, await reload(EVENTS, ctx.repositories, row.id)) };
+    await conditionalWrite(
+      ctx,
+      versionOf('event', row),
+      () => currentTag(ctx, row.id),
+      (expected) =>
+        inWriteTransaction(ctx.db, async (repositories) => {
+          const imageId = await resolveImage(repositories, body.image, ctx.user);
+          if (imageId !== undefined) columns.image_id = imageId;
+          const countedBefore = await repositories.events.countedTerms(row.id);
+          await repositories.events.update(row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone), expected);
+          await writeLinks(repositories, row.id, parsed, writer);
+          await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
+        }),
+    );
+    const updated = await reload(EVENTS, ctx.repositories, row.id);
+    return { status: 200, body: await record(ctx, updated), version: versionOf('event', updated) };
   },
 });
 
@@ -336,8 +358,13 @@ const remove = operation({
   authorize: postPolicy.remove,
   async execute(ctx: OperationContext<DeleteOp>, query, row) {
     const modified = modifiedNow(ctx.now(), ctx.config.siteTimezone);
-    const body = await removeRecord(EVENTS, ctx.repositories, row, { force: query.force === true, modified }, (current) => record(ctx, current));
-    return { status: 200, body };
+    const removed = await conditionalWrite(
+      ctx,
+      versionOf('event', row),
+      () => currentTag(ctx, row.id),
+      (expected) => removeRecord(EVENTS, ctx.repositories, row, { force: query.force === true, modified, expected }, (current) => record(ctx, current)),
+    );
+    return { status: 200, body: removed.record, version: versionOf('event', removed.row) };
   },
 });
 

@@ -301,8 +301,8 @@ export class EventRepository {
   }
 
   /** Updates the shared columns (posts.update keeps the copies) and the event's own. */
-  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns): Promise<void> {
-    await this.posts.update(post, columns, newBaseSlug);
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns, expected?: number): Promise<void> {
+    await this.posts.update(post, columns, newBaseSlug, expected);
     if (Object.keys(own).length) await requireTransaction(this.db)('events').where('post_id', post.id).update(own);
     noteChange(this.db, 'event', post.id);
   }

@@ -18,8 +18,15 @@ function isValidatorError(err: unknown): err is ValidatorError {
 /** `/query/per_page` → `per_page`; `/body/venue/venue` → `venue` (the top-level parameter). */
 function parameterName(path: string): { location: string; name: string } {
   const [, location = '', name = ''] = path.split('/');
-  return { location, name: name.replace(/~1/g, '/').replace(/~0/g, '~') };
+  const decoded = name.replace(/~1/g, '/').replace(/~0/g, '~');
+  // Headers arrive lower-cased: they are named as the document spells them (`Idempotency-Key`).
+  return { location, name: location === 'headers' ? decoded.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : decoded };
 }
+
+/** Reasons for header parameters whose schema alone reads poorly (docs/contract.md §10). */
+const HEADER_RULES: Record<string, string> = {
+  'Idempotency-Key': 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+};
 
 const TYPE_MESSAGE = /^must be (integer|number|string|boolean|array|object|null)/;
 
@@ -44,9 +51,11 @@ function fromValidation(err: ValidatorError): RestError {
     }
     if (name === '' || invalid[name]) continue;
     const type = TYPE_MESSAGE.exec(item.message);
-    invalid[name] = type
-      ? { message: `${name} is not of type ${type[1]}.`, code: 'rest_invalid_type' }
-      : { message: `${name} ${item.message.replace(/^\/\S+ /, '')}`, code: 'rest_invalid_param' };
+    invalid[name] = HEADER_RULES[name]
+      ? { message: HEADER_RULES[name], code: 'rest_invalid_param' }
+      : type
+        ? { message: `${name} is not of type ${type[1]}.`, code: 'rest_invalid_type' }
+        : { message: `${name} ${item.message.replace(/^\/\S+ /, '')}`, code: 'rest_invalid_param' };
   }
   if (missing.length) return missingParams(missing);
   if (Object.keys(invalid).length) return invalidParams(invalid);

@@ -42,6 +42,20 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   query: QueryOf<Op>;
   path: PathOf<Op>;
   body: BodyOf<Op>;
+  /** A create's claimed `Idempotency-Key` (http/idempotency.ts): the create stores its answer with it, in its own transaction. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** Which stored version of which record a reply shows (its strong `ETag`: http/conditional.ts). */
+export interface RecordVersion {
+  kind: 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+  id: number;
+  version: number;
+}
+
+/** A key the current create holds (http/idempotency.ts): it stores the create's answer, in the create's transaction. */
+export interface IdempotencyClaim {
+  complete(repositories: Repositories, reply: Reply): Promise<void>;
 }
 
 /** An operation's answer: status, a body its responses document, extra headers. */
@@ -51,6 +65,10 @@ export interface Reply<Op extends OperationId = OperationId> {
   headers?: Record<string, string>;
   /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
   serialized?: SerializedReply;
+  /** The stored version of the record the body shows: the reply gets a strong `ETag` (http/conditional.ts). */
+  version?: RecordVersion;
+  /** That `ETag`, once computed. */
+  etag?: string;
 }
 
 /** What a remembered read depends on besides the operation, the caller's read rights and the URL base. */

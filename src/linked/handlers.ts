@@ -3,6 +3,8 @@ import { noTarget, operation, queryInput } from '../http/operation.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { byRequest } from '../http/replies.js';
+import { conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
+import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { mayFilterByEvent, postPolicy, readerOf, statusFilter } from '../policies/posts.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
@@ -51,13 +53,19 @@ function linkedOperations(kind: LinkedKind) {
     Label: kind.Label,
     findById: (repositories, id) => repositories.linked(kind).findById(id),
     findBySlug: (repositories, slug) => repositories.linked(kind).findBySlug(slug),
-    trash: (repositories, row, modified) => repositories.linked(kind).trash(row, modified),
-    destroy: (repositories, row) => repositories.posts.destroy(row),
+    trash: (repositories, row, modified, expected) => repositories.linked(kind).trash(row, modified, expected),
+    destroy: (repositories, row, expected) => repositories.posts.destroy(row, expected),
   };
 
-  async function record(ctx: OperationContext, row: LinkedRow, options = { single: false, unmasked: false }) {
-    const [built] = await linkedRecords(ctx.repositories, kind, [row], ctx.user, ctx.urls, options);
+  async function record(ctx: OperationContext, row: LinkedRow, options = { single: false, unmasked: false }, repositories = ctx.repositories) {
+    const [built] = await linkedRecords(repositories, kind, [row], ctx.user, ctx.urls, options);
     return built;
+  }
+
+  /** The `ETag` a GET of the record by this caller would get now (a 412's answer: http/conditional.ts). */
+  async function currentTag(ctx: OperationContext, id: number): Promise<string | undefined> {
+    const row = await records.findById(ctx.repositories, id);
+    return row && tagOfBody(versionOf(kind.type, row), await record(ctx, row, { single: true, unmasked: true }));
   }
 
   // `only_with_upcoming` depends on the clock: its reply holds until an event starts.
@@ -134,9 +142,19 @@ function linkedOperations(kind: LinkedKind) {
     authorize: (user, _target, prepared) => postPolicy.create(user, undefined, { status: prepared.parsed.status, authorId: prepared.parsed.authorId }),
     async execute(ctx: OperationContext<CreateOp>, prepared) {
       // A duplicate (docs/contract.md §6) comes back unchanged, with 201 like a new record.
-      const id = await inWriteTransaction(ctx.db, (repositories) => createOrReuse(repositories, prepared, writerOf(ctx)));
-      const created = await reload(records, ctx.repositories, id);
-      return { status: 201, body: await record(ctx, created), headers: { Location: ctx.urls.item(kind.collection, id) } };
+      return createRecord(
+        ctx,
+        (repositories) => createOrReuse(repositories, prepared, writerOf(ctx)),
+        async (repositories, id) => {
+          const created = await reload(records, repositories, id);
+          return {
+            status: 201,
+            body: await record(ctx, created, undefined, repositories),
+            headers: { Location: ctx.urls.item(kind.collection, id) },
+            version: versionOf(kind.type, created),
+          };
+        },
+      );
     },
   });
 
@@ -147,7 +165,7 @@ function linkedOperations(kind: LinkedKind) {
     authorize: postPolicy.read,
     async execute(ctx: OperationContext<ReadOp>, _query, row) {
       // The read passed the password check: nothing is masked.
-      return { status: 200, body: await record(ctx, row, { single: true, unmasked: true }) };
+      return { status: 200, body: await record(ctx, row, { single: true, unmasked: true }), version: versionOf(kind.type, row) };
     },
   });
 
@@ -166,12 +184,19 @@ function linkedOperations(kind: LinkedKind) {
       const writer = writerOf(ctx);
       const { common, own } = await parseLinkedInput(kind, body, row, writer, {});
       const columns = commonColumns(common, row, writer);
-      await inWriteTransaction(ctx.db, async (repositories) => {
-        const imageId = await resolveImage(repositories, body.image, ctx.user);
-        if (imageId !== undefined) columns.image_id = imageId;
-        await repositories.linked(kind).update(row, columns, common.slug, own);
-      });
-      return { status: 200, body: await record(ctx, await reload(records, ctx.repositories, row.id)) };
+      await conditionalWrite(
+        ctx,
+        versionOf(kind.type, row),
+        () => currentTag(ctx, row.id),
+        (expected) =>
+          inWriteTransaction(ctx.db, async (repositories) => {
+            const imageId = await resolveImage(repositories, body.image, ctx.user);
+            if (imageId !== undefined) columns.image_id = imageId;
+            await repositories.linked(kind).update(row, columns, common.slug, own, expected);
+          }),
+      );
+      const updated = await reload(records, ctx.repositories, row.id);
+      return { status: 200, body: await record(ctx, updated), version: versionOf(kind.type, updated) };
     },
   });
 
@@ -181,8 +206,13 @@ function linkedOperations(kind: LinkedKind) {
     authorize: postPolicy.remove,
     async execute(ctx: OperationContext<DeleteOp>, query, row) {
       const modified = modifiedNow(ctx.now(), ctx.config.siteTimezone);
-      const body = await removeRecord(records, ctx.repositories, row, { force: query.force === true, modified }, (current) => record(ctx, current));
-      return { status: 200, body };
+      const removed = await conditionalWrite(
+        ctx,
+        versionOf(kind.type, row),
+        () => currentTag(ctx, row.id),
+        (expected) => removeRecord(records, ctx.repositories, row, { force: query.force === true, modified, expected }, (current) => record(ctx, current)),
+      );
+      return { status: 200, body: removed.record, version: versionOf(kind.type, removed.row) };
     },
   });
 

@@ -208,15 +208,15 @@ export class LinkedRepository {
     });
   }
 
-  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns): Promise<void> {
-    await this.posts.update(post, columns, newBaseSlug);
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns, expected?: number): Promise<void> {
+    await this.posts.update(post, columns, newBaseSlug, expected);
     if (Object.keys(own).length) await requireTransaction(this.db)(this.kind.table).where('post_id', post.id).update(own);
     noteRecordChange(this.db, post.type, post.id);
   }
 
   /** Moves a record to the trash and unlinks it from every event (docs/plugin-behaviour.md §5.15). */
-  async trash(row: PostRow, modified: Partial<PostColumns>): Promise<void> {
-    await this.posts.trash(row, modified);
+  async trash(row: PostRow, modified: Partial<PostColumns>, expected?: number): Promise<void> {
+    await this.posts.trash(row, modified, expected);
     await requireTransaction(this.db)(this.kind.linkTable).where(this.kind.linkColumn, row.id).delete();
   }
 }

@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
+import { StaleVersion } from '../db/errors.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -24,6 +25,8 @@ export interface PostRow {
   modifiedUtc: string;
   /** The status before the trash, while trashed (rights over it follow that status). */
   trashedFrom: string | null;
+  /** Grows by one on every write of the post (docs/contract.md §10). */
+  version: number;
 }
 
 /** The `posts` columns as written by the repositories. */
@@ -57,6 +60,7 @@ export const POST_COLUMNS = [
   'modified',
   'modified_utc',
   'trashed_from',
+  'version',
 ];
 
 export function toPostRow(row: Record<string, unknown>): PostRow {
@@ -76,6 +80,7 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
     modified: String(row.modified),
     modifiedUtc: String(row.modified_utc),
     trashedFrom: row.trashed_from === null || row.trashed_from === undefined ? null : String(row.trashed_from),
+    version: Number(row.version ?? 1),
   };
 }
 
@@ -161,41 +166,51 @@ export class PostRepository {
     return id;
   }
 
-  /** Updates a post's shared columns; a new slug is made unique among the other posts of its type. */
-  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string): Promise<void> {
+  /**
+   * Updates a post's shared columns; a new slug is made unique among the other posts of its type.
+   * Every update grows the post's version in the same statement; with `expected` (the version an
+   * `If-Match` named) the statement changes the row only at that version, else throws StaleVersion
+   * (docs/contract.md §10). On MySQL the statement takes the row lock, so two conditional writes of
+   * one record at one version cannot both pass.
+   */
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string, expected?: number): Promise<void> {
     const trx = requireTransaction(this.db);
+    const write = async (extra: Record<string, unknown>): Promise<void> => {
+      const query = trx('posts').where('id', post.id);
+      if (expected !== undefined) query.where('version', expected);
+      const changed = await query.update({ ...columns, ...extra, version: trx.raw('version + 1') });
+      if (expected !== undefined && changed === 0) throw new StaleVersion(post.id);
+    };
     if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {
-      await withUniqueSlug(
-        trx,
-        newBaseSlug,
-        takenSlugs(trx, post.type, post.id),
-        (slug) =>
-          trx('posts')
-            .where('id', post.id)
-            .update({ ...columns, slug }),
-        `posts:${post.type}`,
-      );
-    } else if (Object.keys(columns).length) {
-      await trx('posts').where('id', post.id).update(columns);
+      await withUniqueSlug(trx, newBaseSlug, takenSlugs(trx, post.type, post.id), (slug) => write({ slug }), `posts:${post.type}`);
+    } else {
+      await write({});
     }
     await this.copyToEvent(post, columns);
     noteRecordChange(trx, post.type, post.id);
   }
 
   /** Moves a post to the trash, remembering the status it had (rights over it follow that status). */
-  async trash(post: PostRow, modified: Partial<PostColumns>): Promise<void> {
+  async trash(post: PostRow, modified: Partial<PostColumns>, expected?: number): Promise<void> {
     const trx = requireTransaction(this.db);
-    await trx('posts')
-      .where('id', post.id)
-      .update({ ...modified, status: 'trash', trashed_from: post.status });
+    const query = trx('posts').where('id', post.id);
+    if (expected !== undefined) query.where('version', expected);
+    const changed = await query.update({ ...modified, status: 'trash', trashed_from: post.status, version: trx.raw('version + 1') });
+    if (expected !== undefined && changed === 0) throw new StaleVersion(post.id);
     await this.copyToEvent(post, { ...modified, status: 'trash' });
     noteRecordChange(trx, post.type, post.id);
   }
 
-  /** Deletes a post for good (leaving a tombstone in the change log); its own row and links go with it (foreign keys cascade). */
-  async destroy(post: Pick<PostRow, 'id' | 'type'>): Promise<void> {
+  /**
+   * Deletes a post for good (at version `expected`, if given), leaving a tombstone in the change log;
+   * its own row and links go with it (foreign keys cascade).
+   */
+  async destroy(post: Pick<PostRow, 'id' | 'type'>, expected?: number): Promise<void> {
     const trx = requireTransaction(this.db);
-    await trx('posts').where('id', post.id).delete();
+    const query = trx('posts').where('id', post.id);
+    if (expected !== undefined) query.where('version', expected);
+    const deleted = await query.delete();
+    if (expected !== undefined && deleted === 0) throw new StaleVersion(post.id);
     noteRecordChange(trx, post.type, post.id, true);
   }
 

@@ -13,8 +13,9 @@ export interface PostKind<Row extends PostRow> {
   Label: string;
   findById(repositories: Repositories, id: number): Promise<Row | undefined>;
   findBySlug(repositories: Repositories, slug: string): Promise<Row | undefined>;
-  trash(repositories: Repositories, row: Row, modified: Partial<PostColumns>): Promise<void>;
-  destroy(repositories: Repositories, row: Row): Promise<void>;
+  /** `expected`: the version an `If-Match` named, compared in the write statement (docs/contract.md §10). */
+  trash(repositories: Repositories, row: Row, modified: Partial<PostColumns>, expected?: number): Promise<void>;
+  destroy(repositories: Repositories, row: Row, expected?: number): Promise<void>;
 }
 
 /** The record a path names: `{id}` (404 if nothing, 400 if an id of another type) or `{slug}` (404). */
@@ -47,15 +48,16 @@ export async function removeRecord<Row extends PostRow, Rec>(
   kind: PostKind<Row>,
   repositories: Repositories,
   row: Row,
-  { force, modified }: { force: boolean; modified: Partial<PostColumns> },
+  { force, modified, expected }: { force: boolean; modified: Partial<PostColumns>; expected?: number },
   recordOf: (row: Row) => Promise<Rec>,
-): Promise<Rec> {
+): Promise<{ record: Rec; row: Row }> {
   if (force) {
     const last = await recordOf(row);
-    await inWriteTransaction(repositories.db, (trx) => kind.destroy(trx, row));
-    return last;
+    await inWriteTransaction(repositories.db, (trx) => kind.destroy(trx, row, expected));
+    return { record: last, row };
   }
   if (row.status === 'trash') throw new RestError(410, `${kind.type}-is-in-trash`, `The ${kind.label} is already trashed`);
-  await inWriteTransaction(repositories.db, (trx) => kind.trash(trx, row, modified));
-  return recordOf(await reload(kind, repositories, row.id));
+  await inWriteTransaction(repositories.db, (trx) => kind.trash(trx, row, modified, expected));
+  const trashed = await reload(kind, repositories, row.id);
+  return { record: await recordOf(trashed), row: trashed };
 }

@@ -2,6 +2,8 @@ import type { OperationContext, OperationTable, Reply } from '../http/operation.
 import { noTarget, operation, queryInput } from '../http/operation.js';
 import { invalidParam, invalidParams, RestError } from '../errors.js';
 import { byRequest } from '../http/replies.js';
+import { conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
+import { createRecord } from '../http/idempotency.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { mayFilterByEvent, mayWriteUnfilteredHtml, readerOf } from '../policies/posts.js';
 import { termPolicy } from '../policies/terms.js';
@@ -38,13 +40,21 @@ const LIST_PARAMETERS = ['page', 'per_page', 'search', 'exclude', 'include', 'or
 function termOperations(taxonomy: Taxonomy) {
   const policy = termPolicy(taxonomy);
 
-  function records(ctx: OperationContext, rows: TermRow[], knownCounts?: Map<number, number>) {
-    return termRecords(ctx.repositories, taxonomy, rows, ctx.urls, knownCounts);
+  function records(ctx: OperationContext, rows: TermRow[], knownCounts?: Map<number, number>, repositories = ctx.repositories) {
+    return termRecords(repositories, taxonomy, rows, ctx.urls, knownCounts);
   }
 
-  async function record(ctx: OperationContext, row: TermRow) {
-    const [built] = await records(ctx, [row]);
+  async function record(ctx: OperationContext, row: TermRow, repositories = ctx.repositories) {
+    const [built] = await records(ctx, [row], undefined, repositories);
     return built;
+  }
+
+  const kindOf = taxonomy.hierarchical ? ('category' as const) : ('tag' as const);
+
+  /** The `ETag` a GET of the term would get now (a 412's answer: http/conditional.ts). */
+  async function currentTag(ctx: OperationContext, id: number): Promise<string | undefined> {
+    const term = await ctx.repositories.terms.findById(id);
+    return term && tagOfBody(versionOf(kindOf, term), await record(ctx, term));
   }
 
   async function findTerm(repositories: Repositories, id: number): Promise<TermRow> {
@@ -165,24 +175,35 @@ function termOperations(taxonomy: Taxonomy) {
       const parent = input.parent ?? 0;
       const name = input.name ?? '';
       const exists = (term: TermRow) => new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: term.id });
-      const id = await inWriteTransaction(ctx.db, async (repositories) => {
-        const terms = repositories.terms;
-        // WordPress refuses a second term with the same name at the same level, unless the caller
-        // gives it a different slug that is still free.
-        const sameName = await terms.findByName(taxonomy, parent, name);
-        if (sameName && (input.slug === undefined || (await terms.findBySlug(taxonomy, input.slug)))) throw exists(sameName);
-        try {
-          return await terms.insert(
-            taxonomy,
-            { name, description: input.description ?? '', parent },
-            input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug),
-            sameName !== undefined,
-          );
-        } catch (err) {
-          throw err instanceof TermNameTaken ? exists(err.existing) : err;
-        }
-      });
-      return { status: 201, body: await record(ctx, await findTerm(ctx.repositories, id)), headers: { Location: ctx.urls.item(taxonomy.collection, id) } };
+      return createRecord(
+        ctx,
+        async (repositories) => {
+          const terms = repositories.terms;
+          // WordPress refuses a second term with the same name at the same level, unless the caller
+          // gives it a different slug that is still free.
+          const sameName = await terms.findByName(taxonomy, parent, name);
+          if (sameName && (input.slug === undefined || (await terms.findBySlug(taxonomy, input.slug)))) throw exists(sameName);
+          try {
+            return await terms.insert(
+              taxonomy,
+              { name, description: input.description ?? '', parent },
+              input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug),
+              sameName !== undefined,
+            );
+          } catch (err) {
+            throw err instanceof TermNameTaken ? exists(err.existing) : err;
+          }
+        },
+        async (repositories, id) => {
+          const term = await findTerm(repositories, id);
+          return {
+            status: 201,
+            body: await record(ctx, term, repositories),
+            headers: { Location: ctx.urls.item(taxonomy.collection, id) },
+            version: versionOf(kindOf, term),
+          };
+        },
+      );
     },
   });
 
@@ -192,7 +213,7 @@ function termOperations(taxonomy: Taxonomy) {
     load: (ctx: OperationContext<ReadOp>) => findTerm(ctx.repositories, ctx.path.id),
     authorize: policy.read,
     async execute(ctx: OperationContext<ReadOp>, _query, term) {
-      return { status: 200, body: await record(ctx, term) };
+      return { status: 200, body: await record(ctx, term), version: versionOf(kindOf, term) };
     },
   });
 
@@ -222,15 +243,27 @@ function termOperations(taxonomy: Taxonomy) {
       if (input.description !== undefined) changes.description = input.description;
       if (input.slug !== undefined) changes.slug = input.slug;
       if (input.parent !== undefined) changes.parent = input.parent;
-      await inWriteTransaction(ctx.db, (repositories) =>
-        repositories.terms.update(term, changes, async () => {
-          const clash =
-            (input.slug !== undefined && (await repositories.terms.findBySlug(taxonomy, input.slug))) ||
-            (await repositories.terms.findByName(taxonomy, parent, input.name ?? term.name));
-          return new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: clash ? clash.id : term.id });
-        }),
+      await conditionalWrite(
+        ctx,
+        versionOf(kindOf, term),
+        () => currentTag(ctx, term.id),
+        (expected) =>
+          inWriteTransaction(ctx.db, (repositories) =>
+            repositories.terms.update(
+              term,
+              changes,
+              async () => {
+                const clash =
+                  (input.slug !== undefined && (await repositories.terms.findBySlug(taxonomy, input.slug))) ||
+                  (await repositories.terms.findByName(taxonomy, parent, input.name ?? term.name));
+                return new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: clash ? clash.id : term.id });
+              },
+              expected,
+            ),
+          ),
       );
-      return { status: 200, body: await record(ctx, await findTerm(ctx.repositories, term.id)) };
+      const updated = await findTerm(ctx.repositories, term.id);
+      return { status: 200, body: await record(ctx, updated), version: versionOf(kindOf, updated) };
     },
   });
 
@@ -241,8 +274,13 @@ function termOperations(taxonomy: Taxonomy) {
     async execute(ctx: OperationContext<DeleteOp>, _query, term) {
       // The answer is the term as it was, with its last count (docs/plugin-behaviour.md §6.6).
       const body = await record(ctx, term);
-      await inWriteTransaction(ctx.db, (repositories) => repositories.terms.delete(term));
-      return { status: 200, body };
+      await conditionalWrite(
+        ctx,
+        versionOf(kindOf, term),
+        () => currentTag(ctx, term.id),
+        (expected) => inWriteTransaction(ctx.db, (repositories) => repositories.terms.delete(term, expected)),
+      );
+      return { status: 200, body, version: versionOf(kindOf, term) };
     },
   });
 

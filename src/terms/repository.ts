@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { likeEscape } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from '../posts/unique-slugs.js';
-import { isUniqueViolation, isUniqueViolationOn } from '../db/errors.js';
+import { isUniqueViolation, isUniqueViolationOn, StaleVersion } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange, type ChangeType } from '../db/change-log.js';
 import { chunks } from '../posts/repository.js';
@@ -18,6 +18,8 @@ export interface TermRow {
   parent: number;
   /** Published events with the term (WordPress's `count`), kept up to date by every write. */
   publishedCount: number;
+  /** Grows by one on every write of the term (docs/contract.md §10). */
+  version: number;
 }
 
 export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
@@ -59,6 +61,7 @@ function toRow(row: Record<string, unknown>): TermRow {
     description: String(row.description),
     parent: Number(row.parent),
     publishedCount: Number(row.published_count ?? 0),
+    version: Number(row.version ?? 1),
   };
 }
 
@@ -221,7 +224,7 @@ export class TermRepository {
    * marks a term allowed to repeat a name at its level (it was given its own slug). A create of a
    * name already used at the same level (also a concurrent one) throws TermNameTaken.
    */
-  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount'>, baseSlug: string, sharesName: boolean): Promise<number> {
+  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version'>, baseSlug: string, sharesName: boolean): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     return withUniqueSlug(
       requireTransaction(this.db),
@@ -246,26 +249,33 @@ export class TermRepository {
 
   /**
    * Updates a term. A new name or parent puts the term back under the one-name-per-level rule; a
-   * concurrent clash on the name or the slug is reported by `onClash`.
+   * concurrent clash on the name or the slug is reported by `onClash`. Every update grows the term's
+   * version; with `expected` only at that version, else StaleVersion (docs/contract.md §10).
    */
-  async update(term: TermRow, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>, onClash: () => Promise<Error>): Promise<void> {
-    if (Object.keys(changes).length === 0) return;
-    const row: Record<string, unknown> = { ...changes };
+  async update(term: TermRow, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>, onClash: () => Promise<Error>, expected?: number): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const row: Record<string, unknown> = { ...changes, version: trx.raw('version + 1') };
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
+    const query = trx('terms').where({ id: term.id });
+    if (expected !== undefined) query.where('version', expected);
+    let changed: number;
     try {
-      await requireTransaction(this.db)('terms').where({ id: term.id }).update(row);
-      noteChange(this.db, changeTypeOf(term.taxonomy), term.id);
+      changed = await query.update(row);
     } catch (err) {
       throw isUniqueViolation(err) ? await onClash() : err;
     }
+    if (expected !== undefined && changed === 0) throw new StaleVersion(term.id);
+    noteChange(trx, changeTypeOf(term.taxonomy), term.id);
   }
 
-  /** Deletes a term for good: its children move up to its parent, its event links go with it. */
-  async delete(term: TermRow): Promise<void> {
+  /** Deletes a term for good (at version `expected`, if given): its children move up to its parent, its event links go with it. */
+  async delete(term: TermRow, expected?: number): Promise<void> {
     const trx = requireTransaction(this.db);
     const children = await trx('terms').where({ parent: term.id }).pluck('id');
+    const query = trx('terms').where({ id: term.id });
+    if (expected !== undefined) query.where('version', expected);
+    if ((await query.delete()) === 0 && expected !== undefined) throw new StaleVersion(term.id);
     await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
-    await trx('terms').where({ id: term.id }).delete();
     for (const child of children) noteChange(trx, changeTypeOf(term.taxonomy), Number(child));
     noteChange(trx, changeTypeOf(term.taxonomy), term.id, true);
   }

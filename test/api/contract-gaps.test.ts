@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
 import { listOperations, loadDocument, type OperationInfo } from '../../src/openapi/document.js';
 import { createUser, NS, testApp, type TestUser } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 /**
  * The documented error statuses of every operation, each exercised through HTTP. The other API
@@ -152,6 +153,27 @@ describe('every documented error status of every operation', () => {
           assert.ok(kind && record, `${op.operationId}: no 410 scenario`);
           assert.equal((await send(http, op.method, urlFor(op, record), admin)).status, 200, `${op.operationId}: first delete`);
           expectErrorEnvelope(await send(http, op.method, urlFor(op, record), admin), 410, /^[a-z]+-is-in-trash$/, label(410));
+        } else if (status === 412) {
+          // A stale If-Match on a single-record write (docs/contract.md §10).
+          assert.ok(kind, `${op.operationId}: no 412 scenario`);
+          const fresh = await createRecord(http, kind, admin, 'publish', 'Fresh ');
+          const res = await send(http, op.method, urlFor(op, fresh), admin, changeOf(kind)).set('If-Match', '"stale-0-0"');
+          expectErrorEnvelope(res, 412, /^rest_precondition_failed$/, label(412));
+        } else if (status === 422) {
+          // An Idempotency-Key used again with another body (docs/contract.md §10).
+          assert.ok(kind, `${op.operationId}: no 422 scenario`);
+          const first = await send(http, op.method, urlFor(op), admin, CREATE_BODIES[kind]('publish')).set('Idempotency-Key', 'gap-422');
+          assert.equal(first.status, 201, JSON.stringify(first.body));
+          const res = await send(http, op.method, urlFor(op), admin, { ...CREATE_BODIES[kind]('publish'), description: 'other' }).set('Idempotency-Key', 'gap-422');
+          expectErrorEnvelope(res, 422, /^rest_idempotency_key_reused$/, label(422));
+        } else if (status === 409) {
+          // An Idempotency-Key whose first request is still running: its stored row says so.
+          assert.ok(kind, `${op.operationId}: no 409 scenario`);
+          const body = { ...CREATE_BODIES[kind]('publish'), ...(isTerm(kind) ? { name: 'In use' } : {}), description: 'in use' };
+          assert.equal((await send(http, op.method, urlFor(op), admin, body).set('Idempotency-Key', 'gap-409')).status, 201);
+          const { db } = await openTestDatabase();
+          await db('idempotency_keys').where('idempotency_key', 'gap-409').update({ state: 'running', status: null, headers: null, body: null });
+          expectErrorEnvelope(await send(http, op.method, urlFor(op), admin, body).set('Idempotency-Key', 'gap-409'), 409, /^rest_idempotency_key_in_use$/, label(409));
         } else {
           assert.fail(`${op.operationId}: no scenario for the documented status ${status}`);
         }

@@ -437,4 +437,25 @@ describe('no hidden content in any answer to a caller who may not read it', func
       }
     }
   });
+  it('never answers 412 nor an ETag of a record the caller may not write, whatever If-Match says (docs/contract.md §10)', async () => {
+    const w = await world();
+    for (const kind of KINDS) {
+      for (const state of ['draft', 'private', 'password', 'publish'] as const) {
+        const record = await seed(w, kind, w.someone, state, `Conditional ${state} ${kind.type}`);
+        for (const caller of ['contributor', 'author'] as const) {
+          for (const tag of ['*', '"stale-0-0"', `"${kind.type}-${record.id}-1"`]) {
+            for (const method of ['patch', 'delete'] as const) {
+              const res = await send(w.http, method, `${NS}/${kind.collection}/${record.id}`, w.users[caller], method === 'patch' ? { description: 'x' } : undefined).set(
+                'If-Match',
+                tag,
+              );
+              assert.equal(res.status, 403, `${caller} ${method} ${state} ${kind.type} If-Match ${tag}: ${res.status} ${res.text}`);
+              // Error bodies get Express's weak body hash; never a record's strong, versioned tag.
+              assert.ok(res.headers.etag === undefined || res.headers.etag.startsWith('W/'), `no version revealed: ${res.headers.etag}`);
+            }
+          }
+        }
+      }
+    }
+  });
 });

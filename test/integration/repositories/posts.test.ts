@@ -275,6 +275,7 @@ describe('PostRepository reads', () => {
       modified: '2026-03-02 12:00:00',
       modifiedUtc: '2026-03-02 11:00:00',
       trashedFrom: null,
+      version: 1,
     });
     for (const bad of [0, -1, 1.5, Number.NaN, id + 1000]) assert.equal(await reads(db).posts.find(bad), undefined, String(bad));
   });

@@ -23,7 +23,16 @@ describe('TermRepository', () => {
     const rockChild = await createTerm(db, CATEGORIES, 'Rock!', { slug: 'rock', parent: rock });
     const tag = await createTerm(db, TAGS, 'Rock', { slug: 'rock' });
     assert.deepEqual(await Promise.all([rock, rockAndRoll, rockChild, tag].map(async (id) => (await term(db, id)).slug)), ['rock', 'rock-2', 'rock-3', 'rock']);
-    assert.deepEqual(await term(db, rockChild), { id: rockChild, taxonomy: 'tribe_events_cat', name: 'Rock!', slug: 'rock-3', description: '', parent: rock, publishedCount: 0 });
+    assert.deepEqual(await term(db, rockChild), {
+      id: rockChild,
+      taxonomy: 'tribe_events_cat',
+      name: 'Rock!',
+      slug: 'rock-3',
+      description: '',
+      parent: rock,
+      publishedCount: 0,
+      version: 1,
+    });
   });
 
   it('insert refuses a name already used at the same level, whatever its case, with the existing term', async () => {
@@ -49,7 +58,16 @@ describe('TermRepository', () => {
     const update = (id: number, changes: Partial<TermRow>) =>
       inWriteTransaction(db, async (repos) => repos.terms.update((await repos.terms.findById(id))!, changes, async () => new Error(`clash on ${id}`)));
     await update(art, { name: 'Fine Art', slug: 'fine-art', description: 'Paintings' });
-    assert.deepEqual(await term(db, art), { id: art, taxonomy: 'tribe_events_cat', name: 'Fine Art', slug: 'fine-art', description: 'Paintings', parent: 0, publishedCount: 0 });
+    assert.deepEqual(await term(db, art), {
+      id: art,
+      taxonomy: 'tribe_events_cat',
+      name: 'Fine Art',
+      slug: 'fine-art',
+      description: 'Paintings',
+      parent: 0,
+      publishedCount: 0,
+      version: 2,
+    });
     await assert.rejects(update(art, { name: 'music' }), new RegExp(`clash on ${art}`));
     await assert.rejects(update(art, { slug: 'music' }), new RegExp(`clash on ${art}`));
     assert.equal((await term(db, art)).name, 'Fine Art');
