@@ -20,6 +20,7 @@ interface Story {
   updateAndDelete: Step;
   typedErrors: Step;
   conditionalReadsAndFields: Step;
+  syncAndSafeWrites: Step;
 }
 
 describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', function () {
@@ -69,5 +70,9 @@ describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', func
 
   it('sends If-None-Match (304) and _fields, with a bearer token', async () => {
     await story.conditionalReadsAndFields(await target());
+  });
+
+  it('keeps a copy in sync (modified_after, then the change feed), updates with If-Match (412, then a retry) and replays an idempotent create', async () => {
+    await story.syncAndSafeWrites(await target());
   });
 });

@@ -16,9 +16,11 @@ import {
   getEvent,
   getEventBySlug,
   getVenueBySlug,
+  listChanges,
   listEvents,
   patchEvent,
   putEvent,
+  type ChangeFeed,
   type Error as ApiError,
   type Event,
 } from '../../../sdk/typescript/index.js';
@@ -199,4 +201,69 @@ export async function conditionalReadsAndFields(target: Target): Promise<void> {
   const list = ok(await listEvents({ client: reader, query: { _fields: ['title'], search: 'Open air' } }));
   assert.deepEqual(list.events, [{ title: 'Open air' }]);
   assert.equal(list.total, 1);
+}
+
+/**
+ * A client that keeps a copy of the calendar: a full read of the events changed since a moment (the
+ * default date window does not apply), then the change feed from the cursor the first page sent; a
+ * conditional update that loses a race (412) and retries; an idempotent create sent twice.
+ */
+export async function syncAndSafeWrites(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const kept = ok(await createEvent({ client, body: { title: 'Sync: kept', start_date: at(14, 10), end_date: at(14, 11), status: 'publish' } }));
+  const doomed = ok(await createEvent({ client, body: { title: 'Sync: doomed', start_date: at(15, 10), end_date: at(15, 11), status: 'publish' } }));
+
+  // Full sync, oldest modification first, two per page; the first page's cursor is where the feed starts.
+  const copy = new Map<number, string>();
+  let cursor: string | undefined;
+  for (let page = 1; ; page++) {
+    const result = await listEvents({ client, query: { modified_after: '2000-01-01T00:00:00Z', orderby: 'modified', order: 'asc', per_page: 2, page } });
+    const list = ok(result);
+    cursor ??= result.response.headers.get('X-TEC-Change-Cursor') ?? undefined;
+    for (const event of list.events) copy.set(event.id, event.title);
+    if (!list.next_rest_url) break;
+  }
+  assert.equal(copy.get(kept.id), 'Sync: kept');
+  assert.ok(cursor, 'X-TEC-Change-Cursor on the list');
+
+  // Others write: an update, a create, a permanent delete.
+  ok(await patchEvent({ client, path: { id: kept.id }, body: { title: 'Sync: renamed' } }));
+  const added = ok(await createEvent({ client, body: { title: 'Sync: added', start_date: at(16, 10), end_date: at(16, 11), status: 'publish' } }));
+  ok(await deleteEvent({ client, path: { id: doomed.id }, query: { force: true } }));
+
+  // Follow the feed until it has nothing more; upserts carry the record, deletes only the id.
+  for (;;) {
+    const feed: ChangeFeed = ok(await listChanges({ client, query: { after: cursor, types: ['event'] } }));
+    for (const change of feed.changes) {
+      if (change.action === 'upsert' && change.record && 'title' in change.record) copy.set(change.id, change.record.title);
+      else copy.delete(change.id);
+    }
+    cursor = feed.next_cursor;
+    if (!feed.has_more) break;
+  }
+  assert.equal(copy.get(kept.id), 'Sync: renamed');
+  assert.equal(copy.get(added.id), 'Sync: added');
+  assert.equal(copy.has(doomed.id), false, 'the deleted event is dropped');
+
+  // A conditional update: the ETag read first is stale once someone else wrote, so 412; read again, retry.
+  const first = await getEvent({ client, path: { id: kept.id } });
+  const etag = first.response.headers.get('ETag');
+  assert.ok(etag, 'a record ETag');
+  ok(await patchEvent({ client, path: { id: kept.id }, body: { title: 'Sync: edited elsewhere' } }));
+  const stale = await patchEvent({ client, path: { id: kept.id }, body: { title: 'Sync: mine' }, headers: { 'If-Match': etag } });
+  assert.equal(stale.response.status, 412);
+  assert.equal(stale.error?.code, 'rest_precondition_failed');
+  const current = stale.response.headers.get('ETag');
+  assert.ok(current && current !== etag, 'the current ETag comes with the 412');
+  const retried = ok(await patchEvent({ client, path: { id: kept.id }, body: { title: 'Sync: mine' }, headers: { 'If-Match': current } }));
+  assert.equal(retried.title, 'Sync: mine');
+
+  // An idempotent create, sent twice (say, after a timeout): one event, the same answer, marked as replayed.
+  const key = `story-${kept.id}`;
+  const body = { title: 'Sync: once', start_date: at(17, 10), end_date: at(17, 11), status: 'publish' as const };
+  const once = await createEvent({ client, body, headers: { 'Idempotency-Key': key } });
+  const twice = await createEvent({ client, body, headers: { 'Idempotency-Key': key } });
+  assert.equal(ok(twice).id, ok(once).id);
+  assert.equal(twice.response.status, 201);
+  assert.equal(twice.response.headers.get('Idempotent-Replayed'), 'true');
 }
