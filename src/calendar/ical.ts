@@ -51,10 +51,10 @@ export function escapeText(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
 }
 
-/** A parameter value (RFC 5545 §3.1): quoted when it holds `:`, `;` or `,`; `"` and control characters cannot appear and are dropped. */
+/** A parameter value (RFC 5545 §3.1): quoted when it holds `:`, `;` or `,`; `"` cannot appear (it becomes `'`), nor control characters (spaces). */
 export function paramValue(value: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = value.replace(/["\u0000-\u001f\u007f]/g, ' ');
+  const clean = value.replace(/"/g, "'").replace(/[\u0000-\u001f\u007f]/g, ' ');
   return /[:;,]/.test(clean) ? `"${clean}"` : clean;
 }
 
