@@ -48,7 +48,11 @@ export interface CalendarHeader {
 
 /** Escapes TEXT (RFC 5545 §3.3.11): backslash, semicolon, comma and line breaks. */
 export function escapeText(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** A parameter value (RFC 5545 §3.1): quoted when it holds `:`, `;` or `,`; `"` cannot appear (it becomes `'`), nor control characters (spaces). */
@@ -116,7 +120,7 @@ const DAY_MS = 86_400_000;
 export function transitions(zone: Zone, fromMs: number, toMs: number): Transition[] {
   const found: Transition[] = [];
   let previous = zone.offset(fromMs);
-  for (let t = fromMs; t < toMs; ) {
+  for (let t = fromMs; t < toMs;) {
     const next = Math.min(t + DAY_MS, toMs);
     const offset = zone.offset(next);
     if (offset !== previous) {

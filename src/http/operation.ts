@@ -24,7 +24,9 @@ type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
 /** A response's body: its JSON, or the text of a `text/calendar` answer. */
 type ContentBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/calendar': infer T } } ? T : never;
 /** Every body the document allows an operation to answer with. */
-export type ResponseBodyOf<Op extends OperationId> = Op extends OperationId ? { [Status in keyof ResponsesOf<Op>]: ContentBody<ResponsesOf<Op>[Status]> }[keyof ResponsesOf<Op>] : never;
+export type ResponseBodyOf<Op extends OperationId> = Op extends OperationId
+  ? { [Status in keyof ResponsesOf<Op>]: ContentBody<ResponsesOf<Op>[Status]> }[keyof ResponsesOf<Op>]
+  : never;
 
 /** What every stage of an operation gets: the caller, the validated input, and the services it may use. */
 export interface OperationContext<Op extends OperationId = OperationId> {

@@ -99,7 +99,15 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
   });
 
   it('gives every event its properties: UID, DTSTAMP, times with TZID, text, location, geo, URL, categories, organizer, sequence, status', async () => {
-    const venue = await createVenue(http, users.editor, { venue: 'Hall, East; Wing', address: '1 Main Street', city: 'Springfield', zip: '62701', country: 'United States', geo_lat: 39.78, geo_lng: -89.65 });
+    const venue = await createVenue(http, users.editor, {
+      venue: 'Hall, East; Wing',
+      address: '1 Main Street',
+      city: 'Springfield',
+      zip: '62701',
+      country: 'United States',
+      geo_lat: 39.78,
+      geo_lng: -89.65,
+    });
     const organizer = await createOrganizer(http, users.editor, { organizer: 'Jo "The" Host', email: 'jo@example.test' });
     const event = await create({
       title: 'Talk',
@@ -233,8 +241,10 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
     ] as const) {
       const { byTitle, text } = parseFeed(res);
       const vevent = byTitle('Locked');
-      for (const property of ['description', 'location', 'geo', 'categories', 'organizer', 'attach']) assert.equal(vevent.component.getFirstProperty(property), null, `${label}: ${property}`);
-      for (const secret of ['Secret words', 'Secret Place', 'Hidden Way', 'Secret Host', 'secret@example.test', 'Hidden Category']) assert.ok(!text.includes(secret), `${label}: ${secret}`);
+      for (const property of ['description', 'location', 'geo', 'categories', 'organizer', 'attach'])
+        assert.equal(vevent.component.getFirstProperty(property), null, `${label}: ${property}`);
+      for (const secret of ['Secret words', 'Secret Place', 'Hidden Way', 'Secret Host', 'secret@example.test', 'Hidden Category'])
+        assert.ok(!text.includes(secret), `${label}: ${secret}`);
     }
     const single = await one(event.id);
     expectError(single, 403, 'event-password-protected');
@@ -254,7 +264,12 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
     expectError(await one(draft.id), 403, 'event-not-accessible');
     const editor = parseFeed(await feed('?status=draft', users.editor));
     assert.equal(editor.byTitle('Draft').component.getFirstPropertyValue('status'), 'TENTATIVE');
-    assert.equal(parseFeed(await one(draft.id, '', users.editor)).byTitle('Draft').component.getFirstPropertyValue('status'), 'TENTATIVE');
+    assert.equal(
+      parseFeed(await one(draft.id, '', users.editor))
+        .byTitle('Draft')
+        .component.getFirstPropertyValue('status'),
+      'TENTATIVE',
+    );
   });
 
   it('answers the list parameters as GET /events does (400 in the JSON envelope)', async () => {
