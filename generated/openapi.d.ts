@@ -549,6 +549,40 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description An iCalendar (RFC 5545) object, as `text/calendar; charset=utf-8` (docs/contract.md §11): one `VCALENDAR` with its `VTIMEZONE`s and one `VEVENT` per event.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//The Events Calendar REST service//tribe/events/v1//EN
+         *     CALSCALE:GREGORIAN
+         *     METHOD:PUBLISH
+         *     X-WR-CALNAME:example.org Events
+         *     NAME:example.org Events
+         *     URL;VALUE=URI:https://example.org
+         *     REFRESH-INTERVAL;VALUE=DURATION:PT1H
+         *     X-PUBLISHED-TTL:PT1H
+         *     BEGIN:VTIMEZONE
+         *     TZID:UTC
+         *     BEGIN:STANDARD
+         *     DTSTART:20300101T000000
+         *     TZOFFSETFROM:+0000
+         *     TZOFFSETTO:+0000
+         *     END:STANDARD
+         *     END:VTIMEZONE
+         *     BEGIN:VEVENT
+         *     UID:12@example.org
+         *     DTSTAMP:20300401T120000Z
+         *     DTSTART;TZID=UTC:20300501T100000
+         *     DTEND;TZID=UTC:20300501T120000
+         *     SUMMARY:Jazz night\, live
+         *     URL;VALUE=URI:https://example.org/event/jazz-night/
+         *     LAST-MODIFIED:20300401T120000Z
+         *     SEQUENCE:1
+         *     STATUS:CONFIRMED
+         *     END:VEVENT
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
+        /**
          * @description An event. Keys appear in this order. In lists, password-protected events the caller may not read in full are masked: `description`, `excerpt`, `cost`, `website` become empty, `image` false, the flags null, `categories`, `tags`, `venue`, `organizer` empty arrays and `cost_details` blank. `json_ld` is present only on single GET responses. The plugin's `custom_fields` key is not emitted.
          * @example {
          *       "id": 4,
@@ -2017,7 +2051,7 @@ export interface components {
         FlexibleBoolean: boolean | string;
     };
     responses: {
-        /** @description The feed, `text/calendar; charset=utf-8`: CRLF line ends, lines folded at 75 octets (never inside a UTF-8 character), TEXT values escaped (`\\`, `\\;`, `\\,`, `\\n`). Its weak `ETag` depends only on the data (`DTSTAMP` is each event's last modification), so `If-None-Match` gives 304 until an event changes. */
+        /** @description The feed, `text/calendar; charset=utf-8`: CRLF line ends, lines folded at 75 octets (never inside a UTF-8 character), TEXT values escaped (`\\`, `\;`, `\,`, `\n`). Its weak `ETag` depends only on the data (`DTSTAMP` is each event's last modification), so `If-None-Match` gives 304 until an event changes. */
         EventCalendar: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2030,39 +2064,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example BEGIN:VCALENDAR
-                 *     VERSION:2.0
-                 *     PRODID:-//The Events Calendar REST service//tribe/events/v1//EN
-                 *     CALSCALE:GREGORIAN
-                 *     METHOD:PUBLISH
-                 *     X-WR-CALNAME:example.org Events
-                 *     NAME:example.org Events
-                 *     URL;VALUE=URI:https://example.org
-                 *     REFRESH-INTERVAL;VALUE=DURATION:PT1H
-                 *     X-PUBLISHED-TTL:PT1H
-                 *     BEGIN:VTIMEZONE
-                 *     TZID:UTC
-                 *     BEGIN:STANDARD
-                 *     DTSTART:20300101T000000
-                 *     TZOFFSETFROM:+0000
-                 *     TZOFFSETTO:+0000
-                 *     END:STANDARD
-                 *     END:VTIMEZONE
-                 *     BEGIN:VEVENT
-                 *     UID:12@example.org
-                 *     DTSTAMP:20300401T120000Z
-                 *     DTSTART;TZID=UTC:20300501T100000
-                 *     DTEND;TZID=UTC:20300501T120000
-                 *     SUMMARY:Jazz night\, live
-                 *     URL;VALUE=URI:https://example.org/event/jazz-night/
-                 *     LAST-MODIFIED:20300401T120000Z
-                 *     SEQUENCE:1
-                 *     STATUS:CONFIRMED
-                 *     END:VEVENT
-                 *     END:VCALENDAR
-                 */
-                "text/calendar": string;
+                "text/calendar": components["schemas"]["ICalendar"];
             };
         };
         /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with a weak `ETag` (304 with `If-None-Match` while the event is unchanged). */
@@ -2075,39 +2077,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example BEGIN:VCALENDAR
-                 *     VERSION:2.0
-                 *     PRODID:-//The Events Calendar REST service//tribe/events/v1//EN
-                 *     CALSCALE:GREGORIAN
-                 *     METHOD:PUBLISH
-                 *     X-WR-CALNAME:example.org Events
-                 *     NAME:example.org Events
-                 *     URL;VALUE=URI:https://example.org
-                 *     REFRESH-INTERVAL;VALUE=DURATION:PT1H
-                 *     X-PUBLISHED-TTL:PT1H
-                 *     BEGIN:VTIMEZONE
-                 *     TZID:UTC
-                 *     BEGIN:STANDARD
-                 *     DTSTART:20300101T000000
-                 *     TZOFFSETFROM:+0000
-                 *     TZOFFSETTO:+0000
-                 *     END:STANDARD
-                 *     END:VTIMEZONE
-                 *     BEGIN:VEVENT
-                 *     UID:12@example.org
-                 *     DTSTAMP:20300401T120000Z
-                 *     DTSTART;TZID=UTC:20300501T100000
-                 *     DTEND;TZID=UTC:20300501T120000
-                 *     SUMMARY:Jazz night\, live
-                 *     URL;VALUE=URI:https://example.org/event/jazz-night/
-                 *     LAST-MODIFIED:20300401T120000Z
-                 *     SEQUENCE:1
-                 *     STATUS:CONFIRMED
-                 *     END:VEVENT
-                 *     END:VCALENDAR
-                 */
-                "text/calendar": string;
+                "text/calendar": components["schemas"]["ICalendar"];
             };
         };
         /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
