@@ -2067,10 +2067,10 @@ export interface components {
                 "text/calendar": components["schemas"]["ICalendar"];
             };
         };
-        /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with a weak `ETag` (304 with `If-None-Match` while the event is unchanged). */
+        /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with the record's strong `ETag` (docs/contract.md §10: its version and a digest of this calendar), so `If-None-Match` gives 304 while the event is unchanged. */
         EventCalendarSingle: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];

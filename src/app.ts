@@ -313,8 +313,10 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
     }
     res.status(reply.status);
     if (reply.contentType !== undefined) {
-      // A text answer (an iCalendar feed): sent as it is, with Express's weak ETag and its 304.
+      // A text answer (an iCalendar feed): sent as it is; a record's strong ETag (http/conditional.ts)
+      // or Express's weak one, and its 304.
       res.set('Content-Type', reply.contentType);
+      if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, String(reply.body), reply.contentType)));
       res.send(String(reply.body));
       return;
     }

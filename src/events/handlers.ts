@@ -414,7 +414,7 @@ const getFeed = operation({
     const built = await record(ctx, row, true);
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
     const body = eventsCalendar([row], [built], { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
-    return { status: 200, body, contentType: CALENDAR_TYPE };
+    return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
   },
 });
 
