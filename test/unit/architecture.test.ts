@@ -16,7 +16,11 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
     /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
   ],
   [3, 'policies', /^policies\//],
-  [4, 'services: input parsing, writes, record building', /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical)\.ts$|terms\/mapper\.ts$)/],
+  [
+    4,
+    'services: input parsing, writes, record building',
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical)\.ts$|terms\/mapper\.ts$)/,
+  ],
   [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms|changes)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
 ];
 
