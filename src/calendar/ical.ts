@@ -69,19 +69,25 @@ const MAX_OCTETS = 75;
  * one space, and no UTF-8 character (nor a UTF-16 surrogate pair) is split. Lines end with CRLF.
  */
 export function foldLine(line: string): string {
-  if (Buffer.byteLength(line) <= MAX_OCTETS) return `${line}\r\n`;
+  // A UTF-16 unit is at most 3 octets (a pair of them 4): 18 units fit in 75 octets.
+  if (line.length <= 18) return `${line}\r\n`;
   let out = '';
+  let lineStart = 0;
   let octets = 0;
-  for (const char of line) {
-    const size = Buffer.byteLength(char);
+  for (let i = 0; i < line.length; ) {
+    const unit = line.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && i + 1 < line.length;
+    const units = pair ? 2 : 1;
+    const size = unit < 0x80 ? 1 : unit < 0x800 ? 2 : pair ? 4 : 3;
     if (octets + size > MAX_OCTETS) {
-      out += '\r\n ';
+      out += `${line.slice(lineStart, i)}\r\n `;
+      lineStart = i;
       octets = 1; // the leading space of the continuation
     }
-    out += char;
     octets += size;
+    i += units;
   }
-  return `${out}\r\n`;
+  return `${out}${line.slice(lineStart)}\r\n`;
 }
 
 function contentLine({ name, params, value }: Property): string {

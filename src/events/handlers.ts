@@ -14,7 +14,7 @@ import { TermNameTaken, type TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
-import { eventRecords } from '../services/records.js';
+import { eventFeedEntries, eventRecords } from '../services/records.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import type { EventColumns, EventRow } from './repository.js';
@@ -397,8 +397,8 @@ function feedName(ctx: OperationContext, categories: TermRow[], tags: TermRow[])
 async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
-  const records = await eventRecords(ctx.repositories, rows, ctx.user, ctx.urls, { single: false });
-  const body = eventsCalendar(rows, records, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
+  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single: false });
+  const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
   return { status: 200, body, headers, contentType: CALENDAR_TYPE };
@@ -411,9 +411,9 @@ const getFeed = operation({
   load: (ctx: OperationContext<'getEventIcs'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
-    const built = await record(ctx, row, true);
+    const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
-    const body = eventsCalendar([row], [built], { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
+    const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
   },
 });
