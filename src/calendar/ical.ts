@@ -74,7 +74,7 @@ export function foldLine(line: string): string {
   let out = '';
   let lineStart = 0;
   let octets = 0;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     const unit = line.charCodeAt(i);
     const pair = unit >= 0xd800 && unit <= 0xdbff && i + 1 < line.length;
     const units = pair ? 2 : 1;

@@ -38,7 +38,8 @@ const BLOCK_ELEMENTS = new Set(['p', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 
  * values may hold `>` when quoted), doctypes and processing instructions. A `<` that starts none of
  * them is text.
  */
-const MARKUP = /<!--[\s\S]*?(?:-->|$)|<(script|style|template|noscript)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<\/?([A-Za-z][A-Za-z0-9-]*)(?:[^>"']|"[^"]*"|'[^']*')*>|<[!?][^>]*>/gi;
+const MARKUP =
+  /<!--[\s\S]*?(?:-->|$)|<(script|style|template|noscript)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<\/?([A-Za-z][A-Za-z0-9-]*)(?:[^>"']|"[^"]*"|'[^']*')*>|<[!?][^>]*>/gi;
 
 const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/g;
 
