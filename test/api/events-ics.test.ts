@@ -254,6 +254,20 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
     assert.equal(editor.byTitle('Locked').location, 'Secret Place, 7 Hidden Way');
   });
 
+  it('shows a protected venue or organizer of a public event by name only, and names the calendar after SITE_NAME', async () => {
+    const venue = await createVenue(http, users.editor, { venue: 'Guarded Hall', address: '9 Secret Road', geo_lat: 10, geo_lng: 20, password: 'pw' });
+    const organizer = await createOrganizer(http, users.editor, { organizer: 'Guarded Crew', email: 'crew@secret.test', password: 'pw' });
+    await create({ title: 'Open', venue: venue.id, organizer: [organizer.id] });
+    const { byTitle, text } = parseFeed(await feed());
+    const vevent = byTitle('Open');
+    assert.equal(vevent.location, 'Guarded Hall');
+    assert.equal(vevent.component.getFirstProperty('geo'), null);
+    assert.equal(vevent.component.getFirstProperty('organizer')?.getParameter('cn'), 'Guarded Crew');
+    assert.ok(!text.includes('Secret Road') && !text.includes('crew@secret.test'));
+    const named = await eventsApp({ siteName: 'Springfield Arts' }, CLOCK);
+    assert.equal(parseFeed(await asText(call(named.http, 'get', feedPath))).calendar.getFirstPropertyValue('x-wr-calname'), 'Springfield Arts Events');
+  });
+
   it('never lists drafts to anonymous callers; editors see them as TENTATIVE', async () => {
     await create({ title: 'Published' });
     const draft = await create({ title: 'Draft', status: 'draft' });
