@@ -69,6 +69,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events as an iCalendar feed
+         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`.
+         */
+        get: operations["listEventsIcs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One event as iCalendar
+         * @description One event as an iCalendar (RFC 5545) calendar with its `VTIMEZONE` (docs/contract.md §11), under the read rules of `GET /events/{id}`: 403 `event-not-accessible` for an unpublished event the caller may not read, 403 `event-password-protected` without the right `password` (unless the caller may edit it), 403 `event-no-longer-available` for a trashed one (except for editors), 404 `rest-event-not-found` for an ID that names nothing, 400 `rest-invalid-event-id` for an ID of another record type; errors are JSON in the WordPress envelope.
+         */
+        get: operations["getEventIcs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{id}": {
         parameters: {
             query?: never;
@@ -505,6 +548,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An iCalendar (RFC 5545) object, as `text/calendar; charset=utf-8` (docs/contract.md §11): one `VCALENDAR` with its `VTIMEZONE`s and one `VEVENT` per event.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//The Events Calendar REST service//tribe/events/v1//EN
+         *     CALSCALE:GREGORIAN
+         *     METHOD:PUBLISH
+         *     X-WR-CALNAME:example.org Events
+         *     NAME:example.org Events
+         *     URL;VALUE=URI:https://example.org
+         *     REFRESH-INTERVAL;VALUE=DURATION:PT1H
+         *     X-PUBLISHED-TTL:PT1H
+         *     BEGIN:VTIMEZONE
+         *     TZID:UTC
+         *     BEGIN:STANDARD
+         *     DTSTART:20300101T000000
+         *     TZOFFSETFROM:+0000
+         *     TZOFFSETTO:+0000
+         *     END:STANDARD
+         *     END:VTIMEZONE
+         *     BEGIN:VEVENT
+         *     UID:12@example.org
+         *     DTSTAMP:20300401T120000Z
+         *     DTSTART;TZID=UTC:20300501T100000
+         *     DTEND;TZID=UTC:20300501T120000
+         *     SUMMARY:Jazz night\, live
+         *     URL;VALUE=URI:https://example.org/event/jazz-night/
+         *     LAST-MODIFIED:20300401T120000Z
+         *     SEQUENCE:1
+         *     STATUS:CONFIRMED
+         *     END:VEVENT
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
         /**
          * @description An event. Keys appear in this order. In lists, password-protected events the caller may not read in full are masked: `description`, `excerpt`, `cost`, `website` become empty, `image` false, the flags null, `categories`, `tags`, `venue`, `organizer` empty arrays and `cost_details` blank. `json_ld` is present only on single GET responses. The plugin's `custom_fields` key is not emitted.
          * @example {
@@ -1974,6 +2051,35 @@ export interface components {
         FlexibleBoolean: boolean | string;
     };
     responses: {
+        /** @description The feed, `text/calendar; charset=utf-8`: CRLF line ends, lines folded at 75 octets (never inside a UTF-8 character), TEXT values escaped (`\\`, `\;`, `\,`, `\n`). Its weak `ETag` depends only on the data (`DTSTAMP` is each event's last modification), so `If-None-Match` gives 304 until an event changes. */
+        EventCalendar: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-TEC-Total": components["headers"]["XTecTotalFeed"];
+                "X-TEC-Truncated": components["headers"]["XTecTruncated"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/calendar": components["schemas"]["ICalendar"];
+            };
+        };
+        /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with the record's strong `ETag` (docs/contract.md §10: its version and a digest of this calendar), so `If-None-Match` gives 304 while the event is unchanged. */
+        EventCalendarSingle: {
+            headers: {
+                ETag: components["headers"]["RecordETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/calendar": components["schemas"]["ICalendar"];
+            };
+        };
         /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`). */
         Error: {
             headers: {
@@ -2509,6 +2615,48 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
+        IcsUid: "id" | "plugin";
+        /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+        EventsStartDate: components["schemas"]["DateInput"];
+        /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+        EventsEndDate: components["schemas"]["DateInput"];
+        /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+        EventsStartsBefore: components["schemas"]["DateInput"];
+        /** @description Events starting after the date. Any `DateInput` form. */
+        EventsStartsAfter: components["schemas"]["DateInput"];
+        /** @description Events ending before the date. Any `DateInput` form. */
+        EventsEndsBefore: components["schemas"]["DateInput"];
+        /** @description Events ending after the date. Any `DateInput` form. */
+        EventsEndsAfter: components["schemas"]["DateInput"];
+        /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsStrictDates: boolean;
+        /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        EventsCategories: string[];
+        /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        EventsTags: string[];
+        /** @description Events assigned to one of the given venue IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        EventsVenue: number[];
+        /** @description Events assigned to one of the given organizer IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        EventsOrganizer: number[];
+        /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsFeatured: boolean;
+        /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsGeoloc: boolean;
+        /** @description Latitude of the centre of a radius search: events whose venue lies within `geoloc_radius` kilometres, nearest first. `geoloc_lng` must also be given (otherwise 400). */
+        EventsGeolocLat: number;
+        /** @description Longitude of the centre of a radius search. `geoloc_lat` must also be given (otherwise 400). */
+        EventsGeolocLng: number;
+        /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
+        EventsGeolocRadius: number;
+        /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        EventsInclude: number[];
+        /** @description Events whose parent is this event ID (it must be an existing event). */
+        EventsPostParent: number;
+        /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
+        EventsOrderby: "event_date" | "date" | "modified" | "title" | "id";
+        /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsTicketed: boolean;
         /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
         IdPath: number;
         /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
@@ -2566,6 +2714,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description Number of events matching the filters; sent only when the feed is cut at `ICAL_MAX_EVENTS`. */
+        XTecTotalFeed: number;
+        /** @description `true` when the feed holds only the first `ICAL_MAX_EVENTS` of the matching events (in the list's order); absent otherwise. */
+        XTecTruncated: "true";
         /** @description Number of records matching the filters. */
         XTecTotal: number;
         /** @description Number of pages matching the filters. */
@@ -2651,55 +2803,55 @@ export interface operations {
                 /** @description Records per page. Values above 50 are clamped to 50. */
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
-                start_date?: components["schemas"]["DateInput"];
+                start_date?: components["parameters"]["EventsStartDate"];
                 /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
-                end_date?: components["schemas"]["DateInput"];
+                end_date?: components["parameters"]["EventsEndDate"];
                 /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
-                starts_before?: components["schemas"]["DateInput"];
+                starts_before?: components["parameters"]["EventsStartsBefore"];
                 /** @description Events starting after the date. Any `DateInput` form. */
-                starts_after?: components["schemas"]["DateInput"];
+                starts_after?: components["parameters"]["EventsStartsAfter"];
                 /** @description Events ending before the date. Any `DateInput` form. */
-                ends_before?: components["schemas"]["DateInput"];
+                ends_before?: components["parameters"]["EventsEndsBefore"];
                 /** @description Events ending after the date. Any `DateInput` form. */
-                ends_after?: components["schemas"]["DateInput"];
+                ends_after?: components["parameters"]["EventsEndsAfter"];
                 /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
-                strict_dates?: boolean;
+                strict_dates?: components["parameters"]["EventsStrictDates"];
                 /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
                 /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
-                categories?: string[];
+                categories?: components["parameters"]["EventsCategories"];
                 /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
-                tags?: string[];
+                tags?: components["parameters"]["EventsTags"];
                 /** @description Events assigned to one of the given venue IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
-                venue?: number[];
+                venue?: components["parameters"]["EventsVenue"];
                 /** @description Events assigned to one of the given organizer IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
-                organizer?: number[];
+                organizer?: components["parameters"]["EventsOrganizer"];
                 /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
-                featured?: boolean;
+                featured?: components["parameters"]["EventsFeatured"];
                 /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 status?: components["parameters"]["Status"];
                 /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
-                geoloc?: boolean;
+                geoloc?: components["parameters"]["EventsGeoloc"];
                 /** @description Latitude of the centre of a radius search: events whose venue lies within `geoloc_radius` kilometres, nearest first. `geoloc_lng` must also be given (otherwise 400). */
-                geoloc_lat?: number;
+                geoloc_lat?: components["parameters"]["EventsGeolocLat"];
                 /** @description Longitude of the centre of a radius search. `geoloc_lat` must also be given (otherwise 400). */
-                geoloc_lng?: number;
+                geoloc_lng?: components["parameters"]["EventsGeolocLng"];
                 /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
-                geoloc_radius?: number;
+                geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
-                include?: number[];
+                include?: components["parameters"]["EventsInclude"];
                 /** @description Events whose parent is this event ID (it must be an existing event). */
-                post_parent?: number;
+                post_parent?: components["parameters"]["EventsPostParent"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
                 modified_before?: components["parameters"]["ModifiedBefore"];
                 /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
-                orderby?: "event_date" | "date" | "modified" | "title" | "id";
+                orderby?: components["parameters"]["EventsOrderby"];
                 /** @description Direction of the order, `asc` or `desc`, in any case (`DESC`). The default is WordPress's: ascending for `orderby=event_date`, descending for every other `orderby`; without `orderby`, the list's own direction (events ascending, venues and organizers newest first). */
                 order?: components["parameters"]["ListOrder"];
                 /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
-                ticketed?: boolean;
+                ticketed?: components["parameters"]["EventsTicketed"];
                 /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
                 _fields?: components["parameters"]["Fields"];
             };
@@ -2743,6 +2895,111 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventsIcs: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page. Values above 50 are clamped to 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+                start_date?: components["parameters"]["EventsStartDate"];
+                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+                end_date?: components["parameters"]["EventsEndDate"];
+                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+                starts_before?: components["parameters"]["EventsStartsBefore"];
+                /** @description Events starting after the date. Any `DateInput` form. */
+                starts_after?: components["parameters"]["EventsStartsAfter"];
+                /** @description Events ending before the date. Any `DateInput` form. */
+                ends_before?: components["parameters"]["EventsEndsBefore"];
+                /** @description Events ending after the date. Any `DateInput` form. */
+                ends_after?: components["parameters"]["EventsEndsAfter"];
+                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                strict_dates?: components["parameters"]["EventsStrictDates"];
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
+                search?: components["parameters"]["Search"];
+                /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                categories?: components["parameters"]["EventsCategories"];
+                /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                tags?: components["parameters"]["EventsTags"];
+                /** @description Events assigned to one of the given venue IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                venue?: components["parameters"]["EventsVenue"];
+                /** @description Events assigned to one of the given organizer IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                organizer?: components["parameters"]["EventsOrganizer"];
+                /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                featured?: components["parameters"]["EventsFeatured"];
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                status?: components["parameters"]["Status"];
+                /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                geoloc?: components["parameters"]["EventsGeoloc"];
+                /** @description Latitude of the centre of a radius search: events whose venue lies within `geoloc_radius` kilometres, nearest first. `geoloc_lng` must also be given (otherwise 400). */
+                geoloc_lat?: components["parameters"]["EventsGeolocLat"];
+                /** @description Longitude of the centre of a radius search. `geoloc_lat` must also be given (otherwise 400). */
+                geoloc_lng?: components["parameters"]["EventsGeolocLng"];
+                /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
+                geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
+                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                include?: components["parameters"]["EventsInclude"];
+                /** @description Events whose parent is this event ID (it must be an existing event). */
+                post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
+                /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
+                modified_before?: components["parameters"]["ModifiedBefore"];
+                /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
+                orderby?: components["parameters"]["EventsOrderby"];
+                /** @description Direction of the order, `asc` or `desc`, in any case (`DESC`). The default is WordPress's: ascending for `orderby=event_date`, descending for every other `orderby`; without `orderby`, the list's own direction (events ascending, venues and organizers newest first). */
+                order?: components["parameters"]["ListOrder"];
+                /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                ticketed?: components["parameters"]["EventsTicketed"];
+                /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
+                uid?: components["parameters"]["IcsUid"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventCalendar"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getEventIcs: {
+        parameters: {
+            query?: {
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                password?: components["parameters"]["Password"];
+                /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
+                uid?: components["parameters"]["IcsUid"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventCalendarSingle"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

@@ -52,6 +52,7 @@ const EXPOSED_HEADERS = [
   'X-TEC-Total',
   'X-TEC-TotalPages',
   'X-TEC-Change-Cursor',
+  'X-TEC-Truncated',
   'X-Request-Id',
   'ETag',
   'Location',
@@ -311,6 +312,14 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       else res.set(name, value);
     }
     res.status(reply.status);
+    if (reply.contentType !== undefined) {
+      // A text answer (an iCalendar feed): sent as it is; a record's strong ETag (http/conditional.ts)
+      // or Express's weak one, and its 304.
+      res.set('Content-Type', reply.contentType);
+      if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, String(reply.body), reply.contentType)));
+      res.send(String(reply.body));
+      return;
+    }
     if (reply.version) {
       // A record's strong ETag (http/conditional.ts); set before sending, so Express computes no weak one.
       const selection = res.locals.fields === undefined ? '' : JSON.stringify(res.locals.fields);

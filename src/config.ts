@@ -66,6 +66,10 @@ export interface Config {
    * before the oldest change kept answers 410 (docs/contract.md §9).
    */
   changesRetentionDays: number;
+  /** Most events one iCalendar feed (`GET /events.ics`) holds; past it the feed is cut (ICAL_MAX_EVENTS, docs/contract.md §11). */
+  icalMaxEvents: number;
+  /** The site's name, for iCalendar feed names (SITE_NAME); defaults to the host name of the site URL. */
+  siteName: string | undefined;
   /** Number of worker processes (WORKERS); 1 serves from the main process, more use node:cluster. */
   workers: number;
   /**
@@ -125,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeoutSeconds: positiveNumber('DB_TIMEOUT', env.DB_TIMEOUT, 5),
     shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
     changesRetentionDays: positiveNumber('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30),
+    icalMaxEvents: positiveInteger('ICAL_MAX_EVENTS', env.ICAL_MAX_EVENTS, 2000),
+    siteName: env.SITE_NAME?.trim() || undefined,
     workers,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };

@@ -66,6 +66,18 @@ export const SCENARIOS: Scenario[] = [
     request: () => ({ method: 'GET', path: api('/events') }),
   },
   {
+    name: 'events-ics',
+    label: 'GET /events.ics (about 500 events)',
+    list: true,
+    write: false,
+    request: (s, r) => {
+      // A 5-day window somewhere in the seeded 3 years: about 500 events at 100,000 (docs/contract.md §11).
+      const from = s.firstDay + Math.floor(r() * Math.max(1, (s.lastDay - s.firstDay) / DAY - 5)) * DAY;
+      const query = new URLSearchParams({ start_date: day(from), end_date: day(from + 4 * DAY) });
+      return { method: 'GET', path: api(`/events.ics?${query}`) };
+    },
+  },
+  {
     name: 'events-filtered',
     label: 'GET /events?categories&start_date&end_date&search',
     list: true,

@@ -10,14 +10,16 @@ import { postPolicy, readerOf, statusFilter, type WriteRequest } from '../polici
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import { createOrReuse, type PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
-import { TermNameTaken } from '../terms/repository.js';
+import { TermNameTaken, type TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
-import { eventRecords } from '../services/records.js';
+import { eventFeedEntries, eventRecords } from '../services/records.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import type { EventColumns, EventRow } from './repository.js';
+import { eventsCalendar } from './ical.js';
+import { htmlToText } from '../text/html.js';
 import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
 import { modifiedRange, type ModifiedRange } from '../posts/list-order.js';
@@ -62,24 +64,25 @@ async function currentTag(ctx: OperationContext, id: number): Promise<string | u
 }
 
 /** The list's `categories`/`tags`: each item a slug, an id or a name of an existing term (400 otherwise). */
-async function resolveFilterTerms(repositories: Repositories, taxonomy: Taxonomy, items: string[] | undefined, problems: Record<string, string>): Promise<number[] | undefined> {
+async function resolveFilterTerms(repositories: Repositories, taxonomy: Taxonomy, items: string[] | undefined, problems: Record<string, string>): Promise<TermRow[] | undefined> {
   if (!items) return undefined;
   const repo = repositories.terms;
-  const ids: number[] = [];
+  const ids: TermRow[] = [];
   const unknown: string[] = [];
   for (const item of items.map((i) => String(i).trim())) {
     const term =
       (await repo.findBySlug(taxonomy, item)) ??
       (/^\d+$/.test(item) ? await repo.findById(Number(item)).then((t) => (t?.taxonomy === taxonomy.name ? t : undefined)) : undefined) ??
       (await repo.findByNameAnyLevel(taxonomy, item));
-    if (term) ids.push(term.id);
+    if (term) ids.push(term);
     else unknown.push(item);
   }
   if (unknown.length) problems[taxonomy.collection] = `${taxonomy.collection} contains unknown ${taxonomy.collection}: ${unknown.join(', ')}.`;
   return ids;
 }
 
-type ListQuery = OperationContext<'listEvents'>['query'];
+type ListOp = 'listEvents' | 'listEventsIcs';
+type ListQuery = OperationContext<ListOp>['query'];
 
 /** A `GET /events` request as parsed before its reply is looked up (the rest needs the database). */
 interface ParsedList {
@@ -93,7 +96,7 @@ interface ParsedList {
   modified: ModifiedRange;
 }
 
-function parseList(ctx: OperationContext<'listEvents'>): ParsedList {
+function parseList(ctx: OperationContext<ListOp>): ParsedList {
   const query = ctx.query;
   const problems: Record<string, string> = {};
   const details: Record<string, unknown> = {};
@@ -121,13 +124,13 @@ function parseList(ctx: OperationContext<'listEvents'>): ParsedList {
  * the modification range and order (`asked` holds `modified_*`, `orderby` and `order` as sent, and
  * `modified` what they mean) and on which parameters were sent (paging URLs carry only those).
  */
-function listDependsOn(ctx: OperationContext<'listEvents'>, { query, bounds, urlValues, problems, modified }: ParsedList) {
+function listDependsOn(ctx: OperationContext<ListOp>, { query, bounds, urlValues, problems, modified }: ParsedList) {
   const asked = Object.fromEntries(Object.entries(query).filter(([name]) => !(DATE_PARAMETERS as readonly string[]).includes(name)));
   return { parts: [asked, bounds, urlValues, modified, problems, sentQueryNames(ctx.req)] };
 }
 
-/** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
-async function listPage(ctx: OperationContext<'listEvents'>, { query, page, problems, details, bounds, urlValues, modified }: ParsedList): Promise<Reply<'listEvents'>> {
+/** The events a parsed list request selects (one page of them, and how many there are in all), with the filters' lookups (400). */
+async function findListed(ctx: OperationContext<ListOp>, { query, problems, details, bounds, modified }: ParsedList, limit: number, offset: number) {
   const repositories = ctx.repositories;
   // Read before the page, so following the feed from it misses nothing (docs/contract.md §9).
   const changeCursor = await currentCursor(repositories);
@@ -155,7 +158,7 @@ async function listPage(ctx: OperationContext<'listEvents'>, { query, page, prob
     reader: readerOf(ctx.user),
     bounds,
     search: query.search !== undefined ? searchTerms(query.search) : undefined,
-    termLists: [categories, tags].filter((ids): ids is number[] => ids !== undefined),
+    termLists: [categories, tags].filter((terms): terms is TermRow[] => terms !== undefined).map((terms) => terms.map((term) => term.id)),
     venueIds: query.venue,
     organizerIds: query.organizer,
     featured: query.featured,
@@ -166,9 +169,17 @@ async function listPage(ctx: OperationContext<'listEvents'>, { query, page, prob
     modified,
     orderBy: query.orderby,
     direction: query.order,
-    limit: page.perPage,
-    offset: page.offset,
+    limit,
+    offset,
   });
+  return { rows, total, status, changeCursor, categories: categories ?? [], tags: tags ?? [] };
+}
+
+/** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
+async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList): Promise<Reply<'listEvents'>> {
+  const { query, page, urlValues } = parsed;
+  const repositories = ctx.repositories;
+  const { rows, total, status, changeCursor } = await findListed(ctx, parsed, page.perPage, page.offset);
 
   // Paging URLs: the plugin's argument order, the computed date bounds, then every other filter sent,
   // then this service's additions (docs/contract.md §8).
@@ -368,6 +379,45 @@ const remove = operation({
   },
 });
 
+/** iCalendar answers (docs/contract.md §11). */
+const CALENDAR_TYPE = 'text/calendar; charset=utf-8';
+
+function feedHost(ctx: OperationContext): string {
+  return new URL(ctx.urls.site).hostname;
+}
+
+/** The feed's name: the site's name, "Events", and the categories (or tags) the request filters by. */
+function feedName(ctx: OperationContext, categories: TermRow[], tags: TermRow[]): string {
+  const site = ctx.config.siteName ?? feedHost(ctx);
+  const terms = [...categories, ...tags].map((term) => term.name);
+  return `${site} Events${terms.length ? `: ${[...new Set(terms)].join(', ')}` : ''}`;
+}
+
+/** `GET /events.ics`: every event `GET /events` would list with the same query, up to ICAL_MAX_EVENTS, in one calendar. */
+async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
+  const max = ctx.config.icalMaxEvents;
+  const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
+  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single: false });
+  const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
+  const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
+  if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
+  return { status: 200, body, headers, contentType: CALENDAR_TYPE };
+}
+
+/** `GET /events/{id}.ics`: one event, under the read and password rules of `GET /events/{id}`. */
+const getFeed = operation({
+  parse: (ctx: OperationContext<'getEventIcs'>) => singleReadInput(ctx),
+  remember: byRequest,
+  load: (ctx: OperationContext<'getEventIcs'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
+  authorize: postPolicy.read,
+  async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
+    const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
+    const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
+    const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
+    return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
+  },
+});
+
 /** Every event operation and the policy action it is judged by (policies/posts.ts). */
 export const eventOperations = {
   listEvents: operation({
@@ -377,6 +427,14 @@ export const eventOperations = {
     authorize: (user, _target, input) => postPolicy.list(user, undefined, input.query),
     execute: listPage,
   }),
+  listEventsIcs: operation({
+    parse: parseList,
+    remember: listDependsOn,
+    load: noTarget,
+    authorize: (user, _target, input) => postPolicy.list(user, undefined, input.query),
+    execute: listFeed,
+  }),
+  getEventIcs: getFeed,
   createEvent: create,
   getEvent: get,
   updateEvent: update,

@@ -21,9 +21,11 @@ export type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: in
 export type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
-/** Every JSON body the document allows an operation to answer with. */
+/** A response's body: its JSON, or the text of a `text/calendar` answer. */
+type ContentBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/calendar': infer T } } ? T : never;
+/** Every body the document allows an operation to answer with. */
 export type ResponseBodyOf<Op extends OperationId> = Op extends OperationId
-  ? { [Status in keyof ResponsesOf<Op>]: ResponsesOf<Op>[Status] extends { content: { 'application/json': infer B } } ? B : never }[keyof ResponsesOf<Op>]
+  ? { [Status in keyof ResponsesOf<Op>]: ContentBody<ResponsesOf<Op>[Status]> }[keyof ResponsesOf<Op>]
   : never;
 
 /** What every stage of an operation gets: the caller, the validated input, and the services it may use. */
@@ -63,6 +65,8 @@ export interface Reply<Op extends OperationId = OperationId> {
   status: number;
   body: ResponseBodyOf<Op>;
   headers?: Record<string, string>;
+  /** Set for a body that is not JSON (a string sent as it is, e.g. `text/calendar; charset=utf-8`). */
+  contentType?: string;
   /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
   serialized?: SerializedReply;
   /** The stored version of the record the body shows: the reply gets a strong `ETag` (http/conditional.ts). */

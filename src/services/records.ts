@@ -4,6 +4,7 @@ import type { Repositories } from '../repositories.js';
 import { mayReference, maySeeProtectedText } from '../policies/posts.js';
 import { toEventRecord, type EmbeddedLinked, type EventRecord, type EventRelations } from '../events/mapper.js';
 import type { EventRow } from '../events/repository.js';
+import { feedEntry, type FeedEntry } from '../events/ical.js';
 import type { LinkedKind } from '../linked/kinds.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
@@ -30,6 +31,15 @@ export interface RecordOptions {
 export async function eventRecords(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls, options: RecordOptions): Promise<EventRecord[]> {
   const related = await loadEventRelations(repositories, rows, user);
   return rows.map((row) => toEventRecord(row, related, urls, { single: options.single, masked: !options.single && !maySeeProtectedText(user, row) }));
+}
+
+/**
+ * What the iCalendar feed shows of some rows (events/ical.ts): the relations the caller may see and
+ * the masking of eventRecords (a single read has passed the password check).
+ */
+export async function eventFeedEntries(repositories: Repositories, rows: EventRow[], user: User | undefined, options: RecordOptions): Promise<FeedEntry[]> {
+  const related = await loadEventRelations(repositories, rows, user);
+  return rows.map((row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
 }
 
 async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {

@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
 import { autop } from '@wordpress/autop';
+import { Tokenizer, type Token, type TokenHandler } from 'parse5';
 
 /**
  * HTML from users without `unfiltered_html` (everybody below editor) is cleaned on write, as
@@ -28,4 +29,84 @@ export function autoParagraph(text: string): string {
 /** Text without tags, for JSON-LD descriptions. */
 export function plainText(html: string): string {
   return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
+}
+
+const BLOCK_ELEMENTS = new Set(['p', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'tr', 'table', 'section', 'article', 'header', 'footer']);
+
+/**
+ * Comments, elements whose content is not text for a reader (with that content), tags (attribute
+ * values may hold `>` when quoted), doctypes and processing instructions. A `<` that starts none of
+ * them is text.
+ */
+const MARKUP =
+  /<!--[\s\S]*?(?:-->|$)|<(script|style|template|noscript)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)|<\/?([A-Za-z][A-Za-z0-9-]*)(?:[^>"']|"[^"]*"|'[^']*')*>|<[!?][^>]*>/gi;
+
+const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/g;
+
+/** Named references already decoded (parse5's tokenizer knows the whole HTML table; asked once per name). */
+const namedReferences = new Map<string, string>([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+  ['nbsp', '\u00a0'],
+]);
+
+function decodeNamed(name: string): string {
+  let decoded = namedReferences.get(name);
+  if (decoded === undefined) {
+    decoded = '';
+    const collect = (token: Token.CharacterToken) => {
+      decoded += token.chars;
+    };
+    const handler: TokenHandler = {
+      onCharacter: collect,
+      onWhitespaceCharacter: collect,
+      onNullCharacter() {},
+      onStartTag() {},
+      onEndTag() {},
+      onComment() {},
+      onDoctype() {},
+      onEof() {},
+    };
+    new Tokenizer({ sourceCodeLocationInfo: false }, handler).write(`&${name};`, true);
+    if (namedReferences.size < 2048) namedReferences.set(name, decoded);
+  }
+  return decoded;
+}
+
+function decodeCodePoint(code: number): string {
+  // What HTML does with references to nothing: U+FFFD.
+  return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code);
+}
+
+/**
+ * Text of HTML for a plain-text reader (an iCalendar DESCRIPTION): tags, comments and the content
+ * of `<script>`/`<style>` dropped, `<br>` a line break and block elements (paragraphs, list items,
+ * headings) separated by a blank line, character references decoded; runs of spaces collapsed, at
+ * most one blank line in a row, ends trimmed. A scanner rather than a parser, so a feed of
+ * thousands of descriptions stays fast; named references are decoded by parse5's tokenizer.
+ */
+export function htmlToText(html: string): string {
+  let text = html;
+  if (text.includes('<')) {
+    text = text.replace(MARKUP, (_markup, _skipped: string | undefined, tag: string | undefined) => {
+      if (!tag) return ' ';
+      const name = tag.toLowerCase();
+      return name === 'br' ? '\n' : BLOCK_ELEMENTS.has(name) ? '\n\n' : '';
+    });
+  }
+  text = text
+    .replace(/[ \t\r\f\v]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  if (!text.includes('&')) return text;
+  return text.replace(REFERENCE, (reference, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
+    if (decimal !== undefined) return decodeCodePoint(Number(decimal));
+    if (hex !== undefined) return decodeCodePoint(parseInt(hex, 16));
+    const decoded = decodeNamed(name as string);
+    return decoded === `&${name};` || decoded === '' ? reference : decoded;
+  });
 }

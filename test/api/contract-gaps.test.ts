@@ -36,7 +36,8 @@ const INVALID_BODIES: Record<Kind, Record<string, unknown>> = {
 };
 
 function kindOf(op: OperationInfo): Kind | undefined {
-  const first = op.path.split('/')[1];
+  // `/events.ics` and `/events/{id}.ics` are the events' iCalendar feeds (docs/contract.md §11).
+  const first = op.path.split('/')[1].replace(/\.ics$/, '');
   return (Object.keys(CREATE_BODIES) as Kind[]).find((kind) => kind === first);
 }
 

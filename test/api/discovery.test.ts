@@ -22,6 +22,8 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1',
       '/tribe/events/v1/doc',
       '/tribe/events/v1/events',
+      '/tribe/events/v1/events\\.ics',
+      '/tribe/events/v1/events/(?P<id>\\d+)\\.ics',
       '/tribe/events/v1/events/(?P<id>\\d+)',
       '/tribe/events/v1/events/by-slug/(?P<slug>[^/]+)',
       '/tribe/events/v1/venues',

@@ -49,7 +49,9 @@ describe('the OpenAPI document as the source of truth', () => {
       assert.equal(methods(`/${collection}/by-slug/{slug}`), 'DELETE,GET,PATCH,POST,PUT', `${collection} by slug`);
     }
     assert.equal(methods('/changes'), 'GET');
-    assert.equal(new Set(operations.map((op) => op.path)).size, 16);
+    assert.equal(methods('/events.ics'), 'GET');
+    assert.equal(methods('/events/{id}.ics'), 'GET');
+    assert.equal(new Set(operations.map((op) => op.path)).size, 18);
   });
 
   it('requires credentials for every write and none for reads', () => {

@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { isDocumentedStatus, type ApiOperation } from './operations.js';
+import { documentedTypes, isDocumentedStatus, type ApiOperation } from './operations.js';
 
 /**
  * What every answer must satisfy, whatever was sent: no 5xx, a status the document lists for the
@@ -11,7 +11,10 @@ export function responseProblems(op: ApiOperation, res: Response): string[] {
   const problems: string[] = [];
   if (res.status >= 500) problems.push(`server error ${res.status}`);
   if (!isDocumentedStatus(op, res.status)) problems.push(`status ${res.status} is not documented for ${op.operationId}`);
-  if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) problems.push(`content type ${res.headers['content-type']} is not JSON`);
+  // JSON, or what the document gives for the answer (`text/calendar` for the feeds: docs/contract.md §11).
+  const type = String(res.headers['content-type'] ?? '');
+  const expected = documentedTypes(op, res.status);
+  if (!expected.some((documented) => type.startsWith(documented))) problems.push(`content type ${res.headers['content-type']} is not ${expected.join(' or ')}`);
   if (res.status >= 400) {
     const body = res.body as { code?: unknown; message?: unknown; data?: { status?: unknown } } | undefined;
     if (typeof body?.code !== 'string' || body.code === '') problems.push('error without a string `code`');

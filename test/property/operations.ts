@@ -25,6 +25,8 @@ export interface ApiOperation {
   statuses: Set<number>;
   /** Whether `default` (the generic error response: 413, 415, 500, 503) is documented too. */
   hasDefault: boolean;
+  /** The media types of each documented response (status or `default`) that has a body. */
+  answerTypes: Record<string, string[]>;
   /** Whether the anonymous visitor may call it (its security lists `{}`). */
   allowsAnonymous: boolean;
 }
@@ -55,10 +57,22 @@ export function apiOperations(): ApiOperation[] {
       contentTypes: Object.keys(requestBody?.content ?? {}),
       statuses: new Set(responses.filter((s) => s !== 'default').map(Number)),
       hasDefault: responses.includes('default'),
+      answerTypes: Object.fromEntries(
+        Object.entries(raw.responses as Record<string, unknown>).map(([status, response]) => [
+          status,
+          Object.keys(resolveRef<{ content?: Record<string, unknown> }>(doc, response as never).content ?? {}),
+        ]),
+      ),
       allowsAnonymous: op.allowsAnonymous,
     };
   });
   return cached;
+}
+
+/** The media types the document gives for an answer of the operation with this status (JSON when it gives none). */
+export function documentedTypes(op: ApiOperation, status: number): string[] {
+  const types = op.answerTypes[String(status)] ?? op.answerTypes.default ?? [];
+  return types.length ? types : ['application/json'];
 }
 
 /** Whether a status is documented for the operation. */

@@ -134,6 +134,14 @@ async function checkReads(w: World, kind: Kind, caller: Caller, all: Case[], mis
         mismatches.push(`${c.label}: the refusal shows the record`);
       }
     }
+    if (kind.type === 'event') {
+      // The event's iCalendar answer follows the same read rule (docs/contract.md §11).
+      const ics = await send(w.http, 'get', `${itemPath(kind, c.record.id)}.ics`, w.users[caller]);
+      const shown = ics.text.includes(description(kind, c.owner, c.state));
+      if (ics.status !== expected.status || (code && ics.body.code !== code))
+        mismatches.push(`${c.label} GET .ics: expected ${expected.status} ${code ?? ''}, got ${ics.status} ${ics.body.code ?? ''}`);
+      else if (ics.status === 200 ? !shown : shown) mismatches.push(`${c.label} GET .ics: description ${shown ? 'shown in the refusal' : 'missing'}`);
+    }
     if (code === `${kind.type}-password-protected`) {
       // The right password opens the record to anybody; a wrong one does not.
       const right = await send(w.http, 'get', `${itemPath(kind, c.record.id)}?password=${PASSWORD}`, w.users[caller]);
@@ -178,6 +186,19 @@ async function checkLists(w: World, kind: Kind, caller: Caller, all: Case[], mis
     if (JSON.stringify(got) !== JSON.stringify(expected)) {
       const name = (id: number) => all.find((c) => c.record.id === id)?.key ?? String(id);
       mismatches.push(`${label}: expected [${expected.map(name).join('; ')}], got [${got.map(name).join('; ')}]`);
+    }
+    if (kind.type === 'event') {
+      // The iCalendar feed of the same query lists the same events, protected text masked alike (docs/contract.md §11).
+      const feed = await send(w.http, 'get', `${collectionPath(kind)}.ics?${query.slice(1)}`, w.users[caller]);
+      const uids = [...feed.text.matchAll(/^UID:(\d+)@/gm)]
+        .map((match) => Number(match[1]))
+        .filter((id) => !skipped.has(id))
+        .sort();
+      if (feed.status !== 200 || JSON.stringify(uids) !== JSON.stringify(expected)) mismatches.push(`${label} .ics: ${feed.status}, events ${JSON.stringify(uids)}`);
+      for (const c of cases) {
+        if (c.state === 'password' && !MAY_EDIT[caller][c.owner].includes(c.state) && feed.text.includes(description(kind, c.owner, c.state)))
+          mismatches.push(`${label} .ics: ${c.key} not masked`);
+      }
     }
     if (res.body.total !== items.length || res.headers['x-wp-total'] !== String(items.length)) {
       mismatches.push(`${label}: total ${res.body.total} / X-WP-Total ${res.headers['x-wp-total']} for ${items.length} records`);

@@ -175,6 +175,19 @@ describe('no hidden content in any answer to a caller who may not read it', func
           assert.equal(res.headers['x-wp-total'], '0');
         }
       }
+      // The iCalendar feeds (docs/contract.md §11): every filter and status as on the list, and each
+      // hidden event alone (403 without its text); protected text never appears in a VEVENT either.
+      for (const filter of [...eventFilters, ...statuses.map((status) => `status=${status}`)]) {
+        const res = await look(w, as, `${NS}/events.ics?${filter}`, caller, seen);
+        assert.equal(res.status, 200, `${caller} events.ics?${filter}: ${res.text}`);
+        assert.match(res.text, /^BEGIN:VCALENDAR\r\n/);
+      }
+      for (const record of s.hidden.event) {
+        const res = await look(w, as, `${NS}/events/${record.id}.ics`, caller, seen);
+        assert.equal(res.status, 403, `${caller} ${record.state} event.ics: ${res.status}`);
+        await look(w, as, `${NS}/events/${record.id}.ics?password=wrong-password`, caller, seen);
+      }
+      for (const id of s.publicEvents) await look(w, as, `${NS}/events/${id}.ics`, caller, seen);
       // Terms of hidden events.
       for (const collection of ['categories', 'tags']) {
         for (const hiddenEvent of s.hidden.event) {

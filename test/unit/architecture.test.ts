@@ -8,7 +8,7 @@ import madge from 'madge';
  * them. Every module belongs to a layer; a new module must be placed here.
  */
 const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
-  [0, 'base: errors, settings, dates, text, URLs, the document, the database', /^(errors|logger|config|urls|host)\.ts$|^(dates|text|openapi|db)\//],
+  [0, 'base: errors, settings, dates, text, URLs, the document, the database, the iCalendar writer', /^(errors|logger|config|urls|host)\.ts$|^(dates|text|openapi|db|calendar)\//],
   [1, 'users and credentials', /^auth\//],
   [
     2,
@@ -16,7 +16,11 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
     /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
   ],
   [3, 'policies', /^policies\//],
-  [4, 'services: input parsing, writes, record building', /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper)\.ts$|terms\/mapper\.ts$)/],
+  [
+    4,
+    'services: input parsing, writes, record building',
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical)\.ts$|terms\/mapper\.ts$)/,
+  ],
   [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms|changes)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
 ];
 

@@ -42,6 +42,15 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ SITE_TIMEZONE: 'Mars/Base' }), /SITE_TIMEZONE/);
     assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
     assert.throws(() => loadConfig({ BASE_PATH: 'no slash' }), /BASE_PATH/);
+    assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: '0' }), /ICAL_MAX_EVENTS/);
+  });
+
+  it('reads the iCalendar feed settings (docs/contract.md §11)', () => {
+    assert.equal(loadConfig({}).icalMaxEvents, 2000);
+    assert.equal(loadConfig({}).siteName, undefined);
+    const config = loadConfig({ ICAL_MAX_EVENTS: '500', SITE_NAME: ' Springfield Arts ' });
+    assert.equal(config.icalMaxEvents, 500);
+    assert.equal(config.siteName, 'Springfield Arts');
   });
 
   it('reads the failed-login limits and TRUST_PROXY as Express takes it', () => {
