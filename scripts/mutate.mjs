@@ -36,5 +36,8 @@ if (since !== undefined) {
 const node20 = Number(process.versions.node.split('.')[0]) < 22 ? ['--import', './scripts/stryker-node20.mjs'] : [];
 const shims = ['--import', './scripts/stryker-mocha12.mjs', ...node20];
 const stryker = fileURLToPath(new URL('bin/stryker.js', import.meta.resolve('@stryker-mutator/core/package.json')));
-const result = spawnSync(process.execPath, [...shims, stryker, 'run', ...rest], { stdio: 'inherit' });
+// The checker processes load every plugin too: they get the mocha 12 shim through NODE_OPTIONS.
+const shim = new URL('./stryker-mocha12.mjs', import.meta.url).href;
+const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${shim}`.trim() };
+const result = spawnSync(process.execPath, [...shims, stryker, 'run', ...rest], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);
