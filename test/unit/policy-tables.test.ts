@@ -112,7 +112,11 @@ describe('policy decision tables (src/policies/)', () => {
   it('mayRead: the read_post table; mayFilterByEvent is the same; mayReference excludes the trash', () => {
     checkTable('mayRead', mayRead, READ);
     checkTable('mayFilterByEvent', mayFilterByEvent, READ);
-    checkTable('mayReference', mayReference, onlyIf(READ, (state) => !state.startsWith('trash')));
+    checkTable(
+      'mayReference',
+      mayReference,
+      onlyIf(READ, (state) => !state.startsWith('trash')),
+    );
   });
 
   it('maySeeProtectedText: anyone without a password, the edit table with one', () => {
@@ -123,11 +127,17 @@ describe('policy decision tables (src/policies/)', () => {
   });
 
   it('mayFollow: readable, not trashed, and its protected text visible', () => {
-    checkTable('mayFollow', mayFollow, onlyIf(READ, (state) => !state.startsWith('trash')));
+    checkTable(
+      'mayFollow',
+      mayFollow,
+      onlyIf(READ, (state) => !state.startsWith('trash')),
+    );
     const visible: Table = Object.fromEntries(
       Object.entries(READ).map(([state, allowed]) => [
         state,
-        state.startsWith('trash') ? { own: [], others: [] } : { own: allowed.own.filter((c) => EDIT[state].own.includes(c)), others: allowed.others.filter((c) => EDIT[state].others.includes(c)) },
+        state.startsWith('trash')
+          ? { own: [], others: [] }
+          : { own: allowed.own.filter((c) => EDIT[state].own.includes(c)), others: allowed.others.filter((c) => EDIT[state].others.includes(c)) },
       ]),
     );
     checkTable('mayFollow (password)', mayFollow, visible, (f) => ({ ...f, password: 'secret' }));
@@ -181,11 +191,19 @@ describe('policy decision tables (src/policies/)', () => {
       assert.deepEqual(statusFilter(['publish'], user), { statuses: ['publish'], urlValue: 'publish' }, caller);
       for (const asked of [['draft'], ['publish', 'draft'], ['any']]) {
         if (edits) assert.ok(statusFilter(asked, user), caller);
-        else assert.throws(() => statusFilter(asked, user), (e: RestError) => e.status === 400 && e.code === 'rest_invalid_param', `${caller} ${asked}`);
+        else
+          assert.throws(
+            () => statusFilter(asked, user),
+            (e: RestError) => e.status === 400 && e.code === 'rest_invalid_param',
+            `${caller} ${asked}`,
+          );
       }
     }
     const editor = userOf('editor');
-    assert.deepEqual(statusFilter(['draft', 'any', 'trash', 'draft'], editor), { statuses: ['draft', ...ANY_STATUS.filter((s) => s !== 'draft'), 'trash'], urlValue: 'draft,any,trash,draft' });
+    assert.deepEqual(statusFilter(['draft', 'any', 'trash', 'draft'], editor), {
+      statuses: ['draft', ...ANY_STATUS.filter((s) => s !== 'draft'), 'trash'],
+      urlValue: 'draft,any,trash,draft',
+    });
     assert.deepEqual(ANY_STATUS, ['publish', 'future', 'draft', 'pending', 'private']);
   });
 
@@ -219,8 +237,7 @@ describe('policy decision tables (src/policies/)', () => {
   });
 
   it('postPolicy create and edit: private needs publish_posts, giving the record to another needs edit_others_posts', () => {
-    const refused = (run: () => void, status: number, label: string) =>
-      assert.throws(run, (e: RestError) => e.status === status && e.code === 'rest_forbidden', label);
+    const refused = (run: () => void, status: number, label: string) => assert.throws(run, (e: RestError) => e.status === status && e.code === 'rest_forbidden', label);
     refused(() => postPolicy.create(undefined, undefined, {}), 401, 'anonymous create');
     refused(() => postPolicy.create(userOf('subscriber'), undefined, {}), 403, 'subscriber create');
     postPolicy.create(userOf('contributor'), undefined, { status: 'draft', authorId: ME });
@@ -230,6 +247,8 @@ describe('policy decision tables (src/policies/)', () => {
     postPolicy.create(userOf('editor'), undefined, { status: 'private', authorId: ME + 1 });
     const others = record('draft', false);
     postPolicy.edit(userOf('author'), record('publish', true), { authorId: ME });
+    postPolicy.edit(userOf('contributor'), record('draft', true), { status: 'pending' });
+    postPolicy.edit(userOf('author'), record('draft', true), {});
     // Keeping the record's own author is not a reassignment, even for someone else's record.
     postPolicy.edit(userOf('editor'), others, { authorId: ME + 1 });
     refused(() => postPolicy.edit(userOf('author'), others, {}), 403, 'author edits others');
@@ -240,7 +259,10 @@ describe('policy decision tables (src/policies/)', () => {
     refused(() => postPolicy.remove(userOf('contributor'), record('publish', true)), 403, 'contributor removes published');
     refused(() => postPolicy.remove(undefined, record('draft', true)), 401, 'anonymous removes');
     postPolicy.list(undefined, undefined, {});
-    assert.throws(() => postPolicy.list(undefined, undefined, { status: ['draft'] }), (e: RestError) => e.status === 400);
+    assert.throws(
+      () => postPolicy.list(undefined, undefined, { status: ['draft'] }),
+      (e: RestError) => e.status === 400,
+    );
   });
 
   it('postPolicy read: not accessible, no longer available, password-protected with attempts counted', () => {
@@ -275,7 +297,11 @@ describe('policy decision tables (src/policies/)', () => {
       for (const caller of CALLERS) {
         policy.read();
         if (allowed.includes(caller)) policy.manage(userOf(caller));
-        else assert.throws(() => policy.manage(userOf(caller)), (e: RestError) => e.status === (caller === 'anonymous' ? 401 : 403) && e.code === 'rest_forbidden');
+        else
+          assert.throws(
+            () => policy.manage(userOf(caller)),
+            (e: RestError) => e.status === (caller === 'anonymous' ? 401 : 403) && e.code === 'rest_forbidden',
+          );
       }
     }
   });
