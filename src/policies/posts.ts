@@ -31,7 +31,8 @@ const PUBLISHED = new Set(['publish', 'private', 'future']);
 export const ANY_STATUS = ['publish', 'future', 'draft', 'pending', 'private'];
 
 function isOwn(user: User | undefined, record: PostFacts): boolean {
-  return user !== undefined && record.authorId !== null && record.authorId === user.id;
+  // A record without an author (null) is nobody's own: null never equals a user id.
+  return user !== undefined && record.authorId === user.id;
 }
 
 /**
