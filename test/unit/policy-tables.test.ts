@@ -194,7 +194,10 @@ describe('policy decision tables (src/policies/)', () => {
         else
           assert.throws(
             () => statusFilter(asked, user),
-            (e: RestError) => e.status === 400 && e.code === 'rest_invalid_param',
+            (e: RestError) =>
+              e.status === 400 &&
+              e.code === 'rest_invalid_param' &&
+              JSON.stringify(e.data.params) === JSON.stringify({ status: 'status other than publish needs the right to edit.' }),
             `${caller} ${asked}`,
           );
       }
@@ -266,7 +269,12 @@ describe('policy decision tables (src/policies/)', () => {
   });
 
   it('postPolicy read: not accessible, no longer available, password-protected with attempts counted', () => {
-    const refused = (run: () => void, code: string) => assert.throws(run, (e: RestError) => e.status === 403 && e.code === code, code);
+    const messages: Record<string, string> = {
+      'venue-not-accessible': 'The requested venue is not accessible',
+      'venue-no-longer-available': 'This venue is no longer available',
+      'venue-password-protected': 'The requested venue is not accessible without a password',
+    };
+    const refused = (run: () => void, code: string) => assert.throws(run, (e: RestError) => e.status === 403 && e.code === code && e.message === messages[code], code);
     const venue = (status: string, extra: Partial<PostFacts> = {}) => ({ id: 7, type: 'venue', status, authorId: ME + 1, ...extra });
     postPolicy.read(undefined, venue('publish'), {});
     refused(() => postPolicy.read(undefined, venue('draft'), {}), 'venue-not-accessible');
