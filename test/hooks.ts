@@ -19,6 +19,9 @@ export const mochaHooks = {
     await resetDatabase(db);
   },
   async afterAll() {
+    // Stryker (npm run mutate) runs mocha again and again in one process, and the helpers keep apps
+    // (with their connection) between runs: there the database stays open until the process ends.
+    if (process.env.STRYKER_MUTATOR_WORKER !== undefined) return;
     await closeTestDatabase();
     // Only a whole run (`npm test` sets it) can be expected to exercise the whole document.
     if (process.env.CONTRACT_COVERAGE === '1') {

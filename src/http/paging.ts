@@ -35,7 +35,8 @@ export function sentQueryNames(req: Request): string[] {
   const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
   const names: string[] = [];
   for (const key of new URLSearchParams(search).keys()) {
-    const name = key.replace(/\[.*$/, '');
+    const bracket = key.indexOf('[');
+    const name = bracket === -1 ? key : key.slice(0, bracket);
     if (!names.includes(name)) names.push(name);
   }
   return names;
@@ -51,7 +52,8 @@ function encodeValue(value: unknown): string {
  * only for page > 1 (without `page` when it is page 1, as the plugin).
  */
 export function pageLinks(baseUrl: string, args: Record<string, unknown>, page: PageRequest, total: number): PageLinks {
-  const totalPages = total === 0 ? 0 : Math.ceil(total / page.perPage);
+  // An empty list has 0 pages; a total that is a multiple of per_page has exactly total / per_page.
+  const totalPages = Math.ceil(total / page.perPage);
   const build = (pageNumber: number | undefined): string => {
     const params = new URLSearchParams();
     if (pageNumber !== undefined) params.set('page', String(pageNumber));

@@ -1,0 +1,78 @@
+// Mutation testing of the modules that carry the service's rules (`npm run mutate`; scripts/mutate.mjs).
+// Tests run as `npx mocha` runs them (tsx, test/hooks.ts, in-memory SQLite), but only the focused
+// list below: the tests that exercise these modules. MUTATE_SPEC (comma-separated globs) narrows it
+// for a quick run on one module.
+
+/** The modules with the rules: policies, read rules, paging, dates, input parsing, caches, conditionals. */
+export const RULE_MODULES = [
+  'src/policies/*.ts',
+  'src/posts/read-scope.ts',
+  'src/http/paging.ts',
+  'src/events/list-window.ts',
+  'src/dates/*.ts',
+  'src/http/input.ts',
+  'src/text/lists.ts',
+  'src/text/booleans.ts',
+  'src/events/cost.ts',
+  'src/text/slugs.ts',
+  'src/db/versioned-cache.ts',
+  'src/http/conditional.ts',
+  'src/db/change-log.ts',
+];
+
+/** The tests that exercise them (unit tests, the list/paging/conditional API suites, the authorization matrix). */
+export const RULE_TESTS = [
+  'test/unit/*.test.ts',
+  'test/api/paging.test.ts',
+  'test/api/events-list.test.ts',
+  'test/api/list-modified-order.test.ts',
+  'test/api/wire-lists-booleans.test.ts',
+  'test/api/impossible-dates.test.ts',
+  'test/api/conditional-writes.test.ts',
+  'test/api/changes.test.ts',
+  'test/api/write-status.test.ts',
+  'test/api/events-reads.test.ts',
+  'test/api/events-writes.test.ts',
+  'test/api/venues.test.ts',
+  'test/api/categories.test.ts',
+  'test/api/tags.test.ts',
+  'test/security/authorization-matrix.test.ts',
+  'test/security/leaks.test.ts',
+];
+
+const spec = process.env.MUTATE_SPEC ? process.env.MUTATE_SPEC.split(',').filter(Boolean) : RULE_TESTS;
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  mutate: RULE_MODULES,
+  testRunner: 'mocha',
+  // The same loader and root hooks as .mocharc.json (which is not read: its spec would be the whole suite).
+  // scripts/stryker-mocha12.mjs lets the mocha runner load mocha 12 (see there).
+  testRunnerNodeArgs: ['--import', './scripts/stryker-mocha12.mjs', '--import', 'tsx'],
+  mochaOptions: {
+    'no-config': true,
+    'no-package': true,
+    spec,
+    // The layering check (madge) mutates nothing here and takes seconds.
+    ignore: ['test/unit/architecture.test.ts'],
+    require: ['test/hooks.ts'],
+  },
+  coverageAnalysis: 'perTest',
+  checkers: ['typescript'],
+  // Mutants are in src/: the checker compiles src/ and generated/ only (the tests make it several times slower).
+  tsconfigFile: 'tsconfig.mutate.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  // Two shared cores: one test runner (and one checker) at a time.
+  concurrency: 1,
+  timeoutMS: 10000,
+  dryRunTimeoutMinutes: 15,
+  ignorePatterns: ['/dist', '/data', '/bench', '/sdk', '/artifacts', '*.log'],
+  tempDirName: 'artifacts/.stryker-tmp',
+  incrementalFile: 'artifacts/stryker-incremental.json',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'artifacts/mutation/index.html' },
+  jsonReporter: { fileName: 'artifacts/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false, reportTests: false, reportScoreTable: true, reportMutants: true },
+  thresholds: { high: 100, low: 90, break: null },
+};
