@@ -3,8 +3,21 @@
 // only on the rule modules changed since a git ref (committed, staged, unstaged or new files). Every
 // other argument goes to `stryker run` as is (`--incremental`, `--mutate src/http/paging.ts`, ...).
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RULE_MODULES } from '../stryker.config.mjs';
+
+// StrykerJS 10 declares Node >= 22, so it is not a devDependency: on Node 20 (still supported) every
+// `npm ci` would print an engine warning. It is installed on first use into `.tools/stryker/`
+// (git-ignored) at these exact versions, without peers, so its mocha runner and TypeScript checker
+// use the project's own mocha and typescript (Node resolves them from the folders above).
+const STRYKER = ['@stryker-mutator/core@10.0.0', '@stryker-mutator/mocha-runner@10.0.0', '@stryker-mutator/typescript-checker@10.0.0'];
+const toolsDir = fileURLToPath(new URL('../.tools/stryker/', import.meta.url));
+const corePackage = `${toolsDir}node_modules/@stryker-mutator/core/package.json`;
+if (!existsSync(corePackage)) {
+  console.log(`Installing ${STRYKER.join(', ')} into .tools/stryker (once)`);
+  execFileSync('npm', ['install', '--prefix', toolsDir, '--no-save', '--legacy-peer-deps', '--no-audit', '--no-fund', ...STRYKER], { stdio: 'inherit' });
+}
 
 const args = process.argv.slice(2);
 let since;
@@ -35,7 +48,7 @@ if (since !== undefined) {
 // StrykerJS 10 checks for Node 22 at start-up; on Node 20 (still in our engines) skip that check only.
 const node20 = Number(process.versions.node.split('.')[0]) < 22 ? ['--import', './scripts/stryker-node20.mjs'] : [];
 const shims = ['--import', './scripts/stryker-mocha12.mjs', ...node20];
-const stryker = fileURLToPath(new URL('bin/stryker.js', import.meta.resolve('@stryker-mutator/core/package.json')));
+const stryker = `${toolsDir}node_modules/@stryker-mutator/core/bin/stryker.js`;
 // The checker processes load every plugin too: they get the mocha 12 shim through NODE_OPTIONS.
 const shim = new URL('./stryker-mocha12.mjs', import.meta.url).href;
 const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${shim}`.trim() };
