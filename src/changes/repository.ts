@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
-import { CHANGE_TYPES, type ChangeType } from '../db/change-log.js';
+import { CHANGE_TYPES, committedPosition, type ChangeType } from '../db/change-log.js';
+import { VersionedCache } from '../db/versioned-cache.js';
 
 /** One row of the change log: a record's latest change (db/change-log.ts). */
 export interface ChangeRow {
@@ -12,9 +13,8 @@ export interface ChangeRow {
   changedUtc: string;
 }
 
-/** The counter row: the last number handed out, the highest purged, the cursors' signing secret. */
+/** The feed's row: the highest number purged and the cursors' signing secret. */
 export interface FeedState {
-  position: number;
   purged: number;
   secret: string;
 }
@@ -31,6 +31,8 @@ function toChangeRow(row: Record<string, unknown>): ChangeRow {
 
 const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
 
+const rememberedPositions = new WeakMap<Knex, VersionedCache<number>>();
+
 /**
  * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
  * themselves are written by inTransaction (db/change-log.ts).
@@ -39,29 +41,42 @@ export class ChangeRepository {
   constructor(private readonly db: Knex) {}
 
   async state(): Promise<FeedState> {
-    const row = await this.db('change_sequence').where('id', 1).first('value', 'purged', 'secret');
+    const row = await this.db('change_sequence').where('id', 1).first('purged', 'secret');
     if (!row) throw new Error('change_sequence has no row (migrations 20261123000050-51)');
-    return { position: Number(row.value), purged: Number(row.purged), secret: String(row.secret) };
+    return { purged: Number(row.purged), secret: String(row.secret) };
   }
 
-  /** The last number handed out (every change up to it has committed): one primary-key lookup. */
+  /** The committed position now: every change up to it has committed (db/change-log.ts). */
   async position(): Promise<number> {
-    const row = await this.db('change_sequence').where('id', 1).first('value');
-    return row ? Number(row.value) : 0;
+    return committedPosition(this.db);
   }
 
   /**
-   * Up to `limit` changes after `after`, in sequence order, read from an index: the `seq` index for
-   * every type, otherwise one `(type, seq)` range per type asked for, merged.
+   * A committed position for the cursor a list sends: the one last read, while the data version says
+   * no write has committed since (an older position is still a correct cursor, only a less recent
+   * one), so lists do not make writers wait (db/change-log.ts).
    */
-  async page(after: number, types: readonly ChangeType[], limit: number): Promise<ChangeRow[]> {
+  async rememberedPosition(): Promise<number> {
+    if ((this.db as Knex.Transaction).isTransaction) return this.position();
+    let cache = rememberedPositions.get(this.db);
+    if (!cache) rememberedPositions.set(this.db, (cache = new VersionedCache<number>(this.db, { maxEntries: 1 })));
+    return cache.get('position', () => this.position());
+  }
+
+  /**
+   * Up to `limit` changes after `after` and up to `upTo` (a committed position), in sequence order,
+   * read from an index: the `seq` index for every type, otherwise one `(type, seq)` range per type
+   * asked for, merged.
+   */
+  async page(after: number, upTo: number, types: readonly ChangeType[], limit: number): Promise<ChangeRow[]> {
     const wanted = CHANGE_TYPES.filter((type) => types.includes(type));
     if (wanted.length === CHANGE_TYPES.length) {
-      return (await this.db('changes').where('seq', '>', after).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow);
+      return (await this.db('changes').where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow);
     }
     const rows: ChangeRow[] = [];
     for (const type of wanted) {
-      rows.push(...(await this.db('changes').where('type', type).where('seq', '>', after).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow));
+      const range = this.db('changes').where('type', type).where('seq', '>', after).where('seq', '<=', upTo);
+      rows.push(...(await range.orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow));
     }
     return rows.sort((a, b) => a.seq - b.seq).slice(0, limit);
   }
@@ -74,13 +89,12 @@ export class ChangeRepository {
 
   /**
    * Forgets up to `batch` tombstones recorded before `cutoffUtc`, oldest first, and remembers the
-   * highest number forgotten (cursors below it answer 410). Takes the counter's row lock first, as
-   * writers do (db/change-log.ts), so it never deadlocks with them. Returns the new purge mark.
+   * highest number forgotten (cursors below it answer 410). Locks the feed's row first, as writers do
+   * (db/change-log.ts), so it never deadlocks with them. Returns the new purge mark.
    */
   async purge(cutoffUtc: string, batch: number): Promise<number> {
     const trx = requireTransaction(this.db);
-    await trx('change_sequence').where('id', 1).increment('purged', 0);
-    const state = await trx('change_sequence').where('id', 1).first('purged');
+    const state = await trx('change_sequence').where('id', 1).forUpdate().first('purged');
     const purged = Number(state?.purged ?? 0);
     const candidates = await trx('changes').where('deleted', true).where('seq', '>', purged).orderBy('seq').limit(batch).select('seq', 'changed_utc');
     let mark = purged;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { formatUtc } from '../dates/storage.js';
+import { engineOf } from './engine.js';
 
 /**
  * The change log behind `GET /changes` (docs/contract.md §9). Every repository write method names the
@@ -7,16 +8,19 @@ import { formatUtc } from '../dates/storage.js';
  * them as the transaction's last statements, so no write can forget its change and a rolled-back
  * write leaves none.
  *
- * Commit order: the numbers come from one counter row, `change_sequence`, taken with
- * `UPDATE … SET value = value + n` right before the commit. The row lock lasts until the commit, so a
- * transaction that takes a number cannot commit before the one that took the previous number has
- * committed (or rolled back, giving its numbers back): sequence order is commit order, and whatever
- * number a reader sees, every smaller number is already visible. Writers still run their main work
- * concurrently; only these few statements and the commit are serialised. SQLite serialises writers
- * anyway.
+ * `changes` holds one row per record, replaced at each change (a feed page holds a record at most
+ * once; the table stays bounded by the records plus the tombstones of deleted ones). The replacement
+ * row takes a new number, `seq`, from the engine's auto-increment: numbers grow in the order writers
+ * take them, without a lock that writers wait for, and are never reused.
  *
- * `changes` holds one row per record, updated in place to its latest change (a feed page holds a
- * record at most once; the table stays bounded by the records plus the tombstones of deleted ones).
+ * Commit order. Writers commit in any order on MySQL, so a reader that sees number 11 may not yet see
+ * number 10 (its writer has not committed). The feed therefore reads only up to a *committed
+ * position*: a number such that every smaller number has committed or rolled back. On MySQL writers
+ * take a shared lock on the one `change_sequence` row just before taking their numbers, held until
+ * their commit (shared locks do not wait for each other, so writers still commit together); a reader
+ * of the committed position takes that row's exclusive lock, which waits until every writer holding
+ * it has committed, and reads the highest number while no new writer can take one. SQLite runs one
+ * writer at a time, so its highest number is always committed.
  */
 
 export type ChangeType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
@@ -47,24 +51,40 @@ export function noteChange(trx: Knex, type: ChangeType, id: number, deleted = fa
 }
 
 /**
- * Writes a transaction's noted changes: takes as many numbers from the counter as there are records
- * (the row lock, held until the commit, orders the commits) and stores each record's change under its
- * number. Must be the transaction's last statements.
+ * Writes a transaction's noted changes, each record's row replaced by one with a new number. On
+ * MySQL it first takes the shared lock that readers of the committed position wait for. Must be the
+ * transaction's last statements.
  */
 export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   const pending = [...(pendingOf.get(trx)?.values() ?? [])];
   pendingOf.delete(trx);
   if (pending.length === 0) return;
-  await trx('change_sequence').where('id', 1).increment('value', pending.length);
-  const row = await trx('change_sequence').where('id', 1).first('value');
-  if (!row) throw new Error('change_sequence has no row (migrations 20261123000050-51)');
-  let seq = Number(row.value) - pending.length;
+  if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
   const changedUtc = formatUtc(new Date());
-  const rows = pending.map((change) => ({ type: change.type, record_id: change.id, seq: ++seq, deleted: change.deleted, changed_utc: changedUtc }));
-  await trx('changes').insert(rows).onConflict(['type', 'record_id']).merge(['seq', 'deleted', 'changed_utc']);
+  const values = pending.map(() => '(?, ?, ?, ?)').join(', ');
+  const bindings = pending.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
+  // REPLACE deletes the record's previous row and inserts a new one, which takes the next number.
+  await trx.raw(`REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings);
 }
 
 /** Drops a transaction's noted changes (it failed and rolled back). */
 export function discardChangeLog(trx: Knex.Transaction): void {
   pendingOf.delete(trx);
+}
+
+/**
+ * The committed position: the highest change number such that every smaller one has committed or
+ * rolled back (see the top of this file), never below the purge mark (the newest change may have been
+ * a purged tombstone). On MySQL it briefly holds writers back: it waits for those that have taken
+ * numbers and delays new ones until it has read.
+ */
+export async function committedPosition(db: Knex): Promise<number> {
+  const read = async (handle: Knex, gate: { purged?: unknown } | undefined) => {
+    const row = await handle('changes').max({ top: 'seq' }).first();
+    return Math.max(Number(row?.top ?? 0), Number(gate?.purged ?? 0));
+  };
+  if (engineOf(db) !== 'mysql') return read(db, await db('change_sequence').where('id', 1).first('purged'));
+  // A read-only transaction: it writes nothing, so it needs neither the change log nor a data-version bump.
+  // eslint-disable-next-line no-restricted-syntax
+  return db.transaction(async (trx) => read(trx, await trx('change_sequence').where('id', 1).forUpdate().first('purged')));
 }

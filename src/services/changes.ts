@@ -51,7 +51,7 @@ export function decodeCursor(secret: string, cursor: string): number | undefined
 /** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
 export async function currentCursor(repositories: Repositories): Promise<string> {
   const state = await repositories.changes.state();
-  return encodeCursor(state.secret, state.position);
+  return encodeCursor(state.secret, await repositories.changes.rememberedPosition());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -77,11 +77,12 @@ const PURGE_BATCH = 1000;
  * after it have been purged. Purges tombstones past the retention first (a bounded batch), so a
  * cursor older than the retention answers 410 once such a tombstone exists after it.
  */
-async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; secret: string }> {
+async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; secret: string; position: number }> {
   const repo = repositories.changes;
   let state = await repo.state();
   const after = request.after === undefined ? 0 : decodeCursor(state.secret, request.after);
-  if (after === undefined || after > state.position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
+  const position = await repo.position();
+  if (after === undefined || after > position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
   const cutoff = formatUtc(new Date(request.now.getTime() - request.retentionDays * 86_400_000));
   const oldest = await repo.oldestTombstone(state.purged);
   if (oldest && oldest.changedUtc < cutoff) {
@@ -91,21 +92,24 @@ async function startPosition(repositories: Repositories, request: FeedRequest): 
   if (request.after !== undefined && after < state.purged) {
     throw new RestError(410, 'rest_cursor_expired', 'Changes after this cursor are no longer kept. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.');
   }
-  return { after, secret: state.secret };
+  return { after, secret: state.secret, position };
 }
 
-/** Up to `perPage` changes after `after`, with the position read before them (see `GET /changes`). */
-async function readPage(repo: ChangeRepository, after: number, request: FeedRequest): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
-  const position = await repo.position();
-  const rows = await repo.page(after, request.types, request.perPage + 1);
+/**
+ * Up to `perPage` changes after `after`, up to the committed position read before them (a change past
+ * it may be followed by one not yet committed, so it waits for the next page: db/change-log.ts).
+ */
+async function readPage(repo: ChangeRepository, after: number, request: FeedRequest, known?: number): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+  const position = known ?? (await repo.position());
+  const rows = await repo.page(after, position, request.types, request.perPage + 1);
   return { rows: rows.slice(0, request.perPage), position, hasMore: rows.length > request.perPage };
 }
 
 /** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
 export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
-  const { after, secret } = await startPosition(repositories, request);
+  const { after, secret, position } = await startPosition(repositories, request);
   const deadline = Date.now() + request.waitSeconds * 1000;
-  let page = await readPage(repositories.changes, after, request);
+  let page = await readPage(repositories.changes, after, request, position);
   while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
     // Nothing follows the cursor: wait for the counter to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
