@@ -7,7 +7,7 @@ import { changeFeed } from '../services/changes.js';
 /**
  * `GET /changes`, the change feed (docs/contract.md §9): anyone may follow it and receives only what
  * they may read (services/changes.ts decides per record). Never remembered (http/replies.ts): it
- * answers from the counter, not the data version, and may wait.
+ * reads up to the feed's committed position (db/change-log.ts), not by the data version, and may wait.
  */
 export const changeOperations = {
   listChanges: operation({

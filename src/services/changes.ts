@@ -24,7 +24,7 @@ export type ChangeFeed = components['schemas']['ChangeFeed'];
 const COLLECTIONS: Record<ChangeType, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
 
 // ---------------------------------------------------------------------------------------------
-// Cursors: `{position in base 36}.{HMAC}` signed with the secret kept in the counter row, so every
+// Cursors: `{position in base 36}.{HMAC}` signed with the secret kept in the feed's row (change_sequence), so every
 // process signs alike and a cursor cannot be forged or edited (a position nobody was given is 400).
 
 function mac(secret: string, position: number): string {
@@ -111,7 +111,7 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
   const deadline = Date.now() + request.waitSeconds * 1000;
   let page = await readPage(repositories.changes, after, request, position);
   while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
-    // Nothing follows the cursor: wait for the counter to move (a change committed), then read again.
+    // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
   }
   const changes = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
@@ -164,8 +164,8 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
 }
 
 // ---------------------------------------------------------------------------------------------
-// Waiting: one poll of the counter per database handle and 250 ms, whatever the number of waiting
-// requests, so the wait works across processes (the counter is in the database) and stays cheap.
+// Waiting: one poll of the committed position per database handle and 250 ms, whatever the number of
+// waiting requests, so the wait works across processes (it is read from the database) and stays cheap.
 
 const POLL_MS = 250;
 
@@ -176,7 +176,7 @@ interface Poller {
 
 const pollers = new WeakMap<Knex, Poller>();
 
-/** Resolves true once the counter passes `position`, false at the deadline or when the client has gone. */
+/** Resolves true once the committed position passes `position`, false at the deadline or when the client has gone. */
 function changeAfter(db: Knex, repo: ChangeRepository, position: number, deadline: number, gone: () => boolean): Promise<boolean> {
   let poller = pollers.get(db);
   if (!poller) {
