@@ -67,7 +67,10 @@ describe('JSON-LD feed (GET /events.jsonld) and event json_ld', () => {
     for (const [title, extra] of [
       ['Range', { ...common, cost: '$10 - $25', timezone: 'America/New_York', start_date: '2030-05-01 19:00:00', end_date: '2030-05-01 21:30:00' }],
       ['Euro, night; «café»', { ...common, cost: '€15', timezone: 'Europe/Paris', start_date: '2030-10-26 22:00:00', end_date: '2030-10-27 04:00:00' }],
-      ['Online', { organizer: [organizer.id], image: 'https://images.example.test/online.jpg', description: 'Streamed.', website: 'https://stream.example.test/live', cost: 'Free' }],
+      [
+        'Online',
+        { organizer: [organizer.id], image: 'https://images.example.test/online.jpg', description: 'Streamed.', website: 'https://stream.example.test/live', cost: 'Free' },
+      ],
     ] as Array<[string, Body]>) {
       created.set(title, await create({ title, ...extra }));
     }
@@ -263,7 +266,18 @@ describe('JSON-LD feed (GET /events.jsonld) and event json_ld', () => {
       const locked = byName(list, 'Locked');
       assert.deepEqual(Object.keys(locked), ['@type', 'name', 'url', 'eventAttendanceMode', 'eventStatus', 'startDate', 'endDate', 'performer']);
       assert.equal(locked.eventAttendanceMode, 'https://schema.org/OfflineEventAttendanceMode');
-      for (const secret of ['Secret words', 'Secret excerpt', 'Secret Place', 'Hidden Way', 'Secret Host', 'secret@example.test', 'secret.jpg', '"99"', 'Secret Road', 'crew@secret.test']) {
+      for (const secret of [
+        'Secret words',
+        'Secret excerpt',
+        'Secret Place',
+        'Hidden Way',
+        'Secret Host',
+        'secret@example.test',
+        'secret.jpg',
+        '"99"',
+        'Secret Road',
+        'crew@secret.test',
+      ]) {
         assert.ok(!res.text.includes(secret), `${as?.role ?? 'anonymous'}: ${secret}`);
       }
       const shown = byName(list, 'Open');
