@@ -282,7 +282,15 @@ export async function subscribeToFeeds(target: Target): Promise<void> {
   const venue = ok(await createVenue({ client, body: { venue: 'Library', address: '2 Elm Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'United States' } }));
   const events: Event[] = [];
   for (const day of [5, 6, 7]) {
-    const body = { title: `Workshop, part ${day}`, start_date: at(day, 10), end_date: at(day, 12), status: 'publish' as const, categories: [category.id], venue: venue.id, cost: '$5 - $8' };
+    const body = {
+      title: `Workshop, part ${day}`,
+      start_date: at(day, 10),
+      end_date: at(day, 12),
+      status: 'publish' as const,
+      categories: [category.id],
+      venue: venue.id,
+      cost: '$5 - $8',
+    };
     events.push(ok(await createEvent({ client, body })));
   }
   const anonymous = clientFor({ basePath: target.basePath });
