@@ -89,6 +89,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events.jsonld": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events as a JSON-LD feed
+         * @description The page of events `GET /events` lists for the same query, for the same caller, as a schema.org `ItemList` in `application/ld+json` (docs/contract.md §12): `numberOfItems` is the number of matching events (all pages), and each `ListItem` holds, at its `position` in the whole list, the event's schema.org `Event`, the `json_ld` of `GET /events/{id}` without its `@context`. Takes every parameter of `GET /events` with the same validation, the same 400s and the same paging: `page`, `per_page` (at most 50), the `X-WP-Total` / `X-TEC-Total` headers, `Link` headers to the neighbouring pages of this feed, and 404 `event-archive-page-not-found` past the last page. Password-protected events the caller may not edit show only their name, permalink, times and status. `_fields` does not apply.
+         */
+        get: operations["listEventsJsonLd"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{id}.ics": {
         parameters: {
             query?: never;
@@ -549,6 +569,169 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description A page of events as a schema.org `ItemList` (docs/contract.md §12). Keys appear in this order.
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "ItemList",
+         *       "name": "events.example.org Events",
+         *       "url": "https://events.example.org/wp-json/tribe/events/v1/events.jsonld?per_page=10&start_date=2027-03-01%2000:00:00&end_date=2029-03-01%2023:59:59",
+         *       "numberOfItems": 1,
+         *       "itemListElement": [
+         *         {
+         *           "@type": "ListItem",
+         *           "position": 1,
+         *           "item": {
+         *             "@type": "Event",
+         *             "name": "Spring Concert",
+         *             "description": "Chamber music in the Town Hall.",
+         *             "url": "https://events.example.org/event/spring-concert/",
+         *             "eventAttendanceMode": "https://schema.org/OnlineEventAttendanceMode",
+         *             "eventStatus": "https://schema.org/EventScheduled",
+         *             "startDate": "2027-03-20T19:00:00-04:00",
+         *             "endDate": "2027-03-20T21:30:00-04:00",
+         *             "location": {
+         *               "@type": "VirtualLocation",
+         *               "url": "https://stream.example.org/spring-concert"
+         *             },
+         *             "offers": {
+         *               "@type": "AggregateOffer",
+         *               "price": "10",
+         *               "lowPrice": "10",
+         *               "highPrice": "25",
+         *               "priceCurrency": "EUR",
+         *               "url": "https://events.example.org/event/spring-concert/",
+         *               "category": "primary",
+         *               "availability": "https://schema.org/InStock",
+         *               "validFrom": "2027-02-15T14:30:00+00:00"
+         *             },
+         *             "performer": "Organization"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        EventItemList: {
+            /** @enum {string} */
+            "@context": "http://schema.org";
+            /** @enum {string} */
+            "@type": "ItemList";
+            /** @description `{SITE_NAME or the site URL's host} Events`, then `: ` and the names of the categories and tags the request filters by (as the iCalendar feed's name, docs/contract.md §11). */
+            name: string;
+            /** @description This page of the feed (the list's `rest_url`, on `/events.jsonld`). */
+            url: string;
+            /** @description The number of matching events, on all pages (`X-WP-Total`). */
+            numberOfItems: number;
+            itemListElement: components["schemas"]["EventListItem"][];
+        };
+        /** @description One event of the feed, at its position in the whole list (page 2 of 10 per page starts at 11). */
+        EventListItem: {
+            /** @enum {string} */
+            "@type": "ListItem";
+            position: number;
+            item: components["schemas"]["EventJsonLd"];
+        };
+        /** @description An event as a schema.org `Event` (docs/plugin-behaviour.md §1.8, docs/contract.md §12): the plugin's keys, in its order, with values that meet Google's event rich-result guidelines. Empty parts are absent. In the JSON-LD feed the item has no `@context` (the list has it), and a password-protected event the caller may not edit has only `@type`, `name`, `url`, `eventAttendanceMode` (always offline), `eventStatus`, `startDate`, `endDate` and `performer`. */
+        EventJsonLd: {
+            /** @description `http://schema.org`, on the `json_ld` of a single read. */
+            "@context"?: string;
+            /** @enum {string} */
+            "@type": "Event";
+            /** @description The title. */
+            name: string;
+            /** @description The excerpt, or else the description, as text (tags removed, HTML-escaped). */
+            description?: string;
+            /** @description The event's image URL, when it has one. */
+            image?: string;
+            /** @description The event's permalink. */
+            url: string;
+            /**
+             * @description Offline with a venue; online without a venue but with an http(s) `website` (where it takes place); offline (the plugin's value) with neither.
+             * @enum {string}
+             */
+            eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode" | "https://schema.org/OnlineEventAttendanceMode";
+            /**
+             * @description `EventCancelled` for a trashed event (only editors read those), else `EventScheduled`.
+             * @enum {string}
+             */
+            eventStatus: "https://schema.org/EventScheduled" | "https://schema.org/EventCancelled";
+            /** @description ISO 8601 with the event's UTC offset at that moment, e.g. `2030-05-01T10:00:00-05:00`. */
+            startDate: string;
+            /** @description ISO 8601 with the event's UTC offset at that moment. */
+            endDate: string;
+            /** @description The first venue the caller may read, as a `Place`; without a venue but with a `website`, a `VirtualLocation` at that address; absent with neither. */
+            location?: components["schemas"]["JsonLdPlace"] | components["schemas"]["JsonLdVirtualLocation"];
+            organizer?: components["schemas"]["JsonLdPerson"];
+            offers?: components["schemas"]["JsonLdOffer"];
+            /** @description `Organization`, as the plugin writes it (kept for clients that read it; schema.org accepts text where a thing is expected). */
+            performer?: string;
+        };
+        /** @description A venue as a schema.org `Place`, without `@context`: `name`, `description`, `url` (the venue's permalink), `address`, and `geo`, `telephone`, `sameAs` when known. A password-protected venue the caller may not see has only `name` and `url`. */
+        JsonLdPlace: {
+            /** @enum {string} */
+            "@type": "Place";
+            name: string;
+            description?: string;
+            url?: string;
+            address?: components["schemas"]["JsonLdPostalAddress"];
+            geo?: components["schemas"]["JsonLdGeoCoordinates"];
+            telephone?: string;
+            sameAs?: string;
+        };
+        /** @description The venue's address; parts the venue lacks are absent. `addressRegion` is the state or province, `addressCountry` the country as stored (a name, as the plugin stores it). */
+        JsonLdPostalAddress: {
+            /** @enum {string} */
+            "@type": "PostalAddress";
+            streetAddress?: string;
+            addressLocality?: string;
+            addressRegion?: string;
+            postalCode?: string;
+            addressCountry?: string;
+        };
+        JsonLdGeoCoordinates: {
+            /** @enum {string} */
+            "@type": "GeoCoordinates";
+            latitude: number;
+            longitude: number;
+        };
+        /** @description Where an online event takes place (its `website`). */
+        JsonLdVirtualLocation: {
+            /** @enum {string} */
+            "@type": "VirtualLocation";
+            url: string;
+        };
+        /** @description The first organizer the caller may read, as a schema.org `Person`, without `@context`: `name`, `description`, `url` (its website, else its permalink), `telephone`, `email`, `sameAs`. A password-protected organizer the caller may not see has only `name` and `url` (its permalink). */
+        JsonLdPerson: {
+            /** @enum {string} */
+            "@type": "Person";
+            name: string;
+            description?: string;
+            url?: string;
+            telephone?: string;
+            email?: string;
+            sameAs?: string;
+        };
+        /** @description The cost as schema.org offers (docs/contract.md §12): one price → an `Offer`; a range → an `AggregateOffer` with `lowPrice` and `highPrice` (and `price`, the lowest); a cost of `Free` or 0 → `price` `0`; a cost of other words only (`Donation`) or none → no `offers`. Prices are written with digits and a `.` decimal point. */
+        JsonLdOffer: {
+            /** @enum {string} */
+            "@type": "Offer" | "AggregateOffer";
+            price: string;
+            lowPrice?: string;
+            highPrice?: string;
+            /** @description ISO 4217: the stored currency code; else the currency the symbol names (`€` → `EUR`, `CHF`); `USD` (the plugin's default) when there is no symbol; absent when the symbol names no single currency (`kr`). */
+            priceCurrency?: string;
+            /** @description The event's permalink. */
+            url: string;
+            /** @enum {string} */
+            category?: "primary";
+            /**
+             * @description Always in stock (the plugin writes `inStock`, which is not a schema.org value).
+             * @enum {string}
+             */
+            availability: "https://schema.org/InStock";
+            /** @description The event's publication date (UTC), ISO 8601 with `+00:00`. */
+            validFrom?: string;
+        };
+        /**
          * @description An iCalendar (RFC 5545) object, as `text/calendar; charset=utf-8` (docs/contract.md §11): one `VCALENDAR` with its `VTIMEZONE`s and one `VEVENT` per event.
          * @example BEGIN:VCALENDAR
          *     VERSION:2.0
@@ -844,7 +1027,7 @@ export interface components {
          *           "priceCurrency": "USD",
          *           "url": "https://events.example.org/event/spring-concert/",
          *           "category": "primary",
-         *           "availability": "inStock",
+         *           "availability": "https://schema.org/InStock",
          *           "validFrom": "2027-02-15T14:30:00+00:00"
          *         },
          *         "performer": "Organization"
@@ -923,7 +1106,7 @@ export interface components {
             venue: components["schemas"]["EventVenue"];
             /** @description Organizers in link order; empty when none (or masked). Only organizers the caller may read are shown. */
             organizer: components["schemas"]["Organizer"][];
-            json_ld?: components["schemas"]["JsonLd"];
+            json_ld?: components["schemas"]["EventJsonLd"];
         };
         /**
          * @description A venue. Keys appear in this order; keys whose value is empty are absent, except `show_map`, `show_map_link`, `global_id` and `global_id_lineage`, which are always present. Venues have no `rest_url`. `json_ld` is present only on single GET responses (also when embedded in a single event). Password-protected venues are masked in lists and inside events (the name stays visible).
@@ -2067,6 +2250,24 @@ export interface components {
                 "text/calendar": components["schemas"]["ICalendar"];
             };
         };
+        /** @description A page of events as a schema.org `ItemList`, `application/ld+json; charset=utf-8`, with the list's paging headers and a weak `ETag` (`If-None-Match` gives 304 until an event of the page changes). */
+        EventJsonLdFeed: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/ld+json": components["schemas"]["EventItemList"];
+            };
+        };
         /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with the record's strong `ETag` (docs/contract.md §10: its version and a digest of this calendar), so `If-None-Match` gives 304 while the event is unchanged. */
         EventCalendarSingle: {
             headers: {
@@ -2971,6 +3172,81 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventsJsonLd: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page. Values above 50 are clamped to 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+                start_date?: components["parameters"]["EventsStartDate"];
+                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+                end_date?: components["parameters"]["EventsEndDate"];
+                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+                starts_before?: components["parameters"]["EventsStartsBefore"];
+                /** @description Events starting after the date. Any `DateInput` form. */
+                starts_after?: components["parameters"]["EventsStartsAfter"];
+                /** @description Events ending before the date. Any `DateInput` form. */
+                ends_before?: components["parameters"]["EventsEndsBefore"];
+                /** @description Events ending after the date. Any `DateInput` form. */
+                ends_after?: components["parameters"]["EventsEndsAfter"];
+                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                strict_dates?: components["parameters"]["EventsStrictDates"];
+                /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
+                search?: components["parameters"]["Search"];
+                /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                categories?: components["parameters"]["EventsCategories"];
+                /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                tags?: components["parameters"]["EventsTags"];
+                /** @description Events assigned to one of the given venue IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                venue?: components["parameters"]["EventsVenue"];
+                /** @description Events assigned to one of the given organizer IDs. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                organizer?: components["parameters"]["EventsOrganizer"];
+                /** @description True: only featured events; false: only events that are not featured. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                featured?: components["parameters"]["EventsFeatured"];
+                /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                status?: components["parameters"]["Status"];
+                /** @description True: only events whose venue has coordinates (no extension needed, unlike the plugin). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                geoloc?: components["parameters"]["EventsGeoloc"];
+                /** @description Latitude of the centre of a radius search: events whose venue lies within `geoloc_radius` kilometres, nearest first. `geoloc_lng` must also be given (otherwise 400). */
+                geoloc_lat?: components["parameters"]["EventsGeolocLat"];
+                /** @description Longitude of the centre of a radius search. `geoloc_lat` must also be given (otherwise 400). */
+                geoloc_lng?: components["parameters"]["EventsGeolocLng"];
+                /** @description Radius of the `geoloc_lat`/`geoloc_lng` search in kilometres (an addition to the plugin). */
+                geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
+                /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                include?: components["parameters"]["EventsInclude"];
+                /** @description Events whose parent is this event ID (it must be an existing event). */
+                post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
+                /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
+                modified_before?: components["parameters"]["ModifiedBefore"];
+                /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
+                orderby?: components["parameters"]["EventsOrderby"];
+                /** @description Direction of the order, `asc` or `desc`, in any case (`DESC`). The default is WordPress's: ascending for `orderby=event_date`, descending for every other `orderby`; without `orderby`, the list's own direction (events ascending, venues and organizers newest first). */
+                order?: components["parameters"]["ListOrder"];
+                /** @description Events with or without tickets. Ticketing is not available: `true` is rejected with 400 `rest_invalid_param`, `false` is accepted and changes nothing. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                ticketed?: components["parameters"]["EventsTicketed"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventJsonLdFeed"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

@@ -312,10 +312,11 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       else res.set(name, value);
     }
     res.status(reply.status);
-    if (reply.contentType !== undefined) {
+    // A JSON answer of another media type (the JSON-LD feed) goes the JSON way below, under its own type.
+    if (reply.contentType !== undefined) res.set('Content-Type', reply.contentType);
+    if (reply.contentType !== undefined && typeof reply.body === 'string') {
       // A text answer (an iCalendar feed): sent as it is; a record's strong ETag (http/conditional.ts)
       // or Express's weak one, and its 304.
-      res.set('Content-Type', reply.contentType);
       if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, String(reply.body), reply.contentType)));
       res.send(String(reply.body));
       return;

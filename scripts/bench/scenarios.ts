@@ -78,6 +78,18 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'events-jsonld',
+    label: 'GET /events.jsonld?per_page=50 (a 5-day window)',
+    list: true,
+    write: false,
+    request: (s, r) => {
+      // The window of events-ics, one page of the largest size: 50 events as schema.org JSON-LD (docs/contract.md §12).
+      const from = s.firstDay + Math.floor(r() * Math.max(1, (s.lastDay - s.firstDay) / DAY - 5)) * DAY;
+      const query = new URLSearchParams({ start_date: day(from), end_date: day(from + 4 * DAY), per_page: '50' });
+      return { method: 'GET', path: api(`/events.jsonld?${query}`) };
+    },
+  },
+  {
     name: 'events-filtered',
     label: 'GET /events?categories&start_date&end_date&search',
     list: true,

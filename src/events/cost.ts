@@ -17,19 +17,24 @@ export interface ParsedCost {
 const NUMBER = /\d+(?:[.,]\d+)*/g;
 
 /**
- * A written number as a value: with two different separators the last one is the decimal one; a
- * single separator followed by exactly three digits is a thousands separator (the site locale is
- * English); otherwise it is the decimal separator.
+ * A written number with digits and a `.` decimal point only (`1,000` → `1000`, `12,50` → `12.50`):
+ * with two different separators the last one is the decimal one; a single separator followed by
+ * exactly three digits is a thousands separator (the site locale is English); otherwise it is the
+ * decimal separator.
  */
-export function numericValue(text: string): number {
+export function plainNumber(text: string): string {
   const separators = [...text.matchAll(/[.,]/g)].map((m) => m[0]);
-  if (separators.length === 0) return Number(text);
+  if (separators.length === 0) return text;
   const last = separators[separators.length - 1];
   const lastIndex = text.lastIndexOf(last);
   const distinct = new Set(separators);
   const decimal = distinct.size > 1 || (separators.length === 1 && text.length - lastIndex - 1 !== 3) ? last : undefined;
-  const digits = decimal ? text.slice(0, lastIndex).replace(/[.,]/g, '') + '.' + text.slice(lastIndex + 1) : text.replace(/[.,]/g, '');
-  return Number(digits);
+  return decimal ? text.slice(0, lastIndex).replace(/[.,]/g, '') + '.' + text.slice(lastIndex + 1) : text.replace(/[.,]/g, '');
+}
+
+/** A written number as a value (see plainNumber). */
+export function numericValue(text: string): number {
+  return Number(plainNumber(text));
 }
 
 /**
@@ -108,4 +113,50 @@ export function formatCost(raw: string[], values: string[], symbol: string, posi
   const low = numbers[0];
   const high = numbers[numbers.length - 1];
   return numericValue(low) === numericValue(high) ? show(low) : `${show(low)} – ${show(high)}`;
+}
+
+/** Currency symbols that name one currency (`kr` or `¢` name several, or none, and are not here). */
+const CURRENCY_OF_SYMBOL: Record<string, string> = {
+  $: 'USD',
+  US$: 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₽': 'RUB',
+  '₺': 'TRY',
+  '₪': 'ILS',
+  '₫': 'VND',
+  '₱': 'PHP',
+  '฿': 'THB',
+  '₴': 'UAH',
+  '₦': 'NGN',
+  zł: 'PLN',
+  Kč: 'CZK',
+  Ft: 'HUF',
+  R$: 'BRL',
+  A$: 'AUD',
+  AU$: 'AUD',
+  C$: 'CAD',
+  CA$: 'CAD',
+  NZ$: 'NZD',
+  HK$: 'HKD',
+  S$: 'SGD',
+  Fr: 'CHF',
+};
+
+const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * The ISO 4217 code of an event's cost, for schema.org's `priceCurrency` (docs/contract.md §12): the
+ * stored code; else the stored symbol when it is a code itself (`EUR`, `chf`) or names one currency
+ * (`€`); else, with no symbol at all, `USD`, the plugin's default (the formatted cost shows `$` then);
+ * a symbol that names no single currency (`kr`) gives `undefined` rather than a wrong code.
+ */
+export function currencyCode(code: string, symbol: string): string | undefined {
+  if (ISO_CURRENCIES.has(code.toUpperCase())) return code.toUpperCase();
+  if (symbol === '') return 'USD';
+  if (/^[A-Za-z]{3}$/.test(symbol) && ISO_CURRENCIES.has(symbol.toUpperCase())) return symbol.toUpperCase();
+  return CURRENCY_OF_SYMBOL[symbol];
 }

@@ -1,4 +1,4 @@
-import type { OperationContext, OperationTable, Reply } from '../http/operation.js';
+import type { OperationContext, OperationTable, Reply, ResponseBodyOf } from '../http/operation.js';
 import { noTarget, operation, queryInput } from '../http/operation.js';
 import { byRequest } from '../http/replies.js';
 import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
@@ -14,7 +14,8 @@ import { TermNameTaken, type TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
-import { eventFeedEntries, eventRecords } from '../services/records.js';
+import { eventFeedEntries, eventJsonLds, eventRecords } from '../services/records.js';
+import { withoutContext } from '../linked/json-ld.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import type { EventColumns, EventRow } from './repository.js';
@@ -81,7 +82,7 @@ async function resolveFilterTerms(repositories: Repositories, taxonomy: Taxonomy
   return ids;
 }
 
-type ListOp = 'listEvents' | 'listEventsIcs';
+type ListOp = 'listEvents' | 'listEventsIcs' | 'listEventsJsonLd';
 type ListQuery = OperationContext<ListOp>['query'];
 
 /** A `GET /events` request as parsed before its reply is looked up (the rest needs the database). */
@@ -175,14 +176,11 @@ async function findListed(ctx: OperationContext<ListOp>, { query, problems, deta
   return { rows, total, status, changeCursor, categories: categories ?? [], tags: tags ?? [] };
 }
 
-/** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
-async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList): Promise<Reply<'listEvents'>> {
-  const { query, page, urlValues } = parsed;
-  const repositories = ctx.repositories;
-  const { rows, total, status, changeCursor } = await findListed(ctx, parsed, page.perPage, page.offset);
-
-  // Paging URLs: the plugin's argument order, the computed date bounds, then every other filter sent,
-  // then this service's additions (docs/contract.md §8).
+/**
+ * The arguments of a list's paging URLs: the plugin's argument order, the computed date bounds, then
+ * every other filter sent, then this service's additions (docs/contract.md §8).
+ */
+function pagingArgs(ctx: OperationContext<ListOp>, { query, urlValues }: ParsedList, status: ReturnType<typeof statusFilter>): Record<string, unknown> {
   const sent = new Set(sentQueryNames(ctx.req));
   const q: Record<string, unknown> = query;
   const args: Record<string, unknown> = {};
@@ -193,14 +191,17 @@ async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList)
   for (const name of DATE_PARAMETERS.slice(2)) args[name] = urlValues[name];
   for (const name of ['ticketed', 'venue', 'organizer', 'featured', 'categories', 'tags']) if (sent.has(name)) args[name] = q[name];
   for (const name of ['modified_after', 'modified_before', 'orderby', 'order']) if (sent.has(name)) args[name] = q[name];
-  const { envelope, headers } = listEnvelope(
-    ctx.urls.collection('events'),
-    args,
-    page,
-    total,
-    () => new RestError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist'),
-  );
-  const events = await eventRecords(repositories, rows, ctx.user, ctx.urls, { single: false });
+  return args;
+}
+
+const pastTheEnd = () => new RestError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+
+/** `GET /events` once the request is parsed: the filters' lookups, the page, its total and links. */
+async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList): Promise<Reply<'listEvents'>> {
+  const { page } = parsed;
+  const { rows, total, status, changeCursor } = await findListed(ctx, parsed, page.perPage, page.offset);
+  const { envelope, headers } = listEnvelope(ctx.urls.collection('events'), pagingArgs(ctx, parsed, status), page, total, pastTheEnd);
+  const events = await eventRecords(ctx.repositories, rows, ctx.user, ctx.urls, { single: false });
   return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
 }
 
@@ -404,6 +405,30 @@ async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedLi
   return { status: 200, body, headers, contentType: CALENDAR_TYPE };
 }
 
+/** The JSON-LD feed (docs/contract.md §12). */
+const JSON_LD_TYPE = 'application/ld+json; charset=utf-8';
+
+/**
+ * `GET /events.jsonld`: the page `GET /events` would list with the same query, as a schema.org
+ * `ItemList` of the events' `Event`s, positioned in the whole list, with the list's paging.
+ */
+async function listJsonLd(ctx: OperationContext<'listEventsJsonLd'>, parsed: ParsedList): Promise<Reply<'listEventsJsonLd'>> {
+  const { page } = parsed;
+  const { rows, total, status, changeCursor, categories, tags } = await findListed(ctx, parsed, page.perPage, page.offset);
+  const { envelope, headers } = listEnvelope(ctx.urls.collection('events.jsonld'), pagingArgs(ctx, parsed, status), page, total, pastTheEnd, { trailingSlash: false });
+  const events = await eventJsonLds(ctx.repositories, rows, ctx.user, ctx.urls);
+  const body = {
+    '@context': 'http://schema.org',
+    '@type': 'ItemList',
+    name: feedName(ctx, categories, tags),
+    url: envelope.rest_url,
+    numberOfItems: total,
+    // The list carries the context; its items do not repeat it.
+    itemListElement: events.map((event, index) => ({ '@type': 'ListItem', position: page.offset + index + 1, item: withoutContext(event) })),
+  } as ResponseBodyOf<'listEventsJsonLd'>;
+  return { status: 200, body, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor }, contentType: JSON_LD_TYPE };
+}
+
 /** `GET /events/{id}.ics`: one event, under the read and password rules of `GET /events/{id}`. */
 const getFeed = operation({
   parse: (ctx: OperationContext<'getEventIcs'>) => singleReadInput(ctx),
@@ -433,6 +458,13 @@ export const eventOperations = {
     load: noTarget,
     authorize: (user, _target, input) => postPolicy.list(user, undefined, input.query),
     execute: listFeed,
+  }),
+  listEventsJsonLd: operation({
+    parse: parseList,
+    remember: listDependsOn,
+    load: noTarget,
+    authorize: (user, _target, input) => postPolicy.list(user, undefined, input.query),
+    execute: listJsonLd,
   }),
   getEventIcs: getFeed,
   createEvent: create,

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { Urls } from '../urls.js';
 import type { ImageRecord } from '../posts/repository.js';
-import { autoParagraph, plainText } from '../text/html.js';
+import { autoParagraph } from '../text/html.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { toOrganizerRecord, toVenueRecord } from '../linked/mapper.js';
@@ -9,9 +9,10 @@ import type { TermRow } from '../terms/repository.js';
 import { toEmbeddedTerm } from '../terms/mapper.js';
 import { CATEGORIES, TAGS } from '../terms/taxonomies.js';
 import { formatCost } from './cost.js';
-import { isoInZone, timezoneAbbreviation } from '../dates/event-times.js';
+import { timezoneAbbreviation } from '../dates/event-times.js';
 import { dateDetails } from '../dates/storage.js';
 import type { EventRow } from './repository.js';
+import { eventJsonLd, type EventJsonLdParts } from './json-ld.js';
 
 export type EventRecord = components['schemas']['Event'];
 
@@ -102,41 +103,15 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: masked ? [] : organizers,
   } as EventRecord;
-  if (single) {
-    const venue = venues[0] as { json_ld?: Record<string, unknown> } | undefined;
-    const organizer = organizers[0] as { json_ld?: Record<string, unknown> } | undefined;
-    const jsonLd: Record<string, unknown> = {
-      '@context': 'http://schema.org',
-      '@type': 'Event',
-      name: row.title,
-      description: plainText(row.excerpt || row.description),
-      image: image ? image.url : undefined,
-      url,
-      eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-      eventStatus: 'https://schema.org/EventScheduled',
-      startDate: isoInZone(row.startLocal, row.timezone),
-      endDate: isoInZone(row.endLocal, row.timezone),
-      location: venue?.json_ld ? withoutContext(venue.json_ld) : undefined,
-      organizer: organizer?.json_ld ? withoutContext(organizer.json_ld) : undefined,
-      offers: row.costValues.some((v) => /^\d/.test(v))
-        ? {
-            '@type': 'Offer',
-            price: row.costValues.find((v) => /^\d/.test(v)),
-            priceCurrency: row.currencyCode || 'USD',
-            url,
-            category: 'primary',
-            availability: 'inStock',
-            validFrom: `${row.dateUtc.replace(' ', 'T')}+00:00`,
-          }
-        : undefined,
-      performer: 'Organization',
-    };
-    record.json_ld = Object.fromEntries(Object.entries(jsonLd).filter(([, v]) => v !== undefined)) as EventRecord['json_ld'];
-  }
+  if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related), urls, masked) as EventRecord['json_ld'];
   return record;
 }
 
-function withoutContext(jsonLd: Record<string, unknown>): Record<string, unknown> {
-  const { '@context': _context, ...rest } = jsonLd;
-  return rest;
+/** What an event's `json_ld` refers to: its first visible venue and organizer, and its image. */
+export function jsonLdParts(row: EventRow, related: EventRelations): EventJsonLdParts {
+  return {
+    venue: related.venues.get(row.id)?.[0],
+    organizer: related.organizers.get(row.id)?.[0],
+    image: row.imageId === null ? false : (related.images.get(row.imageId) ?? false),
+  };
 }

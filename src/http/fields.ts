@@ -98,7 +98,8 @@ export function responseFields(doc: ApiDocument): RequestHandler {
     res.locals.fields = selection;
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
-      if (res.statusCode >= 300) return json(body);
+      // Errors, and the JSON-LD feed (its schema.org keys are not a record's fields), are sent whole.
+      if (res.statusCode >= 300 || String(res.get('Content-Type') ?? '').startsWith('application/ld+json')) return json(body);
       const operationId = (req as unknown as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
       return json(applyFields(body, selection, operationId === undefined ? undefined : lists.get(operationId)));
     };

@@ -21,8 +21,14 @@ export type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: in
 export type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
-/** A response's body: its JSON, or the text of a `text/calendar` answer. */
-type ContentBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/calendar': infer T } } ? T : never;
+/** A response's body: its JSON (also JSON-LD), or the text of a `text/calendar` answer. */
+type ContentBody<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'application/ld+json': infer L } }
+    ? L
+    : R extends { content: { 'text/calendar': infer T } }
+      ? T
+      : never;
 /** Every body the document allows an operation to answer with. */
 export type ResponseBodyOf<Op extends OperationId> = Op extends OperationId
   ? { [Status in keyof ResponsesOf<Op>]: ContentBody<ResponsesOf<Op>[Status]> }[keyof ResponsesOf<Op>]
@@ -65,7 +71,11 @@ export interface Reply<Op extends OperationId = OperationId> {
   status: number;
   body: ResponseBodyOf<Op>;
   headers?: Record<string, string>;
-  /** Set for a body that is not JSON (a string sent as it is, e.g. `text/calendar; charset=utf-8`). */
+  /**
+   * The media type of a body that is not plain JSON: a string body is sent as it is (e.g.
+   * `text/calendar; charset=utf-8`); any other body is sent as JSON under this type
+   * (`application/ld+json; charset=utf-8`).
+   */
   contentType?: string;
   /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
   serialized?: SerializedReply;

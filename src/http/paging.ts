@@ -46,12 +46,17 @@ function encodeValue(value: unknown): string {
   return Array.isArray(value) ? value.map(String).join(',') : String(value);
 }
 
+/** How a list's paging URLs end their path: `{base}/?...` as the plugin's collections, or `{base}?...` (a feed such as `events.jsonld`). */
+export interface PathStyle {
+  trailingSlash: boolean;
+}
+
 /**
  * Paging URLs for a list: `{base}/` (trailing slash, as the plugin) plus `page`, `per_page` and then
  * every other argument, URL-encoded, lists as CSV. `next` only when a next page exists, `previous`
  * only for page > 1 (without `page` when it is page 1, as the plugin).
  */
-export function pageLinks(baseUrl: string, args: Record<string, unknown>, page: PageRequest, total: number): PageLinks {
+export function pageLinks(baseUrl: string, args: Record<string, unknown>, page: PageRequest, total: number, style: PathStyle = { trailingSlash: true }): PageLinks {
   // An empty list has 0 pages; a total that is a multiple of per_page has exactly total / per_page.
   const totalPages = Math.ceil(total / page.perPage);
   const build = (pageNumber: number | undefined): string => {
@@ -62,7 +67,7 @@ export function pageLinks(baseUrl: string, args: Record<string, unknown>, page: 
       if (name === 'page' || name === 'per_page' || value === undefined || value === null) continue;
       params.set(name, encodeValue(value));
     }
-    return `${baseUrl}/?${params.toString()}`;
+    return `${baseUrl}${style.trailingSlash ? '/' : ''}?${params.toString()}`;
   };
   return {
     restUrl: build(page.page),
@@ -106,8 +111,9 @@ export function listEnvelope(
   page: PageRequest,
   total: number,
   pastTheEnd: () => RestError,
+  style: PathStyle = { trailingSlash: true },
 ): { envelope: ListEnvelope; headers: Record<string, string> } {
-  const links = pageLinks(baseUrl, args, page, total);
+  const links = pageLinks(baseUrl, args, page, total, style);
   if (page.page > 1 && page.page > links.totalPages) throw pastTheEnd();
   const envelope: ListEnvelope = {
     rest_url: links.restUrl,

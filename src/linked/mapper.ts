@@ -1,9 +1,10 @@
 import type { components } from '../../generated/openapi.js';
 import type { Urls } from '../urls.js';
-import { autoParagraph, plainText } from '../text/html.js';
+import { autoParagraph } from '../text/html.js';
 import type { ImageRecord } from '../posts/repository.js';
 import type { LinkedKind } from './kinds.js';
 import type { LinkedRow } from './repository.js';
+import { personJsonLd, placeJsonLd } from './json-ld.js';
 
 export type VenueRecord = components['schemas']['Venue'];
 export type OrganizerRecord = components['schemas']['Organizer'];
@@ -70,10 +71,6 @@ function globalIds(row: LinkedRow, urls: Urls): { global_id: string; global_id_l
   return { global_id: id, global_id_lineage: [id] };
 }
 
-function compact(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
-}
-
 /** A venue record (docs/plugin-behaviour.md §1.2). */
 export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): VenueRecord {
   const f = row.fields;
@@ -94,25 +91,7 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
     geo_lng: hasGeo ? row.geoLng : undefined,
   });
   if (options.masked) record = mask(record);
-  if (options.single && options.masked) {
-    // A protected venue embedded for a reader without its password: its json_ld names it, no more.
-    record.json_ld = compact({ '@context': 'http://schema.org', '@type': 'Place', name: row.title, url: urls.permalink(kind.type, row.slug) });
-  } else if (options.single) {
-    record.json_ld = compact({
-      '@context': 'http://schema.org',
-      '@type': 'Place',
-      name: row.title,
-      description: plainText(row.description),
-      url: urls.permalink(kind.type, row.slug),
-      address: {
-        '@type': 'PostalAddress',
-        ...compact({ streetAddress: f.address, addressLocality: f.city, addressRegion: f.stateprovince || f.state || f.province, postalCode: f.zip, addressCountry: f.country }),
-      },
-      geo: hasGeo ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
-      telephone: f.phone,
-      sameAs: f.website,
-    });
-  }
+  if (options.single) record.json_ld = placeJsonLd(row, urls, options.masked);
   return { ...record, show_map: row.showMap, show_map_link: row.showMapLink, ...globalIds(row, urls) } as VenueRecord;
 }
 
@@ -127,19 +106,6 @@ export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, 
     email: f.email,
   });
   if (options.masked) record = mask(record);
-  if (options.single && options.masked) {
-    record.json_ld = compact({ '@context': 'http://schema.org', '@type': 'Person', name: row.title, url: urls.permalink(kind.type, row.slug) });
-  } else if (options.single) {
-    record.json_ld = compact({
-      '@context': 'http://schema.org',
-      '@type': 'Person',
-      name: row.title,
-      description: plainText(row.description),
-      url: f.website || urls.permalink(kind.type, row.slug),
-      telephone: f.phone,
-      email: f.email,
-      sameAs: f.website,
-    });
-  }
+  if (options.single) record.json_ld = personJsonLd(row, urls, options.masked);
   return { ...record, ...globalIds(row, urls) } as OrganizerRecord;
 }

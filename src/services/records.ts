@@ -2,9 +2,11 @@ import type { User } from '../auth/capabilities.js';
 import type { Urls } from '../urls.js';
 import type { Repositories } from '../repositories.js';
 import { mayReference, maySeeProtectedText } from '../policies/posts.js';
-import { toEventRecord, type EmbeddedLinked, type EventRecord, type EventRelations } from '../events/mapper.js';
+import { jsonLdParts, toEventRecord, type EmbeddedLinked, type EventRecord, type EventRelations } from '../events/mapper.js';
 import type { EventRow } from '../events/repository.js';
 import { feedEntry, type FeedEntry } from '../events/ical.js';
+import { eventJsonLd } from '../events/json-ld.js';
+import type { JsonLdObject } from '../linked/json-ld.js';
 import type { LinkedKind } from '../linked/kinds.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
@@ -40,6 +42,15 @@ export async function eventRecords(repositories: Repositories, rows: EventRow[],
 export async function eventFeedEntries(repositories: Repositories, rows: EventRow[], user: User | undefined, options: RecordOptions): Promise<FeedEntry[]> {
   const related = await loadEventRelations(repositories, rows, user);
   return rows.map((row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
+}
+
+/**
+ * The schema.org `Event` of each row for the JSON-LD feed (events/json-ld.ts): the relations the
+ * caller may see and the masking of eventRecords' list items.
+ */
+export async function eventJsonLds(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls): Promise<JsonLdObject[]> {
+  const related = await loadEventRelations(repositories, rows, user);
+  return rows.map((row) => eventJsonLd(row, jsonLdParts(row, related), urls, !maySeeProtectedText(user, row)));
 }
 
 async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {

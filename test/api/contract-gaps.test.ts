@@ -36,8 +36,8 @@ const INVALID_BODIES: Record<Kind, Record<string, unknown>> = {
 };
 
 function kindOf(op: OperationInfo): Kind | undefined {
-  // `/events.ics` and `/events/{id}.ics` are the events' iCalendar feeds (docs/contract.md §11).
-  const first = op.path.split('/')[1].replace(/\.ics$/, '');
+  // `/events.ics`, `/events/{id}.ics` and `/events.jsonld` are the events' feeds (docs/contract.md §11, §12).
+  const first = op.path.split('/')[1].replace(/\.(ics|jsonld)$/, '');
   return (Object.keys(CREATE_BODIES) as Kind[]).find((kind) => kind === first);
 }
 

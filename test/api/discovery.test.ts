@@ -23,6 +23,7 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1/doc',
       '/tribe/events/v1/events',
       '/tribe/events/v1/events\\.ics',
+      '/tribe/events/v1/events\\.jsonld',
       '/tribe/events/v1/events/(?P<id>\\d+)\\.ics',
       '/tribe/events/v1/events/(?P<id>\\d+)',
       '/tribe/events/v1/events/by-slug/(?P<slug>[^/]+)',

@@ -34,8 +34,8 @@ describe('headers on the wire', () => {
         // A fixed public URL: supertest listens on a new port per request, and the port is in the body.
         const { http } = await testApp({ publicUrl: 'http://api.test' });
         const admin = await createUser('administrator');
-        // `/events.ics` and `/events/{id}.ics` are the events' feeds (docs/contract.md §11).
-        const kind = op.path.split('/')[1].replace(/\.ics$/, '') as Kind | '' | 'doc' | 'changes';
+        // `/events.ics`, `/events/{id}.ics` and `/events.jsonld` are the events' feeds (docs/contract.md §11, §12).
+        const kind = op.path.split('/')[1].replace(/\.(ics|jsonld)$/, '') as Kind | '' | 'doc' | 'changes';
         let url = `${NS}${op.path === '/' ? '/' : op.path}`;
         let record: { id: number; slug: string } | undefined;
         if (kind && kind !== 'doc' && kind !== 'changes') {

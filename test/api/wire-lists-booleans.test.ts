@@ -92,8 +92,8 @@ describe('wire inputs: lists and booleans in every form', () => {
     const terms = operationId === 'listCategories' ? world.categories : operationId === 'listTags' ? world.tags : undefined;
     if (name === 'status') return ['publish', 'draft'];
     if (terms && (name === 'include' || name === 'exclude')) return pair(terms);
-    // The feed takes the list's parameters (docs/contract.md §11).
-    if (operationId === 'listEvents' || operationId === 'listEventsIcs') {
+    // The feeds take the list's parameters (docs/contract.md §11, §12).
+    if (operationId === 'listEvents' || operationId === 'listEventsIcs' || operationId === 'listEventsJsonLd') {
       if (name === 'include') return pair(world.events);
       if (name === 'categories') return pair(world.categories, 'slug');
       if (name === 'tags') return pair(world.tags, 'slug');

@@ -127,7 +127,7 @@ function responseOf(doc: ApiDocument, operationId: string, status: number): Resp
 export function responseSchema(doc: ApiDocument, operationId: string | undefined, status: number): Schema | undefined {
   if (operationId === undefined) return status >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
   const content = responseOf(doc, operationId, status)?.content as Record<string, { schema?: Schema }> | undefined;
-  return content?.['application/json']?.schema;
+  return (content?.['application/json'] ?? content?.['application/ld+json'])?.schema;
 }
 
 /** The undocumented keys of one answer, against the committed document. */
@@ -160,7 +160,7 @@ export function answerCheckingListener(listener: RequestListener): RequestListen
       const chunk = typeof args[0] === 'function' ? undefined : args[0];
       const operationId = (req as IncomingMessage & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
       const problems = missingHeadersOfAnswer(operationId, res.statusCode, (name) => res.hasHeader(name)).map((name) => `header ${name}`);
-      if (chunk !== undefined && chunk !== null && String(res.getHeader('Content-Type') ?? '').startsWith('application/json')) {
+      if (chunk !== undefined && chunk !== null && /^application\/(ld\+)?json/.test(String(res.getHeader('Content-Type') ?? ''))) {
         let body: unknown;
         try {
           body = JSON.parse(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));

@@ -21,6 +21,7 @@ interface Story {
   typedErrors: Step;
   conditionalReadsAndFields: Step;
   syncAndSafeWrites: Step;
+  subscribeToFeeds: Step;
 }
 
 describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', function () {
@@ -74,5 +75,9 @@ describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', func
 
   it('keeps a copy in sync (modified_after, then the change feed), updates with If-Match (412, then a retry) and replays an idempotent create', async () => {
     await story.syncAndSafeWrites(await target());
+  });
+
+  it('subscribes to the iCalendar feeds (text) and pages through the JSON-LD feed (a typed ItemList)', async () => {
+    await story.subscribeToFeeds(await target());
   });
 });

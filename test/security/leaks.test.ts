@@ -109,7 +109,13 @@ async function look(w: World, as: TestUser | undefined, path: string, label: str
   seen.add(path);
   assert.ok(res.status < 500, `${label} GET ${path}: ${res.status} ${res.text}`);
   assert.ok(!LEAK.test(rawText(res)), `${label} GET ${path} leaks (${res.status}): ${around(rawText(res))}`);
-  // Counts leak too: a one-page list's total is the number of records it shows.
+  // Counts leak too: a one-page list's total is the number of records it shows (the JSON-LD feed's
+  // items and numberOfItems included).
+  const jsonLdItems = res.body?.['@type'] === 'ItemList' ? res.body.itemListElement : undefined;
+  if (Array.isArray(jsonLdItems) && Number(res.headers['x-wp-totalpages']) <= 1) {
+    assert.equal(res.body.numberOfItems, jsonLdItems.length, `${label} GET ${path}: numberOfItems ${res.body.numberOfItems} for ${jsonLdItems.length} items`);
+    assert.equal(res.headers['x-wp-total'], String(jsonLdItems.length), `${label} GET ${path}: X-WP-Total`);
+  }
   const items = ['events', 'venues', 'organizers'].map((key) => res.body?.[key]).find(Array.isArray);
   if (items && res.body.total_pages <= 1) {
     assert.equal(res.body.total, items.length, `${label} GET ${path}: total ${res.body.total} for ${items.length} records`);
@@ -118,7 +124,7 @@ async function look(w: World, as: TestUser | undefined, path: string, label: str
   return res;
 }
 
-/** Requests a list and every page its `next_rest_url`/`previous_rest_url` links lead to. */
+/** Requests a list and every page its `next_rest_url`/`previous_rest_url` links and its `Link` header lead to. */
 async function walk(w: World, as: TestUser | undefined, path: string, label: string, seen: Set<string>): Promise<void> {
   const queue = [path];
   while (queue.length) {
@@ -126,6 +132,7 @@ async function walk(w: World, as: TestUser | undefined, path: string, label: str
     if (seen.has(next)) continue;
     const res = await look(w, as, next, label, seen);
     for (const key of ['next_rest_url', 'previous_rest_url']) if (typeof res.body?.[key] === 'string') queue.push(pathOf(res.body[key]));
+    for (const [, url] of String(res.headers.link ?? '').matchAll(/<([^>]+)>; rel="(?:next|prev)"/g)) queue.push(pathOf(url));
   }
 }
 
@@ -188,6 +195,13 @@ describe('no hidden content in any answer to a caller who may not read it', func
         await look(w, as, `${NS}/events/${record.id}.ics?password=wrong-password`, caller, seen);
       }
       for (const id of s.publicEvents) await look(w, as, `${NS}/events/${id}.ics`, caller, seen);
+      // The JSON-LD feed (docs/contract.md §12): every filter and status as on the list, page by page.
+      for (const filter of [...eventFilters, ...statuses.map((status) => `status=${status}`)]) {
+        const res = await look(w, as, `${NS}/events.jsonld?${filter}`, caller, seen);
+        assert.equal(res.status, 200, `${caller} events.jsonld?${filter}: ${res.text}`);
+        assert.equal(res.body['@type'], 'ItemList');
+      }
+      for (const status of statuses) await walk(w, as, `${NS}/events.jsonld?status=${status}&per_page=1`, caller, seen);
       // Terms of hidden events.
       for (const collection of ['categories', 'tags']) {
         for (const hiddenEvent of s.hidden.event) {

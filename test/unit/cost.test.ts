@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatCost, numericValue, parseCost, type ParsedCost } from '../../src/events/cost.js';
+import { currencyCode, formatCost, numericValue, parseCost, plainNumber, type ParsedCost } from '../../src/events/cost.js';
 
 /** The formatted `cost` of an input, as a record shows it after a write. */
 function costOf(input: unknown): string {
@@ -171,6 +171,42 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
       assert.equal(formatCost(['10 - 20'], ['10', '20'], '£', 'prefix'), '£10 – £20');
       assert.equal(formatCost(['10 - 20'], ['10', '20'], 'kr', 'postfix'), '10kr – 20kr');
       assert.equal(formatCost(['10'], ['10'], '', 'postfix'), '10$', 'a position without a symbol still applies');
+    });
+  });
+
+  describe('plainNumber (schema.org prices, docs/contract.md §12)', () => {
+    it('writes digits and a . decimal point, whatever the separators were', () => {
+      assert.equal(plainNumber('15'), '15');
+      assert.equal(plainNumber('1,000'), '1000');
+      assert.equal(plainNumber('1.000'), '1000');
+      assert.equal(plainNumber('12,50'), '12.50');
+      assert.equal(plainNumber('1.234,56'), '1234.56');
+      assert.equal(plainNumber('1,234.56'), '1234.56');
+      assert.equal(plainNumber('1,000,000'), '1000000');
+      // Exact where a number would not be: no exponent, no rounding.
+      assert.equal(plainNumber('123456789012345678901234'), '123456789012345678901234');
+    });
+  });
+
+  describe('currencyCode (schema.org priceCurrency, docs/contract.md §12)', () => {
+    it('takes the stored code first, in capitals', () => {
+      assert.equal(currencyCode('EUR', '$'), 'EUR');
+      assert.equal(currencyCode('gbp', ''), 'GBP');
+    });
+    it('reads a symbol that is a code or names one currency', () => {
+      assert.equal(currencyCode('', 'CHF'), 'CHF');
+      assert.equal(currencyCode('', 'chf'), 'CHF');
+      assert.equal(currencyCode('', '€'), 'EUR');
+      assert.equal(currencyCode('', '£'), 'GBP');
+      assert.equal(currencyCode('', '$'), 'USD');
+      assert.equal(currencyCode('', 'R$'), 'BRL');
+    });
+    it('gives USD without a symbol (the plugin default) and nothing for a symbol of no single currency', () => {
+      assert.equal(currencyCode('', ''), 'USD');
+      assert.equal(currencyCode('', 'kr'), undefined);
+      assert.equal(currencyCode('', 'XYZW'), undefined);
+      assert.equal(currencyCode('', 'ABC'), undefined);
+      assert.equal(currencyCode('nope', '€'), 'EUR');
     });
   });
 });

@@ -15,14 +15,18 @@ import {
   deleteEvent,
   getEvent,
   getEventBySlug,
+  getEventIcs,
   getVenueBySlug,
   listChanges,
   listEvents,
+  listEventsIcs,
+  listEventsJsonLd,
   patchEvent,
   putEvent,
   type ChangeFeed,
   type Error as ApiError,
   type Event,
+  type EventItemList,
 } from '../../../sdk/typescript/index.js';
 
 export interface Target {
@@ -266,4 +270,55 @@ export async function syncAndSafeWrites(target: Target): Promise<void> {
   assert.equal(ok(twice).id, ok(once).id);
   assert.equal(twice.response.status, 201);
   assert.equal(twice.response.headers.get('Idempotent-Replayed'), 'true');
+}
+
+/**
+ * A calendar app's view: the filtered events as an iCalendar feed to subscribe to and as one event's
+ * calendar, and a search engine's: the same events as a schema.org ItemList (JSON-LD), page by page.
+ */
+export async function subscribeToFeeds(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const category = ok(await createCategory({ client, body: { name: 'Workshops' } }));
+  const venue = ok(await createVenue({ client, body: { venue: 'Library', address: '2 Elm Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'United States' } }));
+  const events: Event[] = [];
+  for (const day of [5, 6, 7]) {
+    const body = {
+      title: `Workshop, part ${day}`,
+      start_date: at(day, 10),
+      end_date: at(day, 12),
+      status: 'publish' as const,
+      categories: [category.id],
+      venue: venue.id,
+      cost: '$5 - $8',
+    };
+    events.push(ok(await createEvent({ client, body })));
+  }
+  const anonymous = clientFor({ basePath: target.basePath });
+
+  // The iCalendar feed is text: the SDK hands it over as a string.
+  const calendar: string = ok(await listEventsIcs({ client: anonymous, query: { categories: [category.slug] } }));
+  assert.match(calendar, /^BEGIN:VCALENDAR\r\n/);
+  assert.equal(calendar.match(/BEGIN:VEVENT\r\n/g)?.length, 3);
+  assert.match(calendar, /X-WR-CALNAME:[^\r]*Events: Workshops\r\n/);
+  const one: string = ok(await getEventIcs({ client: anonymous, path: { id: events[0].id } }));
+  assert.match(one, /SUMMARY:Workshop\\, part 5\r\n/);
+
+  // The JSON-LD feed is typed: an ItemList of ListItems holding schema.org Events.
+  const positions: number[] = [];
+  for (let page = 1; ; page++) {
+    const result = await listEventsJsonLd({ client: anonymous, query: { categories: [category.slug], per_page: 2, page } });
+    const list: EventItemList = ok(result);
+    assert.equal(result.response.headers.get('Content-Type'), 'application/ld+json; charset=utf-8');
+    assert.equal(list['@type'], 'ItemList');
+    assert.equal(list.numberOfItems, 3);
+    for (const element of list.itemListElement) {
+      positions.push(element.position);
+      assert.equal(element.item.location?.['@type'], 'Place');
+      assert.equal(element.item.offers?.['@type'], 'AggregateOffer');
+      assert.equal(element.item.offers?.lowPrice, '5');
+      assert.equal(element.item.eventStatus, 'https://schema.org/EventScheduled');
+    }
+    if (!result.response.headers.get('Link')?.includes('rel="next"')) break;
+  }
+  assert.deepEqual(positions, [1, 2, 3]);
 }
