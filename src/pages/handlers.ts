@@ -41,7 +41,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     if (!list || !list.paging) return notFound(res, site, urls);
     // The site root shows the same list; its discovery header names the namespace, as the plugin's home page does.
     const apiRoot = req.path === '/' ? `${urls.namespace}/` : links.api;
-    send(res, 200, site, upcomingPage(site.name, list.upcoming, { ...list.paging, baseUrl: base }, links), apiRoot);
+    send(res, 200, site, upcomingPage(site.name, list.upcoming, { ...list.paging, baseUrl: base }, { ...links, api: apiRoot }), apiRoot);
   };
   if (config.basePath !== '') router.get('/', upcoming);
   router.get('/events', upcoming);
