@@ -79,7 +79,7 @@ dl.facts dt{font-weight:700}
 dl.facts dd{margin:0}
 ol.events{list-style:none;margin:0;padding:0}
 ol.events li{border-top:1px solid var(--line);padding:1rem 0}
-ol.events h3{margin:0 0 .2rem;font-size:1.2rem}
+ol.events :is(h2,h3){margin:0 0 .2rem;font-size:1.2rem}
 ol.events p{margin:.1rem 0;color:var(--muted)}
 .pager{display:flex;justify-content:space-between;margin-top:1.5rem}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.9rem}
@@ -144,6 +144,7 @@ ${description ? `<meta name="description" content="${escapeHtml(description)}">\
 <meta name="tec-api-origin" content="${escapeHtml(site.origin)}">
 <link rel="alternate" type="application/json" href="${escapeHtml(page.apiUrl)}">
 <link rel="https://api.w.org/" href="${escapeHtml(site.restRoot)}">
+<link rel="icon" href="data:,">
 ${meta('og:site_name', site.name)}${meta('og:title', page.title)}${meta('og:type', page.type)}${meta('og:url', page.url)}${meta('og:description', description)}${meta('og:image', page.image)}<style>${STYLE}</style>
 ${page.jsonLd === undefined ? '' : `${jsonLdScript(page.jsonLd)}\n`}</head>
 <body>

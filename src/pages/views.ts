@@ -92,7 +92,7 @@ function calendarActions(ics: string, label: string, subscribe: boolean): string
   const verb = subscribe ? 'Subscribe in a calendar app' : 'Add to calendar';
   return `<ul class="actions">
 <li><a class="button primary" href="${escapeHtml(subscribe ? webcalUrl(ics) : ics)}" aria-label="${escapeHtml(`${verb}: ${label}`)}">${verb}</a></li>
-<li><a class="button" href="${escapeHtml(subscribe ? ics : webcalUrl(ics))}" aria-label="${escapeHtml(`${subscribe ? 'Download the iCalendar feed' : 'Subscribe to this event'}: ${label}`)}">${subscribe ? 'iCalendar feed (.ics)' : 'Subscribe (webcal)'}</a></li>
+<li><a class="button" href="${escapeHtml(subscribe ? ics : webcalUrl(ics))}" aria-label="${escapeHtml(`${subscribe ? 'Download the iCalendar feed' : 'Open in a calendar app'}: ${label}`)}">${subscribe ? 'iCalendar feed (.ics)' : 'Open in calendar app'}</a></li>
 </ul>`;
 }
 
@@ -146,14 +146,14 @@ export function protectedPage(label: string, title: string, url: string, apiUrl:
   return { title: plain, description: '', url, type: 'article', apiUrl, main };
 }
 
-/** The events of a list page, with its pager. */
-function eventList(upcoming: UpcomingPage, paging: Paging, empty: string): string {
+/** The events of a list page, with its pager; each event's title a heading of `level`, below the page's own headings. */
+function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3): string {
   if (upcoming.events.length === 0) return `<p>${escapeHtml(empty)}</p>`;
   const items = upcoming.events.map((event) => {
     const venue = asList(event.venue as Record | Record[] | undefined)[0];
     const where = venue ? `<p>${textOf(venue.venue as string)}${venue.city ? `, ${textOf(venue.city as string)}` : ''}</p>` : '';
     return `<li><article>
-<h3>${link(event.url, textOf(event.title))}</h3>
+<h${level}>${link(event.url, textOf(event.title))}</h${level}>
 <p>${whenHtml(event)}</p>
 ${where}</article></li>`;
   });
@@ -197,7 +197,7 @@ export function upcomingPage(siteName: string, upcoming: UpcomingPage, paging: P
   const url = pageUrl(paging.baseUrl, paging.page);
   const main = `<h1>Upcoming events</h1>
 ${calendarActions(links.ics, `all events of ${siteName}`, true)}
-${eventList(upcoming, paging, 'No upcoming events.')}`;
+${eventList(upcoming, paging, 'No upcoming events.', 2)}`;
   return { title, description: `Upcoming events of ${siteName}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
 }
 
@@ -210,7 +210,7 @@ export function termPage(label: 'Category' | 'Tag', term: { name: string; descri
 ${descriptionHtml(term.description)}
 ${calendarActions(links.ics, `${label.toLowerCase()} ${name}`, true)}
 <h2>Upcoming events</h2>
-${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}.`)}`;
+${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}.`, 3)}`;
   const title = `${label}: ${name}`;
   return { title, description: summaryOf(term) || `Upcoming events in ${name}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
 }
@@ -236,7 +236,7 @@ ${descriptionHtml(data.description as string | undefined)}
 ${facts.length ? `<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
 ${calendarActions(links.ics, `events ${label === 'Venue' ? 'at' : 'by'} ${name}`, true)}
 <h2>Upcoming events</h2>
-${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this venue' : 'by this organizer'}.`)}`;
+${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this venue' : 'by this organizer'}.`, 3)}`;
   return {
     title: name,
     description: summaryOf(data as { description?: string }),

@@ -185,7 +185,7 @@ describe('public pages', () => {
     expectStatus(await send(w.http, 'post', `${NS}/events`, w.admin, { title: 'Last year', start_date: '2025-01-01 10:00:00', end_date: '2025-01-01 11:00:00' }), 201);
 
     const first = checkPage(await w.http().get('/events/'), `${NS_URL}/events/`);
-    const titles = (page: ReturnType<typeof parsePage>) => page.byTag('h3').map((h) => textOf(h));
+    const titles = (page: ReturnType<typeof parsePage>) => page.byTag('h2').map((h) => textOf(h));
     assert.deepEqual(
       titles(first),
       Array.from({ length: EVENTS_PER_PAGE }, (_, i) => `Talk ${i}`),

@@ -493,7 +493,7 @@ describe('HTML sanitising of descriptions and excerpts', function () {
         case 'meta':
           return value('http-equiv') === undefined ? undefined : '<meta http-equiv>';
         case 'link':
-          return ['canonical', 'alternate', 'https://api.w.org/'].includes(value('rel') ?? '') ? undefined : `<link rel=${value('rel')}>`;
+          return ['canonical', 'alternate', 'https://api.w.org/', 'icon'].includes(value('rel') ?? '') ? undefined : `<link rel=${value('rel')}>`;
         case 'style':
           return seen.get('style')! > 1 ? 'a second <style>' : undefined;
         case 'script':
