@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import type { Urls } from '../urls.js';
@@ -33,7 +33,9 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     return { urls, repositories: new Repositories(db), site: siteFrame(config, urls), page: pageNumber(req.query.page) };
   };
 
-  const upcoming = async (req: Request, res: Response) => {
+  const upcoming = async (req: Request, res: Response, next: NextFunction) => {
+    // `/?rest_route=...` is a REST request whatever its value, as in WordPress: a malformed one is the API's 404.
+    if (req.path === '/' && Object.hasOwn(req.query, 'rest_route')) return next();
     const { urls, repositories, site, page } = context(req, res);
     const base = urls.permalink('events');
     const links = { ics: `${urls.collection('events')}.ics`, api: `${urls.collection('events')}/` };

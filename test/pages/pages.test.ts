@@ -203,6 +203,10 @@ describe('public pages', () => {
     const root = checkPage(await w.http().get('/'), `${NS_URL}/`);
     assert.deepEqual(titles(root), titles(first));
 
+    // A rest_route query makes the root a REST request, as in WordPress, even a malformed one.
+    const route = await w.http().get('/?rest_route=');
+    assert.equal(route.status, 404);
+    assert.equal(route.body.code, 'rest_no_route');
     for (const path of ['/events/?page=3', '/events/?page=0', '/events/?page=abc', '/events/?page=-1']) {
       checkPage(await w.http().get(path), `${NS_URL}/`, 404);
     }
