@@ -133,7 +133,9 @@ export interface PageParts {
 /** A whole page. */
 export function renderPage(site: SiteFrame, page: PageParts): string {
   const meta = (property: string, content: string | undefined) => (content ? `<meta property="${property}" content="${escapeHtml(content)}">\n` : '');
-  const description = page.description.length > 300 ? `${page.description.slice(0, 297).trimEnd()}…` : page.description;
+  // Cut by code points, so no character is split in two.
+  const characters = [...page.description];
+  const description = characters.length > 300 ? `${characters.slice(0, 297).join('').trimEnd()}…` : page.description;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

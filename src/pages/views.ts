@@ -11,7 +11,8 @@ import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout
  * `textOf`, descriptions through `sanitizePageHtml`, URLs through `escapeHtml` in quoted attributes.
  */
 
-type Record = { [key: string]: unknown };
+/** A record read by field name (venues and organizers differ in their fields). */
+type Fields = { [key: string]: unknown };
 
 /** URLs a page links to besides the record's own. */
 export interface FeedLinks {
@@ -29,7 +30,7 @@ export interface Paging {
   baseUrl: string;
 }
 
-const perPageLabel = (n: number) => (n === 1 ? '1 event' : `${n} events`);
+const eventCount = (n: number) => (n === 1 ? '1 event' : `${n} events`);
 
 function dateOf(local: string): DateTime {
   return DateTime.fromSQL(local, { zone: 'UTC', locale: 'en-GB' });
@@ -64,14 +65,15 @@ function link(url: string, label: string): string {
 }
 
 /** A venue's address as one line of text. */
-function addressOf(venue: Record): string {
+function addressOf(venue: Fields): string {
   const parts = ['address', 'city', 'stateprovince', 'zip', 'country'].map((key) => plainOf(venue[key] as string | undefined)).filter((part) => part !== '');
   return escapeHtml(parts.join(', '));
 }
 
-function imageOf(record: { image?: unknown }): { url: string; alt: string } | undefined {
+/** The record's image URL, when it has one on http(s). */
+function imageOf(record: { image?: unknown }): string | undefined {
   const image = record.image as { url?: string } | false | undefined;
-  return image && typeof image.url === 'string' && /^https?:\/\//.test(image.url) ? { url: image.url, alt: '' } : undefined;
+  return image && typeof image.url === 'string' && /^https?:\/\//.test(image.url) ? image.url : undefined;
 }
 
 /** The description shown on a page: sanitised HTML, or nothing. */
@@ -100,8 +102,8 @@ function calendarActions(ics: string, label: string, subscribe: boolean): string
 export function eventPage(event: EventRecord, links: FeedLinks, site: string): PageParts {
   const title = plainOf(event.title);
   const image = imageOf(event);
-  const venues = asList(event.venue as Record | Record[] | undefined);
-  const organizers = asList(event.organizer as Record | Record[] | undefined);
+  const venues = asList(event.venue as Fields | Fields[] | undefined);
+  const organizers = asList(event.organizer as Fields | Fields[] | undefined);
   const facts: string[] = [];
   const fact = (term: string, value: string) => facts.push(`<dt>${term}</dt><dd>${value}</dd>`);
   for (const venue of venues) {
@@ -128,11 +130,11 @@ export function eventPage(event: EventRecord, links: FeedLinks, site: string): P
 <h1>${escapeHtml(title)}</h1>
 <p class="when">${whenHtml(event)}</p>
 ${calendarActions(links.ics, title, false)}
-${image ? `<img class="feature" src="${escapeHtml(image.url)}" alt="" loading="lazy">` : ''}
+${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
 ${descriptionHtml(event.description)}
 ${facts.length ? `<h2>Details</h2>\n<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
 </article>`;
-  return { title, description: summaryOf(event), url: event.url, type: 'article', image: image?.url, apiUrl: links.api, jsonLd: event.json_ld, main };
+  return { title, description: summaryOf(event), url: event.url, type: 'article', image, apiUrl: links.api, jsonLd: event.json_ld, main };
 }
 
 /** The page of a password-protected event, venue or organizer: its title and a notice, never its text. */
@@ -150,14 +152,14 @@ export function protectedPage(label: string, title: string, url: string, apiUrl:
 function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3): string {
   if (upcoming.events.length === 0) return `<p>${escapeHtml(empty)}</p>`;
   const items = upcoming.events.map((event) => {
-    const venue = asList(event.venue as Record | Record[] | undefined)[0];
+    const venue = asList(event.venue as Fields | Fields[] | undefined)[0];
     const where = venue ? `<p>${textOf(venue.venue as string)}${venue.city ? `, ${textOf(venue.city as string)}` : ''}</p>` : '';
     return `<li><article>
 <h${level}>${link(event.url, textOf(event.title))}</h${level}>
 <p>${whenHtml(event)}</p>
 ${where}</article></li>`;
   });
-  return `<p>${perPageLabel(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
+  return `<p>${eventCount(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
 <ol class="events">
 ${items.join('\n')}
 </ol>
@@ -217,7 +219,7 @@ ${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}
 
 /** A venue or organizer page: what the record says, then its upcoming events. */
 export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | OrganizerRecord, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
-  const data = record as unknown as Record;
+  const data = record as unknown as Fields;
   const name = plainOf((data.venue ?? data.organizer) as string);
   const image = imageOf(record);
   const facts: string[] = [];
@@ -231,7 +233,7 @@ export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | O
   if (typeof data.website === 'string' && /^https?:\/\//.test(data.website)) fact('Website', link(data.website, escapeHtml(data.website)));
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
-${image ? `<img class="feature" src="${escapeHtml(image.url)}" alt="" loading="lazy">` : ''}
+${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
 ${descriptionHtml(data.description as string | undefined)}
 ${facts.length ? `<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
 ${calendarActions(links.ics, `events ${label === 'Venue' ? 'at' : 'by'} ${name}`, true)}
@@ -242,7 +244,7 @@ ${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this
     description: summaryOf(data as { description?: string }),
     url: pageUrl(paging.baseUrl, paging.page),
     type: 'website',
-    image: image?.url,
+    image,
     apiUrl: links.api,
     jsonLd: data.json_ld,
     main,
