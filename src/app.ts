@@ -7,7 +7,7 @@ import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import './http/request.js';
-import { originOf, type Config } from './config.js';
+import { originOf, servesPages, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { assertUtcProcess } from './dates/parse.js';
 import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
@@ -27,6 +27,7 @@ import { Repositories } from './repositories.js';
 import { UserRepository } from './auth/users.js';
 import { buildRouteTable } from './discovery/namespace-index.js';
 import { docsPage } from './discovery/docs-page.js';
+import { publicPages } from './pages/handlers.js';
 import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
 import { replyCache, replyKey, serializedReply } from './http/replies.js';
@@ -139,6 +140,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.get('/readyz', readyz(db));
   if (metrics) app.get('/metrics', metrics.serve);
   app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
+  // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
+  if (servesPages(config)) app.use(publicPages(config, db, now));
   // Who calls is known before any body is read: an anonymous write is refused (401) without parsing
   // its body, and bodies are parsed only for operations that take one, depth-checked first.
   const limiter = authFailureLimiter(config);

@@ -68,8 +68,13 @@ export interface Config {
   changesRetentionDays: number;
   /** Most events one iCalendar feed (`GET /events.ics`) holds; past it the feed is cut (ICAL_MAX_EVENTS, docs/contract.md §11). */
   icalMaxEvents: number;
-  /** The site's name, for iCalendar feed names (SITE_NAME); defaults to the host name of the site URL. */
+  /** The site's name, for iCalendar feed names and the public pages (SITE_NAME); defaults to the host name of the site URL. */
   siteName: string | undefined;
+  /**
+   * Serve the public HTML pages behind every record's `url` (PAGES, on by default); they are served only
+   * when this service is its own site (`servesPages`, docs/contract.md §13).
+   */
+  pages: boolean;
   /** Number of worker processes (WORKERS); 1 serves from the main process, more use node:cluster. */
   workers: number;
   /**
@@ -131,9 +136,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changesRetentionDays: positiveNumber('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30),
     icalMaxEvents: positiveInteger('ICAL_MAX_EVENTS', env.ICAL_MAX_EVENTS, 2000),
     siteName: env.SITE_NAME?.trim() || undefined,
+    pages: parseFlag('PAGES', env.PAGES, true),
     workers,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
+}
+
+/**
+ * Whether the public pages are served (docs/contract.md §13): PAGES is on and the permalinks point at
+ * this service, that is SITE_URL is unset or the same as PUBLIC_URL. With another site, the records'
+ * URLs are that site's pages, not ours.
+ */
+export function servesPages(config: Pick<Config, 'pages' | 'siteUrl' | 'publicUrl'>): boolean {
+  return config.pages && (config.siteUrl === undefined || config.siteUrl === config.publicUrl);
 }
 
 /**

@@ -18,6 +18,34 @@ export function sanitizeUserHtml(html: string): string {
   });
 }
 
+/** Elements a description may not bring into a page: the page's own landmarks and its one `<h1>`. */
+const PAGE_LANDMARKS = new Set(['h1', 'main', 'nav', 'header', 'footer', 'aside', 'hgroup']);
+
+/**
+ * HTML of a description as a public page shows it (docs/contract.md §13), whoever wrote it: only
+ * formatting, links and images survive, with http(s)/mailto/tel URLs; no scripts, styles, frames,
+ * forms, event handlers or ids. Headings move one level down, so the page keeps its one `<h1>`, and
+ * links are marked as user content that search engines should not credit.
+ */
+export function sanitizePageHtml(html: string): string {
+  return sanitizeHtml(html, {
+    allowedTags: sanitizeHtml.defaults.allowedTags.filter((tag) => !PAGE_LANDMARKS.has(tag)).concat(['img', 'del', 'ins', 'span']),
+    allowedAttributes: {
+      a: ['href', 'title', 'rel'],
+      img: ['src', 'alt', 'title', 'width', 'height', 'loading'],
+      '*': ['lang', 'dir'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    allowedSchemesAppliedToAttributes: ['href', 'src'],
+    allowProtocolRelative: false,
+    transformTags: {
+      h1: 'h2',
+      a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow ugc noopener' }),
+      img: sanitizeHtml.simpleTransform('img', { loading: 'lazy' }),
+    },
+  });
+}
+
 /**
  * WordPress's `wpautop` (through its own JavaScript port): plain `Text` becomes `<p>Text</p>`, single
  * line breaks `<br />`. Applied on read to descriptions and excerpts, trimmed as the plugin does.

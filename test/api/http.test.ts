@@ -8,7 +8,9 @@ describe('HTTP behaviour shared by every route', () => {
   it('answers unknown paths and unsupported methods with rest_no_route', async () => {
     const { http } = await testApp();
     expectError(await http().get(`${NS}/nothing-here`), 404, 'rest_no_route');
-    expectError(await http().get('/'), 404, 'rest_no_route');
+    // The site root is the public events page (docs/contract.md §13) unless PAGES is off.
+    const { http: withoutPages } = await testApp({ pages: false });
+    expectError(await withoutPages().get('/'), 404, 'rest_no_route');
     expectError(await http().get(`${NS}/categories/abc`), 404, 'rest_no_route');
     expectError(await http().get(`${NS}/events/by-slug/`), 404, 'rest_no_route');
     const admin = await createUser('administrator');

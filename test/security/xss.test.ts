@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseFragment, type DefaultTreeAdapterMap } from 'parse5';
+import { parse, parseFragment, type DefaultTreeAdapterMap } from 'parse5';
 import type { TestUser } from '../helpers/app.js';
 import { EVENT_DATES, NS, send, world, type World } from './fixtures.js';
 
@@ -477,5 +477,109 @@ describe('HTML sanitising of descriptions and excerpts', function () {
         assert.equal(image.status, 400, `${collection} image ${url}: ${image.status} ${image.text}`);
       }
     }
+  });
+
+  // The public pages (docs/contract.md §13) put stored values into a whole HTML document: titles and
+  // names as text, descriptions as sanitised HTML, everything again in attributes (OpenGraph, labels)
+  // and in the JSON-LD block. Editors' descriptions are stored as sent, so the pages see every payload.
+  describe('public pages', () => {
+    /** The frame's own head elements, and what each may be. */
+    function headProblem(element: DefaultTreeAdapterMap['element'], seen: Map<string, number>): string | undefined {
+      const value = (name: string) => element.attrs.find((a) => a.name === name)?.value;
+      seen.set(element.tagName, (seen.get(element.tagName) ?? 0) + 1);
+      switch (element.tagName) {
+        case 'title':
+          return undefined;
+        case 'meta':
+          return value('http-equiv') === undefined ? undefined : '<meta http-equiv>';
+        case 'link':
+          return ['canonical', 'alternate', 'https://api.w.org/', 'icon'].includes(value('rel') ?? '') ? undefined : `<link rel=${value('rel')}>`;
+        case 'style':
+          return seen.get('style')! > 1 ? 'a second <style>' : undefined;
+        case 'script':
+          return value('type') === 'application/ld+json' && value('src') === undefined && seen.get('script')! === 1 ? undefined : '<script> that is not the one JSON-LD block';
+        default:
+          return `<${element.tagName}> in <head>`;
+      }
+    }
+
+    /** What a browser would find dangerous in a whole page: anything but the frame in `<head>`, active content in `<body>`, a heading with markup. */
+    function pageDangers(html: string): string[] {
+      const found: string[] = [];
+      const seen = new Map<string, number>();
+      const document = parse(html) as unknown as Node;
+      const visit = (node: Node, inHead: boolean) => {
+        if ('tagName' in node) {
+          if (inHead && node.tagName !== 'head') {
+            const problem = headProblem(node, seen);
+            if (problem) found.push(problem);
+          }
+          if (!inHead && ACTIVE_ELEMENTS.has(node.tagName) && !['html', 'head', 'body'].includes(node.tagName)) found.push(`<${node.tagName}> in <body>`);
+          if (node.tagName === 'script') {
+            try {
+              JSON.parse(node.childNodes.map((child) => (child as { value?: string }).value ?? '').join(''));
+            } catch {
+              found.push('a <script> whose content is not JSON');
+            }
+          }
+          if (node.tagName === 'h1' && node.childNodes.some((child) => 'tagName' in child)) found.push('markup inside <h1>');
+          for (const { name, value } of node.attrs) {
+            if (/^on/i.test(name) || name === 'style' || name === 'srcdoc') found.push(`${node.tagName}[${name}]`);
+            const url = value
+              .replace(/[\t\n\r]/g, '')
+              .trim()
+              .toLowerCase();
+            // The frame's empty icon (`data:,`), which spares the browser a request for /favicon.ico.
+            const frameIcon = inHead && node.tagName === 'link' && value === 'data:,';
+            if (URL_ATTRIBUTES.has(name) && /^(javascript|vbscript|data):/.test(url) && !frameIcon) found.push(`${node.tagName}[${name}=${value}]`);
+          }
+        }
+        if ('childNodes' in node) for (const child of node.childNodes) visit(child as Node, inHead || ('tagName' in node && node.tagName === 'head'));
+      };
+      visit(document, false);
+      return found;
+    }
+
+    it('the checker finds a payload placed in a page unescaped (so the test below can fail)', () => {
+      const frame = (inner: string) => `<!DOCTYPE html><html lang="en"><head><title>x</title></head><body><main><h1>${inner}</h1></main></body></html>`;
+      assert.deepEqual(pageDangers(frame('Rock &amp; Roll')), []);
+      for (const payload of ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>', 'x</h1><iframe src="javascript:alert(1)">'])
+        assert.notDeepEqual(pageDangers(frame(payload)), [], payload);
+      assert.notDeepEqual(pageDangers('<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0"></head><body></body></html>'), []);
+    });
+
+    it('every payload in titles, names, addresses, descriptions, excerpts and terms: every page stays inert', async () => {
+      const editor = w.users.editor as TestUser;
+      const problems: string[] = [];
+      const category = await send(w.http, 'post', `${NS}/categories`, editor, { name: 'Hostile category', description: ALL_PAYLOADS.join('\n') });
+      const tag = await send(w.http, 'post', `${NS}/tags`, editor, { name: 'Hostile tag', description: ALL_PAYLOADS.join('\n') });
+      assert.equal(category.status, 201, category.text);
+      assert.equal(tag.status, 201, tag.text);
+      const pages = new Set([category.body.url as string, tag.body.url as string, 'http://api.test/events/']);
+      for (const [i, payload] of [...ALL_PAYLOADS, ...TEXT_PAYLOADS].entries()) {
+        const res = await send(w.http, 'post', `${NS}/events`, editor, {
+          title: `Event ${i} ${payload}`,
+          ...EVENT_DATES,
+          description: payload,
+          excerpt: payload,
+          cost: `${i} ${payload}`,
+          categories: [category.body.id, `Cat ${i} ${payload}`],
+          tags: [tag.body.id],
+          venue: { venue: `Venue ${i} ${payload}`, address: payload, city: payload, description: payload },
+          organizer: [{ organizer: `Organizer ${i} ${payload}`, phone: payload, description: payload }],
+        });
+        assert.equal(res.status, 201, `${JSON.stringify(payload)}: ${res.text}`);
+        pages.add(res.body.url).add(res.body.venue.url).add(res.body.organizer[0].url);
+        for (const term of res.body.categories as Array<{ slug: string }>) pages.add(`http://api.test/events/category/${term.slug}/`);
+      }
+      for (const url of pages) {
+        const path = url.replace('http://api.test', '');
+        const res = await w.http().get(path);
+        assert.equal(res.status, 200, `${path}: ${res.status}`);
+        for (const danger of pageDangers(res.text)) problems.push(`${path}: ${danger}`);
+      }
+      assert.ok(pages.size > 3 * ALL_PAYLOADS.length, 'every page was read');
+      assert.deepEqual(problems, []);
+    });
   });
 });

@@ -18,10 +18,14 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
   [3, 'policies', /^policies\//],
   [
     4,
-    'services: input parsing, writes, record building',
-    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper|json-ld)\.ts$|events\/(input|mapper|ical|json-ld)\.ts$|terms\/mapper\.ts$)/,
+    'services: input parsing, writes, record building, page rendering',
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper|json-ld)\.ts$|events\/(input|mapper|ical|json-ld)\.ts$|terms\/mapper\.ts$|pages\/(read|views|layout)\.ts$)/,
   ],
-  [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms|changes)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
+  [
+    5,
+    'HTTP: the app, its pipeline, handlers, discovery, pages, entry points',
+    /^(http\/|discovery\/|(events|linked|terms|changes|pages)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/,
+  ],
 ];
 
 function layerOf(file: string): number {

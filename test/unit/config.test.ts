@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, isValidTimezone, loadConfig } from '../../src/config.js';
+import { ConfigError, isValidTimezone, loadConfig, servesPages } from '../../src/config.js';
 
 describe('configuration', () => {
   it('runs on a fresh machine with no settings', () => {
@@ -51,6 +51,21 @@ describe('configuration', () => {
     const config = loadConfig({ ICAL_MAX_EVENTS: '500', SITE_NAME: ' Springfield Arts ' });
     assert.equal(config.icalMaxEvents, 500);
     assert.equal(config.siteName, 'Springfield Arts');
+  });
+
+  it('reads PAGES, and serves the pages only when the service is its own site (docs/contract.md §13)', () => {
+    assert.equal(loadConfig({}).pages, true);
+    for (const off of ['off', 'false', '0', 'no', ' OFF ']) assert.equal(loadConfig({ PAGES: off }).pages, false, off);
+    for (const on of ['on', 'true', '1', 'yes']) assert.equal(loadConfig({ PAGES: on }).pages, true, on);
+    assert.throws(
+      () => loadConfig({ PAGES: 'sometimes' }),
+      (err: Error) => err instanceof ConfigError && /PAGES/.test(err.message),
+    );
+    assert.equal(servesPages(loadConfig({})), true);
+    assert.equal(servesPages(loadConfig({ PAGES: 'off' })), false);
+    assert.equal(servesPages(loadConfig({ PUBLIC_URL: 'https://events.example.org', SITE_URL: 'https://events.example.org/' })), true);
+    assert.equal(servesPages(loadConfig({ PUBLIC_URL: 'https://api.example.org', SITE_URL: 'https://www.example.org' })), false);
+    assert.equal(servesPages(loadConfig({ SITE_URL: 'https://www.example.org' })), false);
   });
 
   it('reads the failed-login limits and TRUST_PROXY as Express takes it', () => {
