@@ -3,8 +3,9 @@ import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, sharedCluster, type GaleraCluster }
 import { killService, startService, type Service } from '../ops/service.js';
 
 /**
- * Processes started together on the cluster, spread over its nodes: on a database nobody migrated
- * yet (one migrates, the others wait for it), and again with nothing pending (src/db/migrate.ts).
+ * Processes started together on the cluster, spread over its nodes, with nothing pending
+ * (src/db/migrate.ts). Migrations themselves must run from one process before the others start:
+ * knex's migration lock does not hold across Galera nodes (README, Running on a cluster).
  */
 describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: ${CLUSTER_SKIP_REASON})`}`, function () {
   this.timeout(300_000);
@@ -14,6 +15,9 @@ describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: 
   before(async function () {
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
+    // One process migrates the cluster's database (if no other test did), then stops.
+    const first = await startService({ DATABASE_URL: cluster.urls[0] });
+    killService(first);
   });
   afterEach(() => {
     for (const service of services) killService(service);
@@ -28,10 +32,6 @@ describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: 
     for (const service of services) assert.equal((await fetch(`${service!.url}/readyz`)).status, 200);
     return services.filter((service) => service!.logs().some((line) => line.msg === 'migrations applied')).length;
   };
-
-  it('five processes on three nodes, on a database with every migration pending: all start, one migrates', async () => {
-    assert.equal(await startFive(), 1);
-  });
 
   it('five processes on three nodes with nothing pending: all start, none migrates', async () => {
     assert.equal(await startFive(), 0);
