@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { openDatabase, parseDatabaseUrl } from './db/knex.js';
-import { isConnectionError } from './db/errors.js';
+import { isConnectionError, isDatabaseNotReady } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './auth/users.js';
 
@@ -137,6 +137,7 @@ function databaseProblem(err: unknown): string | undefined {
     const reason = (err as Error).name === 'KnexTimeoutError' ? 'it did not answer in time (DB_TIMEOUT)' : firstLine(err);
     return `cannot reach the database (${where}): ${reason}`;
   }
+  if (isDatabaseNotReady(err)) return `the database is not ready (${where}): ${firstLine(err)}; a cluster node that is joining or not primary, or a server shutting down`;
   if (code === 'ER_BAD_DB_ERROR' || errno === 1049) {
     return `the database does not exist (${where}): create it first, e.g. CREATE DATABASE name CHARACTER SET utf8mb4`;
   }

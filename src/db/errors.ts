@@ -31,6 +31,23 @@ export function isConnectionError(err: unknown): boolean {
 /** mysql2's messages for a statement given to a connection that has already closed. */
 const CLOSED_CONNECTION = /Can't (add new command when connection is|write) in closed state/;
 
+/**
+ * The server answers but cannot serve statements yet: a Galera node that is joining, resyncing or
+ * cut off from the primary component refuses every statement with 1047 ("WSREP has not yet prepared
+ * node for application use"), and a server on its way down answers 1053 (shutdown in progress).
+ * Both pass by themselves, like a lost connection; neither is a fault of the request.
+ */
+export function isDatabaseNotReady(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, errno } = err as { code?: string; errno?: number };
+  return code === 'ER_UNKNOWN_COM_ERROR' || errno === 1047 || code === 'ER_SERVER_SHUTDOWN' || errno === 1053;
+}
+
+/** The database cannot serve now but will (unreachable, or reachable and not ready): a 503, not a 500. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return isConnectionError(err) || isDatabaseNotReady(err);
+}
+
 /** A value longer than its column (MySQL in strict mode); the column name, when the driver gives it. */
 export function tooLongColumn(err: unknown): string | undefined {
   if ((err as { code?: string }).code !== 'ER_DATA_TOO_LONG') return undefined;

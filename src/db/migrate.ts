@@ -62,10 +62,41 @@ const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigration: async ([, migration]) => migration,
 };
 
-/** Brings the schema up to date; returns the names of the migrations it ran. */
-export async function migrateLatest(db: Knex): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
-  return applied;
+/**
+ * Brings the schema up to date; returns the names of the migrations it ran. Processes often start
+ * together (every replica of a deployment, one per cluster node), so this is safe to run at once from
+ * many: a process that finds nothing pending takes no lock and writes nothing (knex's `latest` always
+ * takes its lock row, and on a Galera cluster two nodes updating that row at once is a certification
+ * conflict, a deadlock error); one that finds work pending but the lock taken, or loses a deadlock,
+ * waits and looks again, and then usually finds the work done by the process that held the lock.
+ */
+export async function migrateLatest(db: Knex, { waitSeconds = 300 } = {}): Promise<string[]> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    try {
+      if (await migrationsCurrent(db)) return [];
+      const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+      return applied;
+    } catch (err) {
+      // A lock that stays taken past the wait is left by a migrator that died: say how to free it.
+      if (!isMigrationContention(err)) throw err;
+      if (Date.now() > deadline)
+        throw new Error(`${(err as Error).message} (for ${waitSeconds} s: if no process is migrating, a migration was interrupted; clear knex_migrations_lock.is_locked)`, {
+          cause: err,
+        });
+      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 800));
+    }
+  }
+}
+
+/**
+ * Another process is migrating, or was setting up the bookkeeping tables at the same moment: the
+ * lock is taken (knex's MigrationLocked, which also wraps a deadlock met while taking it), a deadlock
+ * or lock wait timeout, or a bookkeeping table or row that the other process created first.
+ */
+function isMigrationContention(err: unknown): boolean {
+  const { name, errno, code } = (err ?? {}) as { name?: string; errno?: number; code?: string };
+  return name === 'MigrationLocked' || errno === 1213 || errno === 1205 || errno === 1050 || code === 'ER_DUP_ENTRY' || code === 'SQLITE_BUSY';
 }
 
 /** True when every known migration has run (for readiness checks). */

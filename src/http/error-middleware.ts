@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from '../errors.js';
-import { isConnectionError, tooLongColumn } from '../db/errors.js';
+import { isDatabaseUnavailable, tooLongColumn } from '../db/errors.js';
 
 /** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */
 interface ValidatorError {
@@ -105,7 +105,7 @@ export function toRestError(err: unknown): RestError {
   }
   const column = tooLongColumn(err);
   if (column) return invalidParams({ [column]: { message: `${column} is too long.` } });
-  if (isConnectionError(err)) {
+  if (isDatabaseUnavailable(err)) {
     return new RestError(503, 'rest_database_unavailable', 'The database is unavailable. Try again shortly.', {}, { 'Retry-After': '5' });
   }
   return new RestError(500, 'rest_internal_error', 'An internal error occurred.');

@@ -81,7 +81,11 @@ export async function startService(env: Record<string, string>): Promise<Service
       check();
     });
 
-  const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('listening on '));
+  // A process that never listens is stopped, so a failed start leaves nothing running.
+  const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('listening on ')).catch((err: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw err;
+  });
   const url = new URL(String(listening.url)).origin;
   return { url, child, exited, logs: () => lines, waitForLog };
 }

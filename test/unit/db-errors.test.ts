@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isConnectionError } from '../../src/db/errors.js';
+import { isConnectionError, isDatabaseNotReady } from '../../src/db/errors.js';
 
 describe('database errors told apart', () => {
   it('counts a lost or closed connection as a connection error, with or without a code', () => {
@@ -16,5 +16,14 @@ describe('database errors told apart', () => {
     const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
     const syntax = Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' });
     for (const err of [duplicate, deadlock, syntax, new Error('boom'), undefined, null, 'text']) assert.equal(isConnectionError(err), false, String(err));
+  });
+
+  it('counts a Galera node that is not ready and a server shutting down as not ready, and nothing else', () => {
+    const notReady = Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 });
+    const shutdown = Object.assign(new Error('Server shutdown in progress'), { code: 'ER_SERVER_SHUTDOWN', errno: 1053 });
+    for (const err of [notReady, shutdown]) assert.equal(isDatabaseNotReady(err), true, err.message);
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    for (const err of [deadlock, refused, new Error('boom'), undefined, null, 'text']) assert.equal(isDatabaseNotReady(err), false, String(err));
   });
 });

@@ -223,6 +223,13 @@ describe('error translation (docs/contract.md §4)', () => {
         for (const err of errors) assert.deepEqual(translated(err), { status: 503, body: UNAVAILABLE, headers: { 'Retry-After': '5' } }, err.message);
       });
 
+      it('a cluster node that is not ready (Galera 1047) or a server shutting down (1053) → 503 with Retry-After, not 500', () => {
+        // mysql2's errors as a joining or non-primary Galera node and a stopping server give them.
+        const notReady = Object.assign(driverError('ER_UNKNOWN_COM_ERROR', 'WSREP has not yet prepared node for application use'), { errno: 1047, sqlState: '08S01' });
+        const shutdown = Object.assign(driverError('ER_SERVER_SHUTDOWN', 'Server shutdown in progress'), { errno: 1053, sqlState: '08S01' });
+        for (const err of [notReady, shutdown]) assert.deepEqual(translated(err), { status: 503, body: UNAVAILABLE, headers: { 'Retry-After': '5' } }, err.message);
+      });
+
       it('a unique violation that escaped the retries is a fault: 500 without the driver text', () => {
         for (const err of [
           driverError('ER_DUP_ENTRY', "Duplicate entry 'concerts' for key 'posts_type_slug_unique'"),
