@@ -797,6 +797,7 @@ export interface components {
          *           ]
          *         }
          *       ],
+         *       "series_id": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -923,6 +924,10 @@ export interface components {
             venue: components["schemas"]["EventVenue"];
             /** @description Organizers in link order; empty when none (or masked). Only organizers the caller may read are shown. */
             organizer: components["schemas"]["Organizer"][];
+            /** @description An addition to the plugin (docs/contract.md §14): the id of the first event of the recurring series this event is an occurrence of (its own id on the first event), or null for a single event. */
+            series_id: number | null;
+            /** @description Only on occurrences of a recurring series: the series' rules, as the RFC 5545 content lines stored (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`). */
+            recurrence?: string[];
             json_ld?: components["schemas"]["JsonLd"];
         };
         /**
@@ -1475,7 +1480,8 @@ export interface components {
          *                 "events.example.org?id=2"
          *               ]
          *             }
-         *           ]
+         *           ],
+         *           "series_id": null
          *         }
          *       ],
          *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/?page=1&per_page=1&start_date=2027-03-01+00%3A00%3A00&end_date=2029-02-15+23%3A59%3A59&status=publish",
@@ -1926,7 +1932,16 @@ export interface components {
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];
+            recurrence?: components["schemas"]["RecurrenceInput"];
         };
+        /**
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line.
+         * @example [
+         *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
+         *       "EXDATE;TZID=Europe/Paris:20300514T190000"
+         *     ]
+         */
+        RecurrenceInput: string[] | boolean | string;
         /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         EventCreate: {
             title: string;

@@ -35,8 +35,7 @@ export const MAX_LINES = 100;
 
 /** One parsed line. Dates of RDATE/EXDATE are local wall-clock strings in the event's zone. */
 type ParsedLine =
-  | { kind: 'rrule'; index: number; line: string; recur: ICAL.Recur }
-  | { kind: 'rdate' | 'exdate'; index: number; line: string; dates: Array<{ local: string; dateOnly: boolean }> };
+  { kind: 'rrule'; index: number; line: string; recur: ICAL.Recur } | { kind: 'rdate' | 'exdate'; index: number; line: string; dates: Array<{ local: string; dateOnly: boolean }> };
 
 /** What a series' occurrences are computed from. */
 export interface ExpansionInput {
@@ -175,7 +174,8 @@ export function expandOccurrences(input: ExpansionInput): string[] {
   const dtstart = floating(start);
   const horizon = floating(input.horizonLocal);
   const starts = new Set<string>([start]);
-  const tooMany = (item: ParsedLine) => new RecurrenceError(item.index, item.line, `more than ${input.max} occurrences up to ${input.horizonLocal.slice(0, 10)} (RECURRENCE_MAX_OCCURRENCES).`);
+  const tooMany = (item: ParsedLine) =>
+    new RecurrenceError(item.index, item.line, `more than ${input.max} occurrences up to ${input.horizonLocal.slice(0, 10)} (RECURRENCE_MAX_OCCURRENCES).`);
 
   for (const item of parsed) {
     if (item.kind !== 'rrule') continue;
@@ -244,7 +244,9 @@ export function endBefore(lines: string[], timezone: string, beforeLocal: string
       recur.count = null;
       const existingUntil = recur.until ? localOf(recur.until) : undefined;
       if (existingUntil !== undefined && existingUntil < lastLocal) return [item.line];
-      recur.until = ICAL.Time.fromDateTimeString(`${untilUtc.slice(0, 4)}-${untilUtc.slice(4, 6)}-${untilUtc.slice(6, 8)}T${untilUtc.slice(9, 11)}:${untilUtc.slice(11, 13)}:${untilUtc.slice(13, 15)}Z`);
+      recur.until = ICAL.Time.fromDateTimeString(
+        `${untilUtc.slice(0, 4)}-${untilUtc.slice(4, 6)}-${untilUtc.slice(6, 8)}T${untilUtc.slice(9, 11)}:${untilUtc.slice(11, 13)}:${untilUtc.slice(13, 15)}Z`,
+      );
       return [`RRULE:${recur.toString()}`];
     }
     const kept = item.dates.filter((d) => d.local < beforeLocal);
@@ -299,5 +301,7 @@ function utcValue(timezone: string, local: string): string {
 /** `local` moved by the wall-clock difference between two local times (`to - from`), as naive dates. */
 export function shiftLocal(local: string, from: string, to: string): string {
   const naive = (value: string) => DateTime.fromFormat(value, STORAGE_FORMAT, { zone: 'UTC' });
-  return naive(local).plus(naive(to).diff(naive(from))).toFormat(STORAGE_FORMAT);
+  return naive(local)
+    .plus(naive(to).diff(naive(from)))
+    .toFormat(STORAGE_FORMAT);
 }

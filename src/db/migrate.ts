@@ -18,6 +18,7 @@ import * as addRecordVersions from './migrations/20261123000030_add_record_versi
 import * as createIdempotencyKeys from './migrations/20261123000031_create_idempotency_keys.js';
 import * as createChanges from './migrations/20261123000050_create_changes.js';
 import * as fillChanges from './migrations/20261123000051_fill_changes.js';
+import * as createEventSeries from './migrations/20261124000100_create_event_series.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000031_create_idempotency_keys', createIdempotencyKeys],
   ['20261123000050_create_changes', createChanges],
   ['20261123000051_fill_changes', fillChanges],
+  ['20261124000100_create_event_series', createEventSeries],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

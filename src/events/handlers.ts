@@ -23,6 +23,7 @@ import { htmlToText } from '../text/html.js';
 import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
 import { modifiedRange, type ModifiedRange } from '../posts/list-order.js';
+import { occurrenceStarts, startSeries, type RecurrenceSettings } from './occurrences.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -293,11 +294,25 @@ async function parseWrite(ctx: OperationContext<'createEvent' | UpdateOp>): Prom
   return { body, parsed };
 }
 
+function recurrenceSettings(ctx: OperationContext): RecurrenceSettings {
+  return { maxOccurrences: ctx.config.recurrenceMaxOccurrences, horizonDays: ctx.config.recurrenceHorizonDays };
+}
+
+/** A create's body, and the occurrences its `recurrence` gives (400 naming the line, before anything else is looked at). */
+async function parseCreate(ctx: OperationContext<'createEvent'>) {
+  const { body, parsed } = await parseWrite(ctx);
+  const lines = parsed.recurrence ?? [];
+  if (lines.length === 0 || !parsed.times) return { body, parsed, series: undefined };
+  const timezone = parsed.timezone ?? ctx.config.siteTimezone;
+  const template = { lines, timezone, startLocal: parsed.times.startLocal, endLocal: parsed.times.endLocal };
+  return { body, parsed, series: { template, ...occurrenceStarts(template, ctx.now(), recurrenceSettings(ctx)) } };
+}
+
 const create = operation({
-  parse: parseWrite,
+  parse: parseCreate,
   load: noTarget,
   authorize: authorizeWrite('create'),
-  async execute(ctx: OperationContext<'createEvent'>, { body, parsed }) {
+  async execute(ctx: OperationContext<'createEvent'>, { body, parsed, series }) {
     const writer = writerOf(ctx);
     const columns = commonColumns(parsed.common, undefined, writer);
     // The event, its new venues, organizers, terms and image, and its links: one transaction.
@@ -312,6 +327,8 @@ const create = operation({
         );
         await writeLinks(repositories, eventId, parsed, writer, true);
         await repositories.terms.shiftCounts([], await repositories.events.countedTerms(eventId));
+        // A series: its other occurrences are copies of this first event, in the same transaction.
+        if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;
       },
       async (repositories, id) => {

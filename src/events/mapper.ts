@@ -101,6 +101,7 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     // One venue: an object; several: an array; none: [] (docs/plugin-behaviour.md §1.7).
     venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: masked ? [] : organizers,
+    ...seriesFields(row),
   } as EventRecord;
   if (single) {
     const venue = venues[0] as { json_ld?: Record<string, unknown> } | undefined;
@@ -134,6 +135,11 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     record.json_ld = Object.fromEntries(Object.entries(jsonLd).filter(([, v]) => v !== undefined)) as EventRecord['json_ld'];
   }
   return record;
+}
+
+/** `series_id` on every event, and the series' `recurrence` on its occurrences (docs/contract.md §14). */
+function seriesFields(row: EventRow): Pick<EventRecord, 'series_id' | 'recurrence'> {
+  return row.seriesId === null ? { series_id: null } : { series_id: row.seriesId, recurrence: row.recurrence ?? [] };
 }
 
 function withoutContext(jsonLd: Record<string, unknown>): Record<string, unknown> {

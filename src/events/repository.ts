@@ -29,6 +29,14 @@ export interface EventRow extends PostRow {
   sticky: boolean;
   featured: boolean;
   postParent: number | null;
+  /** The series' first event (itself for the first event), or null for a single event (docs/contract.md §14). */
+  seriesId: number | null;
+  /** The series' rules (RFC 5545 content lines), or null for a single event. */
+  recurrence: string[] | null;
+  /** The local start the rules give this occurrence (its RECURRENCE-ID). */
+  recurrenceStart: string | null;
+  /** Edited on its own: later edits of the series leave it alone. */
+  exception: boolean;
 }
 
 /** Columns of `events` as written. */
@@ -73,9 +81,12 @@ const EVENT_COLUMNS = [
   'sticky',
   'featured',
   'post_parent',
+  'series_id',
+  'recurrence_start',
+  'exception',
 ];
 
-const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`)];
+const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules'];
 
 function jsonList(value: unknown): string[] {
   const parsed = typeof value === 'string' ? JSON.parse(value) : value;
@@ -104,6 +115,10 @@ function toEventRow(row: Record<string, unknown>): EventRow {
     sticky: flag('sticky'),
     featured: flag('featured'),
     postParent: row.post_parent === null || row.post_parent === undefined ? null : Number(row.post_parent),
+    seriesId: row.series_id === null || row.series_id === undefined ? null : Number(row.series_id),
+    recurrence: row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : jsonList(row.series_rules),
+    recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
+    exception: flag('exception'),
   };
 }
 
@@ -159,7 +174,7 @@ export class EventRepository {
   ) {}
 
   private base(): Knex.QueryBuilder {
-    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').where('p.type', 'event');
+    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').where('p.type', 'event');
   }
 
   async findById(id: number): Promise<EventRow | undefined> {
@@ -273,7 +288,7 @@ export class EventRepository {
 
     const page = query.clone();
     if (!postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
-    page.select(SELECT);
+    page.leftJoin('event_series as s', 's.id', 'x.series_id').select(SELECT);
     const own = distance ? 'distance' : filter.include ? 'date' : 'event_date';
     const { by, direction } = listOrder<EventOrderBy | 'distance'>(filter.orderBy, filter.direction, { by: own, direction: 'asc' });
     if (by === 'distance' && distance) page.select(distance.as('distance_km')).orderBy('distance_km', direction);

@@ -13,13 +13,13 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
   [
     2,
     'repositories and their vocabularies',
-    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
+    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|series|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
   ],
   [3, 'policies', /^policies\//],
   [
     4,
     'services: input parsing, writes, record building',
-    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical)\.ts$|terms\/mapper\.ts$)/,
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical|occurrences)\.ts$|terms\/mapper\.ts$)/,
   ],
   [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms|changes)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
 ];

@@ -8,7 +8,15 @@ import { endBefore, expandOccurrences, RecurrenceError, shiftLocal, startFrom } 
 
 /** ical.js's own expansion of a VEVENT in a real zone (its VTIMEZONE from our writer), as UTC instants and local wall times. */
 function icalJsExpansion(zoneName: string, dtstart: string, rule: string, max = 60): Array<{ local: string; utc: string }> {
-  const lines = ['BEGIN:VCALENDAR', ...vtimezone(zoneName, IANAZone.create(zoneName), 2026, 2028), 'BEGIN:VEVENT', `DTSTART;TZID=${zoneName}:${dtstart}`, `RRULE:${rule}`, 'END:VEVENT', 'END:VCALENDAR'];
+  const lines = [
+    'BEGIN:VCALENDAR',
+    ...vtimezone(zoneName, IANAZone.create(zoneName), 2026, 2028),
+    'BEGIN:VEVENT',
+    `DTSTART;TZID=${zoneName}:${dtstart}`,
+    `RRULE:${rule}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+  ];
   const root = new ICAL.Component(ICAL.parse(lines.join('\r\n')));
   const zone = new ICAL.Timezone(root.getFirstSubcomponent('vtimezone')!);
   ICAL.TimezoneService.register(zone, zoneName);
@@ -97,15 +105,17 @@ describe('expanding recurrence lines', () => {
 
   it('leaves out impossible days that ical.js rolls over into the next month (30 February)', () => {
     // (ical.js still counts such days towards a COUNT, so this rule has none; the horizon ends 2028.)
-    assert.deepEqual(expand(['RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29,30'], '2027-02-28 10:00:00'), [
-      '2027-02-28 10:00:00',
-      '2028-02-28 10:00:00',
-      '2028-02-29 10:00:00',
-    ]);
+    assert.deepEqual(expand(['RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29,30'], '2027-02-28 10:00:00'), ['2027-02-28 10:00:00', '2028-02-28 10:00:00', '2028-02-29 10:00:00']);
   });
 
   it('adds RDATEs and removes EXDATEs, converting UTC and other zones into the event zone', () => {
-    const lines = ['RRULE:FREQ=WEEKLY;COUNT=4', 'EXDATE;TZID=Europe/Paris:20260308T100000', 'EXDATE:20260315T090000Z', 'RDATE;TZID=America/New_York:20260310T120000', 'RDATE;VALUE=DATE:20260311'];
+    const lines = [
+      'RRULE:FREQ=WEEKLY;COUNT=4',
+      'EXDATE;TZID=Europe/Paris:20260308T100000',
+      'EXDATE:20260315T090000Z',
+      'RDATE;TZID=America/New_York:20260310T120000',
+      'RDATE;VALUE=DATE:20260311',
+    ];
     assert.deepEqual(expand(lines, '2026-03-01 10:00:00'), ['2026-03-01 10:00:00', '2026-03-10 17:00:00', '2026-03-11 10:00:00', '2026-03-22 10:00:00']);
     assert.deepEqual(expand(['RDATE:20260305T100000,20260306T100000'], '2026-03-01 10:00:00'), ['2026-03-01 10:00:00', '2026-03-05 10:00:00', '2026-03-06 10:00:00']);
     assert.deepEqual(expand(['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE;VALUE=DATE:20260302'], '2026-03-01 10:00:00'), ['2026-03-01 10:00:00', '2026-03-03 10:00:00']);
