@@ -151,6 +151,29 @@ export interface paths {
         patch: operations["patchEvent"];
         trace?: never;
     };
+    "/events/{id}/occurrences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the occurrences of a recurring series
+         * @description An addition to the plugin (docs/contract.md §14): the occurrences of the series the event `id` belongs to (any occurrence names its series; a single event is its own only occurrence), as `GET /events` lists events: the same record layout, order by start, date window (the plugin's default window when no date is given), paging, envelope and headers, and the same read rules (a caller sees the occurrences a list would show it: published ones, or more for those who may edit). The event `id` is read as `GET /events/{id}` reads it: 404 `rest-event-not-found`, 400 `rest-invalid-event-id`, 403 for an event the caller may not read.
+         */
+        get: operations["listEventOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/by-slug/{slug}": {
         parameters: {
             query?: never;
@@ -2646,6 +2669,8 @@ export interface components {
         EventsEndsAfter: components["schemas"]["DateInput"];
         /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         EventsStrictDates: boolean;
+        /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsHideSubsequentRecurrences: boolean;
         /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsCategories: string[];
         /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
@@ -2857,6 +2882,8 @@ export interface operations {
                 include?: components["parameters"]["EventsInclude"];
                 /** @description Events whose parent is this event ID (it must be an existing event). */
                 post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
@@ -2960,6 +2987,8 @@ export interface operations {
                 include?: components["parameters"]["EventsInclude"];
                 /** @description Events whose parent is this event ID (it must be an existing event). */
                 post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
@@ -3161,6 +3190,53 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventOccurrences: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page. Values above 50 are clamped to 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+                start_date?: components["parameters"]["EventsStartDate"];
+                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+                end_date?: components["parameters"]["EventsEndDate"];
+                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+                starts_before?: components["parameters"]["EventsStartsBefore"];
+                /** @description Events starting after the date. Any `DateInput` form. */
+                starts_after?: components["parameters"]["EventsStartsAfter"];
+                /** @description Events ending before the date. Any `DateInput` form. */
+                ends_before?: components["parameters"]["EventsEndsBefore"];
+                /** @description Events ending after the date. Any `DateInput` form. */
+                ends_after?: components["parameters"]["EventsEndsAfter"];
+                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                strict_dates?: components["parameters"]["EventsStrictDates"];
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventList"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

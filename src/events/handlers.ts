@@ -165,6 +165,7 @@ async function findListed(ctx: OperationContext<ListOp>, { query, problems, deta
     featured: query.featured,
     include: query.include,
     postParent: query.post_parent,
+    firstOfSeries: query.hide_subsequent_recurrences === true,
     hasCoordinates: query.geoloc,
     near: query.geoloc_lat !== undefined && query.geoloc_lng !== undefined ? { lat: query.geoloc_lat, lng: query.geoloc_lng, radiusKm: query.geoloc_radius ?? 10 } : undefined,
     modified,
@@ -193,7 +194,7 @@ async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList)
   for (const name of ['post_parent', 'include', 'strict_dates']) if (sent.has(name)) args[name] = q[name];
   for (const name of DATE_PARAMETERS.slice(2)) args[name] = urlValues[name];
   for (const name of ['ticketed', 'venue', 'organizer', 'featured', 'categories', 'tags']) if (sent.has(name)) args[name] = q[name];
-  for (const name of ['modified_after', 'modified_before', 'orderby', 'order']) if (sent.has(name)) args[name] = q[name];
+  for (const name of ['modified_after', 'modified_before', 'orderby', 'order', 'hide_subsequent_recurrences']) if (sent.has(name)) args[name] = q[name];
   const { envelope, headers } = listEnvelope(
     ctx.urls.collection('events'),
     args,
@@ -204,6 +205,47 @@ async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList)
   const events = await eventRecords(repositories, rows, ctx.user, ctx.urls, { single: false });
   return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
 }
+
+/**
+ * `GET /events/{id}/occurrences` (docs/contract.md §14): the events of the series `id` belongs to, as
+ * `GET /events` lists them (date window, paging, read rules), after the read checks of `GET /events/{id}`.
+ */
+const listOccurrences = operation({
+  parse(ctx: OperationContext<'listEventOccurrences'>) {
+    const query = ctx.query;
+    const { bounds, urlValues, invalid } = listBounds(query, { strict: query.strict_dates === true, include: false, now: ctx.now(), siteTimezone: ctx.config.siteTimezone });
+    if (invalid.length) throw invalidParams(Object.fromEntries(invalid.map((name) => [name, `${name} is not a date this service understands.`])));
+    return { ...singleReadInput(ctx), page: pageRequest(query.page, query.per_page), bounds, urlValues };
+  },
+  load: (ctx: OperationContext<'listEventOccurrences'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
+  authorize: postPolicy.read,
+  async execute(ctx: OperationContext<'listEventOccurrences'>, { page, bounds, urlValues }, row) {
+    const repositories = ctx.repositories;
+    const changeCursor = await currentCursor(repositories);
+    const status = statusFilter(undefined, ctx.user);
+    const { rows, total } = await repositories.events.list({
+      statuses: status.statuses,
+      reader: readerOf(ctx.user),
+      bounds,
+      termLists: [],
+      ofSeries: { seriesId: row.seriesId, eventId: row.id },
+      limit: page.perPage,
+      offset: page.offset,
+    });
+    const sent = new Set(sentQueryNames(ctx.req));
+    const args: Record<string, unknown> = { ...urlValues, status: status.urlValue };
+    if (sent.has('strict_dates')) args.strict_dates = ctx.query.strict_dates;
+    const { envelope, headers } = listEnvelope(
+      `${ctx.urls.item('events', row.id)}/occurrences`,
+      args,
+      page,
+      total,
+      () => new RestError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist'),
+    );
+    const events = await eventRecords(repositories, rows, ctx.user, ctx.urls, { single: false });
+    return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
+  },
+});
 
 /** The `events` columns a parsed body sets. */
 function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
@@ -452,6 +494,7 @@ export const eventOperations = {
     execute: listFeed,
   }),
   getEventIcs: getFeed,
+  listEventOccurrences: listOccurrences,
   createEvent: create,
   getEvent: get,
   updateEvent: update,

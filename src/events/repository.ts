@@ -147,6 +147,10 @@ export interface EventListFilter {
   featured?: boolean;
   include?: number[];
   postParent?: number;
+  /** `GET /events/{id}/occurrences`: the events of this series (or the single event itself) (docs/contract.md §14). */
+  ofSeries?: { seriesId: number | null; eventId: number };
+  /** `hide_subsequent_recurrences`: of each series, only its first occurrence inside the window. */
+  firstOfSeries?: boolean;
   /** `geoloc=true`: a linked venue has coordinates. */
   hasCoordinates?: boolean;
   /** `geoloc_lat` + `geoloc_lng`: a linked venue within the radius; nearest first. */
@@ -158,6 +162,19 @@ export interface EventListFilter {
   direction?: Direction;
   limit: number;
   offset: number;
+}
+
+/** The date bounds on the events of alias `x` (docs/plugin-behaviour.md §5.5). */
+function whereInWindow(query: Knex.QueryBuilder, x: string, b: DateBounds): void {
+  if (b.startFrom) query.where(`${x}.start_local`, '>=', b.startFrom);
+  // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
+  // start too: the redundant condition lets the index on the start serve a closed range instead of
+  // reading every later event (4x faster for a two-month window at 100k events).
+  if (b.endTo) query.where(`${x}.end_local`, '<=', b.endTo).where(`${x}.start_local`, '<=', b.endTo);
+  if (b.startsAfter) query.where(`${x}.start_local`, '>', b.startsAfter);
+  if (b.startsBefore) query.where(`${x}.start_local`, '<', b.startsBefore);
+  if (b.endsAfter) query.where(`${x}.end_local`, '>', b.endsAfter);
+  if (b.endsBefore) query.where(`${x}.end_local`, '<', b.endsBefore).where(`${x}.start_local`, '<', b.endsBefore);
 }
 
 /** What decides a list's total: the filter without the page and its order, and who asks (what they may read). */
@@ -213,16 +230,21 @@ export class EventRepository {
     };
     if (!filter.reader.scope.everything) joinPosts();
     whereReadable(query, 'p', filter.reader.scope, 'x.post_status');
-    const b = filter.bounds;
-    if (b.startFrom) query.where('x.start_local', '>=', b.startFrom);
-    // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
-    // start too: the redundant condition lets the index on the start serve a closed range instead of
-    // reading every later event (4x faster for a two-month window at 100k events).
-    if (b.endTo) query.where('x.end_local', '<=', b.endTo).where('x.start_local', '<=', b.endTo);
-    if (b.startsAfter) query.where('x.start_local', '>', b.startsAfter);
-    if (b.startsBefore) query.where('x.start_local', '<', b.startsBefore);
-    if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
-    if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore).where('x.start_local', '<', b.endsBefore);
+    whereInWindow(query, 'x', filter.bounds);
+    if (filter.ofSeries) {
+      if (filter.ofSeries.seriesId === null) query.where('x.post_id', filter.ofSeries.eventId);
+      else query.where('x.series_id', filter.ofSeries.seriesId);
+    }
+    if (filter.firstOfSeries) {
+      // No earlier occurrence of the same series inside the window with a listed status (ties by id).
+      const earlier = this.db('events as y')
+        .whereRaw('y.series_id = x.series_id')
+        .whereIn('y.post_status', filter.statuses)
+        .where('y.hide_from_listings', false)
+        .where((q) => q.whereRaw('y.start_local < x.start_local').orWhere((same) => same.whereRaw('y.start_local = x.start_local').whereRaw('y.post_id < x.post_id')));
+      whereInWindow(earlier, 'y', filter.bounds);
+      query.where((q) => q.whereNull('x.series_id').orWhereNotExists(earlier));
+    }
     // On the copy of `posts.modified_utc`, indexed after the status and listing flag (events_modified_index).
     if (filter.modified) whereModified(query, 'x.post_modified_utc', filter.modified);
     if (filter.search) {
