@@ -8,22 +8,24 @@ import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
-import { createOrReuse, type PreparedCreate } from '../linked/writes.js';
+import type { PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
-import { TermNameTaken, type TermRow } from '../terms/repository.js';
+import type { TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
-import { inWriteTransaction, type Repositories } from '../repositories.js';
+import type { Repositories } from '../repositories.js';
 import { eventFeedEntries, eventRecords } from '../services/records.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
-import type { EventColumns, EventRow } from './repository.js';
+import type { EventRow } from './repository.js';
 import { eventsCalendar } from './ical.js';
 import { htmlToText } from '../text/html.js';
-import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
+import { parseEventBody, type ParsedEvent } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
 import { modifiedRange, type ModifiedRange } from '../posts/list-order.js';
 import { occurrenceStarts, startSeries, type RecurrenceSettings } from './occurrences.js';
+import { eventColumns, writeLinks } from './writes.js';
+import { removeInScope, resolveScope, updateInScope } from './series-writes.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -247,66 +249,6 @@ const listOccurrences = operation({
   },
 });
 
-/** The `events` columns a parsed body sets. */
-function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
-  const own: EventColumns = {};
-  if (parsed.times) {
-    own.start_local = parsed.times.startLocal;
-    own.end_local = parsed.times.endLocal;
-    own.start_utc = parsed.times.startUtc;
-    own.end_utc = parsed.times.endUtc;
-  }
-  if (parsed.timezone !== undefined) own.timezone = parsed.timezone;
-  else if (creating) own.timezone = siteTimezone;
-  if (parsed.allDay !== undefined) own.all_day = parsed.allDay;
-  const cost = parsed.cost ?? (creating ? { raw: [], values: [], min: null, max: null, symbol: '', position: '' as const } : undefined);
-  if (cost) {
-    own.cost_raw = JSON.stringify(cost.raw);
-    own.cost_values = JSON.stringify(cost.values);
-    own.cost_min = cost.min;
-    own.cost_max = cost.max;
-    own.currency_symbol = cost.symbol;
-    own.currency_position = cost.position;
-  }
-  if (parsed.website !== undefined) own.website = parsed.website;
-  else if (creating) own.website = '';
-  Object.assign(own, parsed.flags);
-  return own;
-}
-
-/** Writes the venue/organizer/term links of a parsed body, creating what it asks to create. */
-async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<void> {
-  const events = repositories.events;
-  const ids = async (items: LinkedItem[]) => {
-    const out: number[] = [];
-    for (const item of items) out.push('id' in item ? item.id : await createOrReuse(repositories, item.prepared, writer));
-    return out;
-  };
-  if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
-  if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
-  for (const [taxonomy, input] of [
-    [CATEGORIES, parsed.categories],
-    [TAGS, parsed.tags],
-  ] as Array<[Taxonomy, TermsInput | undefined]>) {
-    if (!input) continue;
-    const termIds = [...input.ids];
-    for (const name of input.create) {
-      const existing = await repositories.terms.findByName(taxonomy, 0, name);
-      if (existing) {
-        termIds.push(existing.id);
-        continue;
-      }
-      try {
-        termIds.push(await repositories.terms.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
-      } catch (err) {
-        if (!(err instanceof TermNameTaken)) throw err;
-        termIds.push(err.existing.id);
-      }
-    }
-    await events.setTerms(eventId, taxonomy.name, termIds, isNew);
-  }
-}
-
 /** What an event write asks for that needs rights: its own status and author, and those of the venues and organizers it creates. */
 function writeRequests(parsed: ParsedEvent): { own: WriteRequest; nested: WriteRequest[] } {
   const nested = [...(parsed.venues ?? []), ...(parsed.organizers ?? [])]
@@ -402,20 +344,13 @@ const update = operation({
     const problems: Record<string, string> = {};
     const parsed = await parseEventBody(body, row, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
-    const columns = commonColumns(parsed.common, row, writer);
+    // A single event, or the scope of a series it belongs to (docs/contract.md §14).
+    const scope = resolveScope(ctx.query.scope, row);
     await conditionalWrite(
       ctx,
       versionOf('event', row),
       () => currentTag(ctx, row.id),
-      (expected) =>
-        inWriteTransaction(ctx.db, async (repositories) => {
-          const imageId = await resolveImage(repositories, body.image, ctx.user);
-          if (imageId !== undefined) columns.image_id = imageId;
-          const countedBefore = await repositories.events.countedTerms(row.id);
-          await repositories.events.update(row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone), expected);
-          await writeLinks(repositories, row.id, parsed, writer);
-          await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
-        }),
+      (expected) => updateInScope({ db: ctx.db, writer, settings: recurrenceSettings(ctx) }, row, body, parsed, scope, expected),
     );
     const updated = await reload(EVENTS, ctx.repositories, row.id);
     return { status: 200, body: await record(ctx, updated), version: versionOf('event', updated) };
@@ -428,6 +363,20 @@ const remove = operation({
   authorize: postPolicy.remove,
   async execute(ctx: OperationContext<DeleteOp>, query, row) {
     const modified = modifiedNow(ctx.now(), ctx.config.siteTimezone);
+    // An event of a series: on the first event the whole series, else the scope asked (docs/contract.md §14).
+    const scope = row.seriesId === row.id ? 'all' : resolveScope(query.scope, row);
+    if (scope !== 'single') {
+      const before = await record(ctx, row);
+      await conditionalWrite(
+        ctx,
+        versionOf('event', row),
+        () => currentTag(ctx, row.id),
+        (expected) => removeInScope({ db: ctx.db, writer: writerOf(ctx), settings: recurrenceSettings(ctx) }, row, scope, query.force === true, expected),
+      );
+      // The record as it is now, or as it was when it is gone (deleted for good, as `force` answers).
+      const after = await EVENTS.findById(ctx.repositories, row.id);
+      return { status: 200, body: after ? await record(ctx, after) : before, version: versionOf('event', after ?? row) };
+    }
     const removed = await conditionalWrite(
       ctx,
       versionOf('event', row),

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
+import { engineOf } from '../db/engine.js';
+import { StaleVersion } from '../db/errors.js';
 import { noteChange } from '../db/change-log.js';
 import { chunks } from '../posts/repository.js';
 import type { EventTimes } from '../dates/event-times.js';
@@ -267,6 +269,41 @@ export class SeriesRepository {
       await trx('events').whereIn('post_id', part).update({ post_status: 'trash', post_modified_utc: modified.modified_utc });
     }
     for (const id of ids) noteChange(trx, 'event', id);
+  }
+
+  /**
+   * Marks every event of a series as modified now (a new version, a later `modified_utc`, a change in
+   * the feed): their records show the series' rules, which changed.
+   */
+  async touchAll(seriesId: number, modified: { modified: string; modified_utc: string }): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const ids = (await trx('events').where('series_id', seriesId).pluck('post_id')).map(Number);
+    for (const part of chunks(ids)) {
+      await trx('posts')
+        .whereIn('id', part)
+        .update({ ...modified, version: trx.raw('version + 1') });
+      await trx('events').whereIn('post_id', part).update({ post_modified_utc: modified.modified_utc });
+    }
+    for (const id of ids) noteChange(trx, 'event', id);
+  }
+
+  /**
+   * Fails with StaleVersion unless the event is still at `expected` (an If-Match on a write that
+   * changes it among others; docs/contract.md §10). On MySQL the read locks the row until the commit.
+   */
+  async expectVersion(id: number, expected: number | undefined): Promise<void> {
+    if (expected === undefined) return;
+    const trx = requireTransaction(this.db);
+    const query = trx('posts').where('id', id);
+    const row = await (engineOf(trx) === 'mysql' ? query.forUpdate() : query).first('version');
+    if (!row || Number(row.version) !== expected) throw new StaleVersion(id);
+  }
+
+  /** Takes an event out of its series: it becomes a single event. */
+  async detach(id: number): Promise<void> {
+    const trx = requireTransaction(this.db);
+    await trx('events').where('post_id', id).update({ series_id: null, recurrence_start: null, exception: false, post_parent: null });
+    noteChange(trx, 'event', id);
   }
 
   /** The terms of every event of a series (for recounting them after a series write). */

@@ -51,7 +51,8 @@ describe('the OpenAPI document as the source of truth', () => {
     assert.equal(methods('/changes'), 'GET');
     assert.equal(methods('/events.ics'), 'GET');
     assert.equal(methods('/events/{id}.ics'), 'GET');
-    assert.equal(new Set(operations.map((op) => op.path)).size, 18);
+    assert.equal(methods('/events/{id}/occurrences'), 'GET');
+    assert.equal(new Set(operations.map((op) => op.path)).size, 19);
   });
 
   it('requires credentials for every write and none for reads', () => {

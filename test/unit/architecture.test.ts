@@ -19,7 +19,7 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
   [
     4,
     'services: input parsing, writes, record building',
-    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical|occurrences)\.ts$|terms\/mapper\.ts$)/,
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper)\.ts$|events\/(input|mapper|ical|occurrences|writes|series-writes)\.ts$|terms\/mapper\.ts$)/,
   ],
   [5, 'HTTP: the app, its pipeline, handlers, discovery, entry points', /^(http\/|discovery\/|(events|linked|terms|changes)\/handlers\.ts$|(app|operations|main|cli|client)\.ts$)/],
 ];
