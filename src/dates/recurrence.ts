@@ -305,3 +305,33 @@ export function shiftLocal(local: string, from: string, to: string): string {
     .plus(naive(to).diff(naive(from)))
     .toFormat(STORAGE_FORMAT);
 }
+
+/**
+ * A series' lines as its iCalendar `VEVENT` writes them next to `DTSTART;TZID={timezone}` (or a DATE
+ * for an all-day series), in the forms RFC 5545 asks for there: an `UNTIL` in UTC (a DATE for an
+ * all-day series), every `RDATE`/`EXDATE` value in the event's zone (`TZID`), or a DATE for all-day
+ * series and for date-only `EXDATE`s; a date-only `RDATE` of a timed series at the series' time of day.
+ * One line per date.
+ */
+export function calendarLines(lines: string[], timezone: string, startLocal: string, allDay: boolean): string[] {
+  const zone = zoneOf(timezone) ?? zoneOf('UTC')!;
+  const basic = (local: string) => local.replace(/[-:]/g, '').replace(' ', 'T');
+  return parseLines(lines, zone).flatMap((item): string[] => {
+    if (item.kind === 'rrule') {
+      const recur = item.recur.clone();
+      if (recur.until) {
+        const local = localOf(recur.until);
+        recur.until = allDay
+          ? ICAL.Time.fromDateString(local.slice(0, 10))
+          : ICAL.Time.fromDateTimeString(`${DateTime.fromFormat(local, STORAGE_FORMAT, { zone }).toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss")}Z`);
+      }
+      return [`RRULE:${recur.toString()}`];
+    }
+    const name = item.kind.toUpperCase();
+    return item.dates.map(({ local, dateOnly }) => {
+      if (allDay || (dateOnly && item.kind === 'exdate')) return `${name};VALUE=DATE:${local.slice(0, 10).replace(/-/g, '')}`;
+      const at = dateOnly ? `${local.slice(0, 10)} ${startLocal.slice(11)}` : local;
+      return `${name};TZID=${timezone}:${basic(at)}`;
+    });
+  });
+}

@@ -6,7 +6,7 @@ import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
-import { postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
+import { mayRead, postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import type { PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
@@ -401,11 +401,50 @@ function feedName(ctx: OperationContext, categories: TermRow[], tags: TermRow[])
   return `${site} Events${terms.length ? `: ${[...new Set(terms)].join(', ')}` : ''}`;
 }
 
+/**
+ * The rows a feed writes (docs/contract.md §14): a series appears once, as its first event with the
+ * rules (at the place of its first listed occurrence, also when the first event itself falls outside
+ * the list), plus each listed exception with its RECURRENCE-ID; the other occurrences follow from the
+ * rules. A series whose first event the caller may not read shows its listed occurrences one by one.
+ */
+async function feedRows(ctx: OperationContext, rows: EventRow[]): Promise<EventRow[]> {
+  const listed = new Map(rows.map((row) => [row.id, row]));
+  const wanted = [...new Set(rows.map((row) => row.seriesId).filter((id): id is number => id !== null && !listed.has(id)))];
+  const masters = new Map((await ctx.repositories.events.findByIds(wanted)).filter((row) => mayRead(ctx.user, row) && row.status !== 'trash').map((row) => [row.id, row]));
+  for (const row of rows) if (row.seriesId === row.id) masters.set(row.id, row);
+  const written = new Set<number>();
+  const out: EventRow[] = [];
+  for (const row of rows) {
+    const master = row.seriesId === null ? undefined : masters.get(row.seriesId);
+    if (!master) {
+      out.push(row);
+      continue;
+    }
+    if (!written.has(master.id)) {
+      written.add(master.id);
+      out.push(master);
+    }
+    if (row.id !== master.id && row.exception) out.push(row);
+  }
+  return out;
+}
+
+/** Feed entries for some rows, the masters with the span of their stored occurrences. */
+async function seriesFeedEntries(ctx: OperationContext, rows: EventRow[], single: boolean) {
+  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single });
+  const masters = rows.filter((row) => row.seriesId === row.id).map((row) => row.id);
+  if (masters.length) {
+    const ends = await ctx.repositories.series.lastEndUtc(masters);
+    for (const entry of entries) if (entry.row.seriesId === entry.row.id) entry.seriesEndUtc = ends.get(entry.row.id);
+  }
+  return entries;
+}
+
 /** `GET /events.ics`: every event `GET /events` would list with the same query, up to ICAL_MAX_EVENTS, in one calendar. */
 async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
-  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single: false });
+  const entries = await seriesFeedEntries(ctx, await feedRows(ctx, rows), false);
   const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
@@ -419,7 +458,7 @@ const getFeed = operation({
   load: (ctx: OperationContext<'getEventIcs'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
-    const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
+    const entries = await seriesFeedEntries(ctx, [row], true);
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
     const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };

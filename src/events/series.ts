@@ -306,6 +306,17 @@ export class SeriesRepository {
     noteChange(trx, 'event', id);
   }
 
+  /** The end (UTC) of the last stored occurrence of each series. */
+  async lastEndUtc(seriesIds: number[]): Promise<Map<number, string>> {
+    const ends = new Map<number, string>();
+    for (const part of chunks([...new Set(seriesIds)])) {
+      for (const row of await this.db('events').whereIn('series_id', part).groupBy('series_id').select('series_id', this.db.raw('max(end_utc) as last_end'))) {
+        ends.set(Number(row.series_id), String(row.last_end));
+      }
+    }
+    return ends;
+  }
+
   /** The terms of every event of a series (for recounting them after a series write). */
   async termIds(seriesId: number): Promise<number[]> {
     const rows = await this.db('event_terms as et').join('events as x', 'x.post_id', 'et.event_id').where('x.series_id', seriesId).distinct('et.term_id');
