@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
 import { invalidParams } from '../errors.js';
 import { zoneOf } from '../dates/parse.js';
-import { fromStorage, STORAGE_FORMAT } from '../dates/storage.js';
-import { timesOf, type EventTimes } from '../dates/event-times.js';
-import { expandOccurrences, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
+import { STORAGE_FORMAT } from '../dates/storage.js';
+import type { EventTimes } from '../dates/event-times.js';
+import { expandOccurrences, inZone, naiveMs, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
 import type { Repositories } from '../repositories.js';
 
 /**
@@ -58,8 +58,9 @@ export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal
 /** An occurrence's times: its local start and the first event's wall-clock length, in the event's zone. */
 export function occurrenceTimes(recurrenceStart: string, template: Pick<SeriesTemplate, 'startLocal' | 'endLocal' | 'timezone'>): EventTimes {
   const zone = zoneOf(template.timezone) ?? zoneOf('UTC')!;
-  const endLocal = shiftLocal(template.endLocal, template.startLocal, recurrenceStart);
-  return timesOf(fromStorage(recurrenceStart, zone), fromStorage(endLocal, zone));
+  const start = inZone(recurrenceStart, zone);
+  const end = inZone(shiftLocal(template.endLocal, template.startLocal, recurrenceStart), zone);
+  return { startLocal: start.local, endLocal: end.local, startUtc: start.utc, endUtc: end.utc };
 }
 
 /** Makes a new event the first of a series and writes its other occurrences. */
@@ -106,7 +107,7 @@ export async function syncOccurrences(
   await series.deleteOccurrences(removed);
   // Every RECURRENCE-ID moves by the same shift: moving them against its direction never lands one
   // on another's current value (they are unique within a series).
-  const forward = naive(template.startLocal) > naive(previousStart);
+  const forward = naiveMs(template.startLocal) > naiveMs(previousStart);
   kept.sort((a, b) => (forward ? b.row.recurrenceStart.localeCompare(a.row.recurrenceStart) : a.row.recurrenceStart.localeCompare(b.row.recurrenceStart)));
   for (const { row, key } of kept) {
     if (row.id === template.id || row.exception) {
