@@ -54,7 +54,7 @@ async function startService(url: string): Promise<{ child: Child; base: string }
   return { child, base };
 }
 
-async function send(base: string, method: string, route: string, body?: unknown): Promise<{ status: number; json: any; ms: number }> {
+async function send(base: string, method: string, route: string, body?: unknown): Promise<{ status: number; json: { id: number; start_date: string; [key: string]: unknown }; ms: number }> {
   const started = performance.now();
   const res = await fetch(`${base}${NAMESPACE_PATH}${route}`, {
     method,
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const titled = await send(service.base, 'PATCH', `/events/${id}`, { title: `Renamed class ${i}` });
     if (titled.status !== 200) throw new Error(`title change: ${titled.status} ${JSON.stringify(titled.json).slice(0, 300)}`);
     titleMs.push(titled.ms);
-    const start = titled.json.start_date as string;
+    const start = titled.json.start_date;
     const moved = await send(service.base, 'PATCH', `/events/${id}`, { start_date: start.replace(/ \d\d:/, ' 07:'), end_date: start.replace(/ \d\d:(\d\d):\d\d/, ' 07:50:00') });
     if (moved.status !== 200) throw new Error(`time change: ${moved.status} ${JSON.stringify(moved.json).slice(0, 300)}`);
     timeMs.push(moved.ms);
