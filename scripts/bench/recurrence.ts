@@ -11,7 +11,10 @@
  *   and `GET /events/{id}` of an occurrence, on the series and on the single events.
  *
  *   node --import tsx scripts/bench/recurrence.ts [--series 1000] [--duration 10] [--connections 8]
- *        [--database sqlite:bench/results/db/recurrence.sqlite] [--changes 40]
+ *        [--database sqlite:bench/results/db/recurrence.sqlite] [--changes 40] [--reuse]
+ *
+ * The seeding's creates are reported (`seedCreates`), and then `--changes` more creates and whole-series
+ * changes are measured on the full calendar. `--reuse` keeps a database seeded by an earlier run.
  *
  * Only SQLite files under bench/results/db are used (the comparison copies the file). Only 127.0.0.1
  * is contacted. Prints a table and writes bench/results/recurrence-<timestamp>.json.
@@ -25,7 +28,7 @@ import { migrateLatest } from '../../src/db/migrate.js';
 import { UserRepository } from '../../src/auth/users.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, freePort, parseArgs, round, startNode, stopChild, waitForHttp, type Child } from './common.js';
 
-const SPEC = { series: 'number', duration: 'number', connections: 'number', database: 'string', changes: 'number', help: 'boolean' } as const;
+const SPEC = { series: 'number', duration: 'number', connections: 'number', database: 'string', changes: 'number', reuse: 'boolean', help: 'boolean' } as const;
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
 const CATEGORIES = ['Music', 'Sport', 'Theatre', 'Dance', 'Talks', 'Family', 'Food', 'Film', 'Art', 'Markets'];
 const DAY = 86_400_000;
@@ -92,21 +95,20 @@ async function main(): Promise<void> {
   const built = spawnSync('npm', ['run', '-s', 'build'], { encoding: 'utf8', timeout: 300_000 });
   if (built.status !== 0) throw new Error(`build failed:\n${(built.stdout + built.stderr).slice(-3000)}`);
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
-
+  const reuse = Boolean(args.reuse) && fs.existsSync(file);
+  if (!reuse) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   const { db } = openDatabase(url);
-  await migrateLatest(db);
-  await new UserRepository(db).add(BENCH_ADMIN.login, 'administrator', BENCH_ADMIN.secret);
+  if (!reuse) {
+    await migrateLatest(db);
+    await new UserRepository(db).add(BENCH_ADMIN.login, 'administrator', BENCH_ADMIN.secret);
+  }
+  const firstIds: number[] = (await db('event_series').pluck('id')).map(Number);
+  const categoryIds: number[] = (await db('terms').orderBy('id').pluck('id')).map(Number);
   await db.destroy();
 
-  // 1. Seed through the API: every create is a measurement.
   let service = await startService(url);
-  const categoryIds: number[] = [];
-  for (const name of CATEGORIES) categoryIds.push((await send(service.base, 'POST', '/categories', { name })).json.id);
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-  const createMs: number[] = [];
-  const firstIds: number[] = [];
-  for (let i = 0; i < seriesCount; i++) {
+  const createSeries = async (i: number): Promise<{ id: number; ms: number }> => {
     const start = new Date(today + (i % 7) * DAY);
     const date = start.toISOString().slice(0, 10);
     const hour = String(8 + (i % 12)).padStart(2, '0');
@@ -121,10 +123,22 @@ async function main(): Promise<void> {
       recurrence: ['RRULE:FREQ=WEEKLY;COUNT=105'],
     });
     if (res.status !== 201) throw new Error(`create ${i}: ${res.status} ${JSON.stringify(res.json).slice(0, 500)}`);
-    createMs.push(res.ms);
-    firstIds.push(res.json.id);
-    if ((i + 1) % 100 === 0) log(`created ${i + 1} series (p50 ${percentile(createMs, 50)} ms)`);
+    return { id: res.json.id, ms: res.ms };
+  };
+
+  // 1. Seed through the API (each create timed too).
+  const seedMs: number[] = [];
+  if (!reuse) {
+    for (const name of CATEGORIES) categoryIds.push((await send(service.base, 'POST', '/categories', { name })).json.id);
+    for (let i = 0; i < seriesCount; i++) {
+      const created = await createSeries(i);
+      seedMs.push(created.ms);
+      firstIds.push(created.id);
+      if ((i + 1) % 100 === 0) log(`created ${i + 1} series (p50 ${percentile(seedMs, 50)} ms)`);
+    }
   }
+  const createMs: number[] = [];
+  for (let i = 0; i < changes; i++) createMs.push((await createSeries(seriesCount + i)).ms);
 
   // 2. Changing a whole series: a title (copied to every occurrence) and a time (every occurrence regenerated).
   const titleMs: number[] = [];
@@ -185,7 +199,7 @@ async function main(): Promise<void> {
     events: Number(eventCount),
     connections,
     duration,
-    writesMs: { createWeeklyTwoYearSeries: summary(createMs), changeTitleOfWholeSeries: summary(titleMs), changeTimeOfWholeSeries: summary(timeMs) },
+    writesMs: { seedCreates: summary(seedMs), createWeeklyTwoYearSeries: summary(createMs), changeTitleOfWholeSeries: summary(titleMs), changeTimeOfWholeSeries: summary(timeMs) },
     reads,
   };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });

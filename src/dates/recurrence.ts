@@ -317,21 +317,25 @@ export function shiftLocal(local: string, from: string, to: string): string {
 }
 
 /**
- * A local wall-clock time in a zone as stored: its local form and UTC. A time in a spring-forward gap
- * moves forward by the gap (as luxon, and so every other event time, does); a time that occurs twice
- * is the later of the two.
+ * A local wall-clock time in a zone as stored: its local form and UTC, as RFC 5545 §3.3.5 reads a
+ * DATE-TIME with a TZID. A time that occurs twice (clocks going back) is the first of the two; a time
+ * in a gap (clocks going forward) takes the offset before the gap, so it moves forward by the gap
+ * (as every other event time does: luxon's rule for gaps is the same).
  */
 export function inZone(local: string, zone: Zone): { local: string; utc: string } {
   const naive = naiveMs(local);
-  // luxon's fixOffset, with the offset at the naive time as the first guess (deterministic).
-  const first = zone.offset(naive);
-  let utc = naive - first * 60_000;
-  const second = zone.offset(utc);
-  if (second !== first) {
-    utc -= (second - first) * 60_000;
-    const third = zone.offset(utc);
-    if (third !== second) utc = naive - Math.min(second, third) * 60_000;
+  // The offsets around: at most one change within half a day either side.
+  const before = zone.offset(naive - 43_200_000);
+  const after = zone.offset(naive + 43_200_000);
+  let utc: number | undefined;
+  for (const offset of before >= after ? [before, after] : [after, before]) {
+    const candidate = naive - offset * 60_000;
+    if (zone.offset(candidate) === offset) {
+      utc = candidate;
+      break;
+    }
   }
+  utc ??= naive - before * 60_000;
   return { local: naiveText(utc + zone.offset(utc) * 60_000), utc: naiveText(utc) };
 }
 
