@@ -3,8 +3,9 @@ import { invalidParams } from '../errors.js';
 import { zoneOf } from '../dates/parse.js';
 import { STORAGE_FORMAT } from '../dates/storage.js';
 import type { EventTimes } from '../dates/event-times.js';
-import { expandOccurrences, inZone, naiveMs, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
-import type { Repositories } from '../repositories.js';
+import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
+import type { Knex } from 'knex';
+import { inWriteTransaction, Repositories } from '../repositories.js';
 
 /**
  * The occurrences of recurring series (docs/contract.md §14): what the rules give, and the writes
@@ -125,4 +126,46 @@ export async function syncOccurrences(
     added.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
   );
   await repositories.terms.recount([...termsBefore, ...(await series.termIds(template.id))]);
+}
+
+/** Series extended per run of the rolling horizon: a small batch, so no run holds the database long. */
+const EXTEND_BATCH = 20;
+
+/**
+ * The rolling horizon (docs/contract.md §14): stores the occurrences of the series furthest behind
+ * (at most `EXTEND_BATCH` of them, each in its own transaction) up to today's horizon. Runs in the
+ * background (main.ts, on a timer), so no request pays for it. A series whose rules would now exceed
+ * RECURRENCE_MAX_OCCURRENCES beyond what it already has is left as it is. Returns how many series grew.
+ */
+export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSettings): Promise<number> {
+  const reader = new Repositories(db);
+  // A day of slack: a series is extended about once a day, not on every run.
+  const cutoff = naiveText(naiveMs(DateTime.fromJSDate(now, { zone: 'UTC' }).toFormat(STORAGE_FORMAT)) + (settings.horizonDays - 1) * 86_400_000);
+  let extended = 0;
+  for (const series of await reader.series.behind(cutoff, EXTEND_BATCH)) {
+    const first = await reader.events.findById(series.id);
+    if (!first) continue;
+    const template: SeriesTemplate = { id: first.id, lines: series.rules, timezone: first.timezone, startLocal: first.startLocal, endLocal: first.endLocal };
+    const stored = (await reader.series.occurrences(series.id)).length;
+    let plan: { starts: string[]; horizon: string };
+    try {
+      plan = occurrenceStarts(template, now, { ...settings, maxOccurrences: settings.maxOccurrences + stored });
+    } catch {
+      continue;
+    }
+    if (plan.horizon <= series.materialisedUntil) continue;
+    await inWriteTransaction(db, async (repositories) => {
+      // Only what lies past what is stored: earlier occurrences (and their exceptions) stay as they are.
+      const later = plan.starts.filter((start) => start > series.materialisedUntil);
+      const known = new Set((await repositories.series.occurrences(series.id)).map((o) => o.recurrenceStart));
+      await repositories.series.insertOccurrences(
+        series.id,
+        later.filter((start) => !known.has(start)).map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
+      );
+      await repositories.series.update(series.id, { materialisedUntil: plan.horizon });
+      await repositories.terms.recount(await repositories.series.termIds(series.id));
+    });
+    extended++;
+  }
+  return extended;
 }
