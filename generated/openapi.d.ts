@@ -60,7 +60,7 @@ export interface paths {
         put?: never;
         /**
          * Create an event
-         * @description Creates an event. Needs the right to edit events (contributors and up). Contributors cannot publish: `publish`/`future` become `pending`, a missing status becomes `draft` and `private` is refused with 403. An end before the start is rejected with 400 (the plugin clamps it). Nested venues/organizers and new categories/tags need the same rights as their own endpoints. Answers 201 with the event and a `Location` header.
+         * @description Creates an event. Needs the right to edit events (contributors and up). Contributors cannot publish: `publish`/`future` become `pending`, a missing status becomes `draft` and `private` is refused with 403. An end before the start is rejected with 400 (the plugin clamps it). Nested venues/organizers and new categories/tags need the same rights as their own endpoints. Answers 201 with the event and a `Location` header. With `recurrence` the event becomes the first occurrence of a recurring series, whose other occurrences are created with it, in the same transaction, as events of their own (docs/contract.md §14).
          */
         post: operations["createEvent"];
         delete?: never;
@@ -78,7 +78,7 @@ export interface paths {
         };
         /**
          * Events as an iCalendar feed
-         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`.
+         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`) plus one with `RECURRENCE-ID` per listed exception, all with the series' UID (docs/contract.md §14).
          */
         get: operations["listEventsIcs"];
         put?: never;
@@ -139,7 +139,7 @@ export interface paths {
         post: operations["updateEvent"];
         /**
          * Delete an event by ID
-         * @description Moves an event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`. For an event of a recurring series, `scope` says what is deleted (docs/contract.md §14): the first event always means the whole series; a later occurrence alone is removed with an `EXDATE` and deleted for good (the answer is the record as it was).
          */
         delete: operations["deleteEvent"];
         options?: never;
@@ -201,7 +201,7 @@ export interface paths {
         post: operations["updateEventBySlug"];
         /**
          * Delete an event by slug
-         * @description Moves an event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`. For an event of a recurring series, `scope` says what is deleted (docs/contract.md §14): the first event always means the whole series; a later occurrence alone is removed with an `EXDATE` and deleted for good (the answer is the record as it was).
          */
         delete: operations["deleteEventBySlug"];
         options?: never;
@@ -2691,7 +2691,7 @@ export interface components {
         EventsGeolocRadius: number;
         /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsInclude: number[];
-        /** @description Events whose parent is this event ID (it must be an existing event). */
+        /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
         EventsPostParent: number;
         /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
         EventsOrderby: "event_date" | "date" | "modified" | "title" | "id";
@@ -2882,7 +2882,7 @@ export interface operations {
                 geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["EventsInclude"];
-                /** @description Events whose parent is this event ID (it must be an existing event). */
+                /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
                 post_parent?: components["parameters"]["EventsPostParent"];
                 /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
@@ -2987,7 +2987,7 @@ export interface operations {
                 geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["EventsInclude"];
-                /** @description Events whose parent is this event ID (it must be an existing event). */
+                /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
                 post_parent?: components["parameters"]["EventsPostParent"];
                 /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
