@@ -73,7 +73,8 @@ export async function startSeries(repositories: Repositories, template: SeriesTe
     template.id,
     later.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
   );
-  await repositories.terms.recount(await series.termIds(template.id));
+  // Every new occurrence has the first event's terms and status: its counted terms count them all.
+  await repositories.terms.addToCounts(await repositories.events.countedTerms(template.id), later.length);
 }
 
 /**
@@ -158,12 +159,13 @@ export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSe
       // Only what lies past what is stored: earlier occurrences (and their exceptions) stay as they are.
       const later = plan.starts.filter((start) => start > series.materialisedUntil);
       const known = new Set((await repositories.series.occurrences(series.id)).map((o) => o.recurrenceStart));
+      const added = later.filter((start) => !known.has(start));
       await repositories.series.insertOccurrences(
         series.id,
-        later.filter((start) => !known.has(start)).map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
+        added.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
       );
       await repositories.series.update(series.id, { materialisedUntil: plan.horizon });
-      await repositories.terms.recount(await repositories.series.termIds(series.id));
+      await repositories.terms.addToCounts(await repositories.events.countedTerms(series.id), added.length);
     });
     extended++;
   }

@@ -169,7 +169,10 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
       }
       if (rulesChanged) await repositories.series.touchAll(first.id, modified);
     }
-    await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id))]);
+    // Counts move only when occurrences come or go, or their status or terms change.
+    if (lines.length === 0 || plan || columns.status !== undefined || changesLinks(parsed)) {
+      await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id))]);
+    }
   });
 }
 

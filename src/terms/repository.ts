@@ -184,6 +184,17 @@ export class TermRepository {
   }
 
   /**
+   * Adds `n` published events to the counts of some terms (the new occurrences of a published series,
+   * which all have the first event's terms), and announces those terms.
+   */
+  async addToCounts(termIds: number[], n: number): Promise<void> {
+    if (termIds.length === 0 || n === 0) return;
+    const trx = requireTransaction(this.db);
+    await trx('terms').whereIn('id', termIds).increment('published_count', n);
+    for (const row of await trx('terms').whereIn('id', termIds).select('id', 'taxonomy')) noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+  }
+
+  /**
    * Counts the published events of some terms again (a series write adds or removes many events of
    * the same terms at once, where shiftCounts moves counts by one event), and announces the terms
    * whose count moved.

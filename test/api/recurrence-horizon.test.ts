@@ -23,7 +23,13 @@ describe('recurring events: the rolling horizon (docs/contract.md §14)', () => 
   };
 
   it('stores the occurrences of an endless rule up to the horizon, then extends them as time passes, keeping ids and exceptions', async () => {
-    const created = await call(http, 'post', eventsPath, editor, { title: 'Endless', start_date: '2026-11-23 18:00:00', end_date: '2026-11-23 19:00:00', status: 'publish', recurrence: ['RRULE:FREQ=WEEKLY'] });
+    const created = await call(http, 'post', eventsPath, editor, {
+      title: 'Endless',
+      start_date: '2026-11-23 18:00:00',
+      end_date: '2026-11-23 19:00:00',
+      status: 'publish',
+      recurrence: ['RRULE:FREQ=WEEKLY'],
+    });
     expectStatus(created, 201);
     const before = await listed(created.body.id);
     // 2026-11-21 + 30 days: up to 21 December.

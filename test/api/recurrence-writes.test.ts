@@ -215,6 +215,24 @@ describe('recurring events: updates and deletes by scope (docs/contract.md §14)
     assert.equal((await seriesEvents(first.id, users.subscriber)).length, 6);
   });
 
+  it('keeps term counts: every published occurrence counts, through status and rule changes, trash and delete', async () => {
+    const category = (await call(http, 'post', `${NS}/categories`, users.editor, { name: 'Counted' })).body;
+    const count = async () => (await call(http, 'get', `${NS}/categories/${category.id}`)).body.count;
+    const first = await createSeries({ ...WEEKLY, categories: [category.id] });
+    assert.equal(await count(), 6);
+    await write('patch', first.id, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] });
+    assert.equal(await count(), 4);
+    await write('patch', first.id, { status: 'draft' });
+    assert.equal(await count(), 0);
+    await write('patch', first.id, { status: 'publish' });
+    assert.equal(await count(), 4);
+    const events = await seriesEvents(first.id);
+    await remove(events[3].id);
+    assert.equal(await count(), 3);
+    await write('patch', first.id, { categories: [] });
+    assert.equal(await count(), 0);
+  });
+
   it('applies the rights of the first event: a contributor edits its own pending series; an author may not touch another’s', async () => {
     const own = await createSeries(WEEKLY, users.contributor);
     const events = await seriesEvents(own.id, users.contributor);
