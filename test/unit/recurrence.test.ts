@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
 import { IANAZone } from 'luxon';
 import { vtimezone } from '../../src/calendar/ical.js';
-import { endBefore, expandOccurrences, RecurrenceError, shiftLocal, startFrom } from '../../src/dates/recurrence.js';
+import { endBefore, expandOccurrences, inZone, RecurrenceError, shiftLocal, startFrom } from '../../src/dates/recurrence.js';
+import { zoneOf } from '../../src/dates/parse.js';
 
 /** Recurrence rules and their expansion (docs/contract.md §14), and the ical.js behaviour they rely on. */
 
@@ -161,5 +162,23 @@ describe('splitting recurrence lines', () => {
 
   it('moves a local time by the difference of two others, as wall-clock time', () => {
     assert.equal(shiftLocal('2026-03-29 10:00:00', '2026-03-01 10:00:00', '2026-03-02 11:30:00'), '2026-03-30 11:30:00');
+  });
+});
+
+describe('occurrence instants (RFC 5545 §3.3.5)', () => {
+  const newYork = zoneOf('America/New_York')!;
+  it('reads a time in a spring-forward gap with the offset before the gap: it moves forward by the gap', () => {
+    assert.deepEqual(inZone('2007-03-11 02:30:00', newYork), { local: '2007-03-11 03:30:00', utc: '2007-03-11 07:30:00' });
+    assert.deepEqual(inZone('2027-10-03 02:30:00', zoneOf('Australia/Sydney')!), { local: '2027-10-03 03:30:00', utc: '2027-10-02 16:30:00' });
+  });
+
+  it('reads a time that occurs twice as the first of the two, in both hemispheres', () => {
+    assert.deepEqual(inZone('2007-11-04 01:30:00', newYork), { local: '2007-11-04 01:30:00', utc: '2007-11-04 05:30:00' });
+    assert.deepEqual(inZone('2027-04-04 02:30:00', zoneOf('Australia/Sydney')!), { local: '2027-04-04 02:30:00', utc: '2027-04-03 15:30:00' });
+  });
+
+  it('reads other times with the zone’s offset, fixed offsets included', () => {
+    assert.deepEqual(inZone('2027-06-01 12:00:00', zoneOf('Europe/Paris')!), { local: '2027-06-01 12:00:00', utc: '2027-06-01 10:00:00' });
+    assert.deepEqual(inZone('2027-06-01 12:00:00', zoneOf('UTC+5.5')!), { local: '2027-06-01 12:00:00', utc: '2027-06-01 06:30:00' });
   });
 });
