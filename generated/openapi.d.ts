@@ -60,7 +60,7 @@ export interface paths {
         put?: never;
         /**
          * Create an event
-         * @description Creates an event. Needs the right to edit events (contributors and up). Contributors cannot publish: `publish`/`future` become `pending`, a missing status becomes `draft` and `private` is refused with 403. An end before the start is rejected with 400 (the plugin clamps it). Nested venues/organizers and new categories/tags need the same rights as their own endpoints. Answers 201 with the event and a `Location` header.
+         * @description Creates an event. Needs the right to edit events (contributors and up). Contributors cannot publish: `publish`/`future` become `pending`, a missing status becomes `draft` and `private` is refused with 403. An end before the start is rejected with 400 (the plugin clamps it). Nested venues/organizers and new categories/tags need the same rights as their own endpoints. Answers 201 with the event and a `Location` header. With `recurrence` the event becomes the first occurrence of a recurring series, whose other occurrences are created with it, in the same transaction, as events of their own (docs/contract.md §14).
          */
         post: operations["createEvent"];
         delete?: never;
@@ -78,7 +78,7 @@ export interface paths {
         };
         /**
          * Events as an iCalendar feed
-         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`.
+         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`) plus one with `RECURRENCE-ID` per listed exception, all with the series' UID (docs/contract.md §14).
          */
         get: operations["listEventsIcs"];
         put?: never;
@@ -159,7 +159,7 @@ export interface paths {
         post: operations["updateEvent"];
         /**
          * Delete an event by ID
-         * @description Moves an event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by ID) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`. For an event of a recurring series, `scope` says what is deleted (docs/contract.md §14): the first event always means the whole series; a later occurrence alone is removed with an `EXDATE` and deleted for good (the answer is the record as it was).
          */
         delete: operations["deleteEvent"];
         options?: never;
@@ -169,6 +169,29 @@ export interface paths {
          * @description Updates an event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. PATCH behaves exactly like POST.
          */
         patch: operations["patchEvent"];
+        trace?: never;
+    };
+    "/events/{id}/occurrences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the occurrences of a recurring series
+         * @description An addition to the plugin (docs/contract.md §14): the occurrences of the series the event `id` belongs to (any occurrence names its series; a single event is its own only occurrence), as `GET /events` lists events: the same record layout, order by start, date window (the plugin's default window when no date is given), paging, envelope and headers, and the same read rules (a caller sees the occurrences a list would show it: published ones, or more for those who may edit). The event `id` is read as `GET /events/{id}` reads it: 404 `rest-event-not-found`, 400 `rest-invalid-event-id`, 403 for an event the caller may not read.
+         */
+        get: operations["listEventOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/events/by-slug/{slug}": {
@@ -198,7 +221,7 @@ export interface paths {
         post: operations["updateEventBySlug"];
         /**
          * Delete an event by slug
-         * @description Moves an event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`.
+         * @description Moves an event (by slug) to the trash and returns it as it is afterwards. A second delete gives 410 `event-is-in-trash`; `force=true` deletes it permanently (the plugin always trashes). A trashed event is restored by updating its `status`. For an event of a recurring series, `scope` says what is deleted (docs/contract.md §14): the first event always means the whole series; a later occurrence alone is removed with an `EXDATE` and deleted for good (the answer is the record as it was).
          */
         delete: operations["deleteEventBySlug"];
         options?: never;
@@ -980,6 +1003,7 @@ export interface components {
          *           ]
          *         }
          *       ],
+         *       "series_id": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -1106,6 +1130,10 @@ export interface components {
             venue: components["schemas"]["EventVenue"];
             /** @description Organizers in link order; empty when none (or masked). Only organizers the caller may read are shown. */
             organizer: components["schemas"]["Organizer"][];
+            /** @description An addition to the plugin (docs/contract.md §14): the id of the first event of the recurring series this event is an occurrence of (its own id on the first event), or null for a single event. */
+            series_id: number | null;
+            /** @description Only on occurrences of a recurring series: the series' rules, as the RFC 5545 content lines stored (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`). */
+            recurrence?: string[];
             json_ld?: components["schemas"]["EventJsonLd"];
         };
         /**
@@ -1658,7 +1686,8 @@ export interface components {
          *                 "events.example.org?id=2"
          *               ]
          *             }
-         *           ]
+         *           ],
+         *           "series_id": null
          *         }
          *       ],
          *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/?page=1&per_page=1&start_date=2027-03-01+00%3A00%3A00&end_date=2029-02-15+23%3A59%3A59&status=publish",
@@ -2109,7 +2138,16 @@ export interface components {
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];
+            recurrence?: components["schemas"]["RecurrenceInput"];
         };
+        /**
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line.
+         * @example [
+         *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
+         *       "EXDATE;TZID=Europe/Paris:20300514T190000"
+         *     ]
+         */
+        RecurrenceInput: string[] | boolean | string;
         /** @description Fields of a new event. Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         EventCreate: {
             title: string;
@@ -2832,6 +2870,8 @@ export interface components {
         EventsEndsAfter: components["schemas"]["DateInput"];
         /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         EventsStrictDates: boolean;
+        /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        EventsHideSubsequentRecurrences: boolean;
         /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsCategories: string[];
         /** @description Events assigned to one of the given tags, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
@@ -2852,7 +2892,7 @@ export interface components {
         EventsGeolocRadius: number;
         /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsInclude: number[];
-        /** @description Events whose parent is this event ID (it must be an existing event). */
+        /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
         EventsPostParent: number;
         /** @description Sort key (an addition to the plugin): `event_date` (the start, then the publication date), `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip an event. Without it the plugin's order applies: by start; by publication date with `include`; nearest first with `geoloc_lat`/`geoloc_lng`. */
         EventsOrderby: "event_date" | "date" | "modified" | "title" | "id";
@@ -2908,6 +2948,8 @@ export interface components {
         Fields: string[];
         /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
         IfNoneMatch: string;
+        /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+        SeriesScope: "this" | "following" | "all";
         /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
         IfMatch: string;
         /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
@@ -3041,8 +3083,10 @@ export interface operations {
                 geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["EventsInclude"];
-                /** @description Events whose parent is this event ID (it must be an existing event). */
+                /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
                 post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
@@ -3144,8 +3188,10 @@ export interface operations {
                 geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["EventsInclude"];
-                /** @description Events whose parent is this event ID (it must be an existing event). */
+                /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
                 post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
@@ -3220,8 +3266,10 @@ export interface operations {
                 geoloc_radius?: components["parameters"]["EventsGeolocRadius"];
                 /** @description Only these events (IDs). Every date bound, defaults included, is then ignored (the plugin still applies the default window); results are ordered by publication date. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["EventsInclude"];
-                /** @description Events whose parent is this event ID (it must be an existing event). */
+                /** @description Events whose parent is this event ID (it must be an existing event): for a recurring series, the occurrences after its first event, as in the plugin's add-on (docs/contract.md §14). */
                 post_parent?: components["parameters"]["EventsPostParent"];
+                /** @description An addition to the plugin (docs/contract.md §14): when true, of each recurring series only its first occurrence inside the date window (with a listed status) is listed; single events are not affected. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                hide_subsequent_recurrences?: components["parameters"]["EventsHideSubsequentRecurrences"];
                 /** @description Only records last modified at or after this instant (inclusive), compared with `modified_utc` (an addition to the plugin). An RFC 3339 / ISO 8601 date-time that names its offset: `2026-01-01T09:30:00Z` or `2026-01-01T10:30:00+01:00` (in a URL, write `+` as `%2B`: a bare `+` reads as a space). Fractions of a second are dropped (stored times have whole seconds). A date alone, a time without an offset or a phrase such as `yesterday` is rejected with 400 `rest_invalid_param`. On `GET /events`, when no date parameter (`start_date`, `end_date`, `starts_before`, `starts_after`, `ends_before`, `ends_after`) is given, it also lifts the default date window, so past events are listed too. With `modified_before`, consecutive windows `[a, b)`, `[b, c)` list every record once. */
                 modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Only records last modified before this instant (exclusive), compared with `modified_utc` (an addition to the plugin). The same form as `modified_after` (an RFC 3339 / ISO 8601 date-time with an offset or `Z`; anything else is 400 `rest_invalid_param`), and on `GET /events` it lifts the default date window in the same way. */
@@ -3310,7 +3358,10 @@ export interface operations {
     };
     putEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3339,7 +3390,10 @@ export interface operations {
     };
     updateEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3373,6 +3427,8 @@ export interface operations {
                 password?: components["parameters"]["Password"];
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
             };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
@@ -3398,7 +3454,10 @@ export interface operations {
     };
     patchEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3422,6 +3481,53 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventOccurrences: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page. Values above 50 are clamped to 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Events that start on or after the date. When no date filter is given the default is the start of yesterday (site time, plugin rule); when `strict_dates` is false only the date part is used. Any `DateInput` form. */
+                start_date?: components["parameters"]["EventsStartDate"];
+                /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
+                end_date?: components["parameters"]["EventsEndDate"];
+                /** @description Events starting before the date. Any of the four relative filters drops the default `start_date`/`end_date`. Any `DateInput` form. */
+                starts_before?: components["parameters"]["EventsStartsBefore"];
+                /** @description Events starting after the date. Any `DateInput` form. */
+                starts_after?: components["parameters"]["EventsStartsAfter"];
+                /** @description Events ending before the date. Any `DateInput` form. */
+                ends_before?: components["parameters"]["EventsEndsBefore"];
+                /** @description Events ending after the date. Any `DateInput` form. */
+                ends_after?: components["parameters"]["EventsEndsAfter"];
+                /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                strict_dates?: components["parameters"]["EventsStrictDates"];
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                password?: components["parameters"]["Password"];
+                /** @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names. */
+                _fields?: components["parameters"]["Fields"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventList"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };
@@ -3456,7 +3562,10 @@ export interface operations {
     };
     putEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3485,7 +3594,10 @@ export interface operations {
     };
     updateEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3519,6 +3631,8 @@ export interface operations {
                 password?: components["parameters"]["Password"];
                 /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 force?: components["parameters"]["Force"];
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
             };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
@@ -3544,7 +3658,10 @@ export interface operations {
     };
     patchEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. */
+                scope?: components["parameters"]["SeriesScope"];
+            };
             header?: {
                 /** @description Makes the write conditional (a lost-update guard; docs/contract.md §10): the `ETag` of the record as the caller last saw it (from a GET or from a write's answer), or `*` (any version of an existing record). The write happens only while the record is still at the version that tag names; otherwise it is 412 `rest_precondition_failed`, nothing changes, and the answer carries the current `ETag`. Any representation of the same version matches (a tag names the record, its version and a digest of the representation); weak tags (`W/"…"`) never match. Checked after the input (400), the record (404) and the right to write it (401/403), so only callers who may write a record learn its version. Compared inside the write itself: of concurrent writes sent with one tag exactly one succeeds. Without the header the write is unconditional. */
                 "If-Match"?: components["parameters"]["IfMatch"];

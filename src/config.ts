@@ -68,6 +68,10 @@ export interface Config {
   changesRetentionDays: number;
   /** Most events one iCalendar feed (`GET /events.ics`) holds; past it the feed is cut (ICAL_MAX_EVENTS, docs/contract.md §11). */
   icalMaxEvents: number;
+  /** Most occurrences one recurring series may have up to the horizon; more is 400 (RECURRENCE_MAX_OCCURRENCES, docs/contract.md §14). */
+  recurrenceMaxOccurrences: number;
+  /** Days ahead (of today, or of a later series start) that series' occurrences are materialised (RECURRENCE_HORIZON_DAYS, docs/contract.md §14). */
+  recurrenceHorizonDays: number;
   /** The site's name, for iCalendar feed names and the public pages (SITE_NAME); defaults to the host name of the site URL. */
   siteName: string | undefined;
   /**
@@ -135,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutSeconds: positiveNumber('SHUTDOWN_TIMEOUT', env.SHUTDOWN_TIMEOUT, 25),
     changesRetentionDays: positiveNumber('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30),
     icalMaxEvents: positiveInteger('ICAL_MAX_EVENTS', env.ICAL_MAX_EVENTS, 2000),
+    recurrenceMaxOccurrences: positiveInteger('RECURRENCE_MAX_OCCURRENCES', env.RECURRENCE_MAX_OCCURRENCES, 1000),
+    recurrenceHorizonDays: positiveInteger('RECURRENCE_HORIZON_DAYS', env.RECURRENCE_HORIZON_DAYS, 730),
     siteName: env.SITE_NAME?.trim() || undefined,
     pages: parseFlag('PAGES', env.PAGES, true),
     workers,

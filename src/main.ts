@@ -11,6 +11,7 @@ import { createLogger } from './logger.js';
 import { openDatabase } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import { createApp } from './app.js';
+import { extendHorizons } from './events/occurrences.js';
 import { NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';
 
@@ -52,12 +53,25 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     .catch(() => undefined);
   logger.info({ url: namespaceUrl, engine: target.engine, database: target.description }, `listening on ${namespaceUrl}`);
 
+  // The rolling horizon of recurring series (docs/contract.md §14): extended in the background, a
+  // small batch every ten minutes, so that no request pays for it.
+  const settings = { maxOccurrences: config.recurrenceMaxOccurrences, horizonDays: config.recurrenceHorizonDays };
+  const extend = () =>
+    extendHorizons(db, new Date(), settings).then(
+      (count) => count && logger.info({ series: count }, 'recurring series extended to the horizon'),
+      (err: unknown) => logger.warn({ err }, 'extending recurring series failed; the next run tries again'),
+    );
+  const horizonTimer = setInterval(extend, 10 * 60_000);
+  horizonTimer.unref();
+  setTimeout(extend, 5_000).unref();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
     // Stop accepting; requests already received finish (bounded by SHUTDOWN_TIMEOUT), then the pool closes.
+    clearInterval(horizonTimer);
     server.close(() => {
       clearInterval(idleSweep);
       db.destroy().then(

@@ -3,6 +3,7 @@ import { inTransaction } from './db/transactions.js';
 import { UserRepository } from './auth/users.js';
 import { PostRepository } from './posts/repository.js';
 import { EventRepository } from './events/repository.js';
+import { SeriesRepository } from './events/series.js';
 import { LinkedRepository } from './linked/repository.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from './linked/kinds.js';
 import { TermRepository } from './terms/repository.js';
@@ -30,6 +31,10 @@ export class Repositories {
 
   get events(): EventRepository {
     return this.once('events', () => new EventRepository(this.db, this.posts));
+  }
+
+  get series(): SeriesRepository {
+    return this.once('series', () => new SeriesRepository(this.db));
   }
 
   get venues(): LinkedRepository {

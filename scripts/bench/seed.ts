@@ -152,7 +152,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   if (!/bench/i.test(database) && !options.force) throw new Error(`refusing to drop the tables of "${database}": its name does not contain "bench" (pass --force)`);
   const { db } = openDatabase(options.databaseUrl);
   try {
-    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
+    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'event_series', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
     for (const table of tables) await db.schema.dropTableIfExists(table);
   } finally {
     await db.destroy();

@@ -35,6 +35,10 @@ export interface CalendarEvent {
   sequence: number;
   status: 'CONFIRMED' | 'TENTATIVE' | 'CANCELLED';
   attach?: string;
+  /** A recurring series' master: its RRULE/RDATE/EXDATE lines, already in calendar form (docs/contract.md §14). */
+  recurrence?: string[];
+  /** An occurrence of a series written on its own: the start the rules give it. */
+  recurrenceId?: CalendarTime;
   /** The UTC instants the event covers (`YYYY-MM-DD HH:MM:SS`), for the span of its zone's VTIMEZONE. */
   spanUtc: [string, string];
 }
@@ -183,7 +187,7 @@ export function vtimezone(zoneName: string, zone: Zone, fromYear: number, toYear
   return lines;
 }
 
-function timeProperty(name: 'DTSTART' | 'DTEND', time: CalendarTime): Property {
+function timeProperty(name: 'DTSTART' | 'DTEND' | 'RECURRENCE-ID', time: CalendarTime): Property {
   return time.kind === 'date'
     ? { name, params: [['VALUE', 'DATE']], value: time.date.replace(/-/g, '') }
     : { name, params: [['TZID', paramValue(time.zoneName)]], value: basicDateTime(time.local) };
@@ -195,8 +199,15 @@ function eventProperties(event: CalendarEvent): Property[] {
     { name: 'DTSTAMP', value: `${basicDateTime(event.stamp)}Z` },
     timeProperty('DTSTART', event.start),
     timeProperty('DTEND', event.end),
-    { name: 'SUMMARY', value: escapeText(event.summary) },
   ];
+  if (event.recurrenceId) props.push(timeProperty('RECURRENCE-ID', event.recurrenceId));
+  for (const line of event.recurrence ?? []) {
+    // `NAME;PARAMS:VALUE`, as dates/recurrence.ts calendarLines writes them (no `:` before the value).
+    const colon = line.indexOf(':');
+    const [name, ...params] = line.slice(0, colon).split(';');
+    props.push({ name, params: params.map((param) => param.split('=') as [string, string]), value: line.slice(colon + 1) });
+  }
+  props.push({ name: 'SUMMARY', value: escapeText(event.summary) });
   if (event.description) props.push({ name: 'DESCRIPTION', value: escapeText(event.description) });
   if (event.location) props.push({ name: 'LOCATION', value: escapeText(event.location) });
   if (event.geo) props.push({ name: 'GEO', value: `${event.geo.lat};${event.geo.lng}` });

@@ -20,6 +20,7 @@ import * as createChanges from './migrations/20261123000050_create_changes.js';
 import * as fillChanges from './migrations/20261123000051_fill_changes.js';
 import * as numberChangesByAutoIncrement from './migrations/20261124000001_number_changes_by_auto_increment.js';
 import * as dropChangeCounter from './migrations/20261124000002_drop_change_counter.js';
+import * as createEventSeries from './migrations/20261124000100_create_event_series.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261123000051_fill_changes', fillChanges],
   ['20261124000001_number_changes_by_auto_increment', numberChangesByAutoIncrement],
   ['20261124000002_drop_change_counter', dropChangeCounter],
+  ['20261124000100_create_event_series', createEventSeries],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

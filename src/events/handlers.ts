@@ -6,24 +6,27 @@ import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
-import { postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
+import { mayRead, postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
-import { createOrReuse, type PreparedCreate } from '../linked/writes.js';
+import type { PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
-import { TermNameTaken, type TermRow } from '../terms/repository.js';
+import type { TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
-import { inWriteTransaction, type Repositories } from '../repositories.js';
+import type { Repositories } from '../repositories.js';
 import { eventFeedEntries, eventJsonLds, eventRecords } from '../services/records.js';
 import { withoutContext } from '../linked/json-ld.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
-import type { EventColumns, EventRow } from './repository.js';
+import type { EventRow } from './repository.js';
 import { eventsCalendar } from './ical.js';
 import { htmlToText } from '../text/html.js';
-import { parseEventBody, type LinkedItem, type ParsedEvent, type TermsInput } from './input.js';
+import { parseEventBody, type ParsedEvent } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
 import { modifiedRange, type ModifiedRange } from '../posts/list-order.js';
+import { occurrenceStarts, startSeries, type RecurrenceSettings } from './occurrences.js';
+import { eventColumns, writeLinks } from './writes.js';
+import { removeInScope, resolveScope, updateInScope } from './series-writes.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -165,6 +168,7 @@ async function findListed(ctx: OperationContext<ListOp>, { query, problems, deta
     featured: query.featured,
     include: query.include,
     postParent: query.post_parent,
+    firstOfSeries: query.hide_subsequent_recurrences === true,
     hasCoordinates: query.geoloc,
     near: query.geoloc_lat !== undefined && query.geoloc_lng !== undefined ? { lat: query.geoloc_lat, lng: query.geoloc_lng, radiusKm: query.geoloc_radius ?? 10 } : undefined,
     modified,
@@ -190,7 +194,7 @@ function pagingArgs(ctx: OperationContext<ListOp>, { query, urlValues }: ParsedL
   for (const name of ['post_parent', 'include', 'strict_dates']) if (sent.has(name)) args[name] = q[name];
   for (const name of DATE_PARAMETERS.slice(2)) args[name] = urlValues[name];
   for (const name of ['ticketed', 'venue', 'organizer', 'featured', 'categories', 'tags']) if (sent.has(name)) args[name] = q[name];
-  for (const name of ['modified_after', 'modified_before', 'orderby', 'order']) if (sent.has(name)) args[name] = q[name];
+  for (const name of ['modified_after', 'modified_before', 'orderby', 'order', 'hide_subsequent_recurrences']) if (sent.has(name)) args[name] = q[name];
   return args;
 }
 
@@ -205,65 +209,46 @@ async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList)
   return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
 }
 
-/** The `events` columns a parsed body sets. */
-function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
-  const own: EventColumns = {};
-  if (parsed.times) {
-    own.start_local = parsed.times.startLocal;
-    own.end_local = parsed.times.endLocal;
-    own.start_utc = parsed.times.startUtc;
-    own.end_utc = parsed.times.endUtc;
-  }
-  if (parsed.timezone !== undefined) own.timezone = parsed.timezone;
-  else if (creating) own.timezone = siteTimezone;
-  if (parsed.allDay !== undefined) own.all_day = parsed.allDay;
-  const cost = parsed.cost ?? (creating ? { raw: [], values: [], min: null, max: null, symbol: '', position: '' as const } : undefined);
-  if (cost) {
-    own.cost_raw = JSON.stringify(cost.raw);
-    own.cost_values = JSON.stringify(cost.values);
-    own.cost_min = cost.min;
-    own.cost_max = cost.max;
-    own.currency_symbol = cost.symbol;
-    own.currency_position = cost.position;
-  }
-  if (parsed.website !== undefined) own.website = parsed.website;
-  else if (creating) own.website = '';
-  Object.assign(own, parsed.flags);
-  return own;
-}
-
-/** Writes the venue/organizer/term links of a parsed body, creating what it asks to create. */
-async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<void> {
-  const events = repositories.events;
-  const ids = async (items: LinkedItem[]) => {
-    const out: number[] = [];
-    for (const item of items) out.push('id' in item ? item.id : await createOrReuse(repositories, item.prepared, writer));
-    return out;
-  };
-  if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
-  if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
-  for (const [taxonomy, input] of [
-    [CATEGORIES, parsed.categories],
-    [TAGS, parsed.tags],
-  ] as Array<[Taxonomy, TermsInput | undefined]>) {
-    if (!input) continue;
-    const termIds = [...input.ids];
-    for (const name of input.create) {
-      const existing = await repositories.terms.findByName(taxonomy, 0, name);
-      if (existing) {
-        termIds.push(existing.id);
-        continue;
-      }
-      try {
-        termIds.push(await repositories.terms.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
-      } catch (err) {
-        if (!(err instanceof TermNameTaken)) throw err;
-        termIds.push(err.existing.id);
-      }
-    }
-    await events.setTerms(eventId, taxonomy.name, termIds, isNew);
-  }
-}
+/**
+ * `GET /events/{id}/occurrences` (docs/contract.md §14): the events of the series `id` belongs to, as
+ * `GET /events` lists them (date window, paging, read rules), after the read checks of `GET /events/{id}`.
+ */
+const listOccurrences = operation({
+  parse(ctx: OperationContext<'listEventOccurrences'>) {
+    const query = ctx.query;
+    const { bounds, urlValues, invalid } = listBounds(query, { strict: query.strict_dates === true, include: false, now: ctx.now(), siteTimezone: ctx.config.siteTimezone });
+    if (invalid.length) throw invalidParams(Object.fromEntries(invalid.map((name) => [name, `${name} is not a date this service understands.`])));
+    return { ...singleReadInput(ctx), page: pageRequest(query.page, query.per_page), bounds, urlValues };
+  },
+  load: (ctx: OperationContext<'listEventOccurrences'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
+  authorize: postPolicy.read,
+  async execute(ctx: OperationContext<'listEventOccurrences'>, { page, bounds, urlValues }, row) {
+    const repositories = ctx.repositories;
+    const changeCursor = await currentCursor(repositories);
+    const status = statusFilter(undefined, ctx.user);
+    const { rows, total } = await repositories.events.list({
+      statuses: status.statuses,
+      reader: readerOf(ctx.user),
+      bounds,
+      termLists: [],
+      ofSeries: { seriesId: row.seriesId, eventId: row.id },
+      limit: page.perPage,
+      offset: page.offset,
+    });
+    const sent = new Set(sentQueryNames(ctx.req));
+    const args: Record<string, unknown> = { ...urlValues, status: status.urlValue };
+    if (sent.has('strict_dates')) args.strict_dates = ctx.query.strict_dates;
+    const { envelope, headers } = listEnvelope(
+      `${ctx.urls.item('events', row.id)}/occurrences`,
+      args,
+      page,
+      total,
+      () => new RestError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist'),
+    );
+    const events = await eventRecords(repositories, rows, ctx.user, ctx.urls, { single: false });
+    return { status: 200, body: { events, ...envelope }, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor } };
+  },
+});
 
 /** What an event write asks for that needs rights: its own status and author, and those of the venues and organizers it creates. */
 function writeRequests(parsed: ParsedEvent): { own: WriteRequest; nested: WriteRequest[] } {
@@ -294,11 +279,25 @@ async function parseWrite(ctx: OperationContext<'createEvent' | UpdateOp>): Prom
   return { body, parsed };
 }
 
+function recurrenceSettings(ctx: OperationContext): RecurrenceSettings {
+  return { maxOccurrences: ctx.config.recurrenceMaxOccurrences, horizonDays: ctx.config.recurrenceHorizonDays };
+}
+
+/** A create's body, and the occurrences its `recurrence` gives (400 naming the line, before anything else is looked at). */
+async function parseCreate(ctx: OperationContext<'createEvent'>) {
+  const { body, parsed } = await parseWrite(ctx);
+  const lines = parsed.recurrence ?? [];
+  if (lines.length === 0 || !parsed.times) return { body, parsed, series: undefined };
+  const timezone = parsed.timezone ?? ctx.config.siteTimezone;
+  const template = { lines, timezone, startLocal: parsed.times.startLocal, endLocal: parsed.times.endLocal };
+  return { body, parsed, series: { template, ...occurrenceStarts(template, ctx.now(), recurrenceSettings(ctx)) } };
+}
+
 const create = operation({
-  parse: parseWrite,
+  parse: parseCreate,
   load: noTarget,
   authorize: authorizeWrite('create'),
-  async execute(ctx: OperationContext<'createEvent'>, { body, parsed }) {
+  async execute(ctx: OperationContext<'createEvent'>, { body, parsed, series }) {
     const writer = writerOf(ctx);
     const columns = commonColumns(parsed.common, undefined, writer);
     // The event, its new venues, organizers, terms and image, and its links: one transaction.
@@ -313,6 +312,8 @@ const create = operation({
         );
         await writeLinks(repositories, eventId, parsed, writer, true);
         await repositories.terms.shiftCounts([], await repositories.events.countedTerms(eventId));
+        // A series: its other occurrences are copies of this first event, in the same transaction.
+        if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;
       },
       async (repositories, id) => {
@@ -344,20 +345,13 @@ const update = operation({
     const problems: Record<string, string> = {};
     const parsed = await parseEventBody(body, row, writer, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
-    const columns = commonColumns(parsed.common, row, writer);
+    // A single event, or the scope of a series it belongs to (docs/contract.md §14).
+    const scope = resolveScope(ctx.query.scope, row);
     await conditionalWrite(
       ctx,
       versionOf('event', row),
       () => currentTag(ctx, row.id),
-      (expected) =>
-        inWriteTransaction(ctx.db, async (repositories) => {
-          const imageId = await resolveImage(repositories, body.image, ctx.user);
-          if (imageId !== undefined) columns.image_id = imageId;
-          const countedBefore = await repositories.events.countedTerms(row.id);
-          await repositories.events.update(row, columns, parsed.common.slug, eventColumns(parsed, false, writer.siteTimezone), expected);
-          await writeLinks(repositories, row.id, parsed, writer);
-          await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
-        }),
+      (expected) => updateInScope({ db: ctx.db, writer, settings: recurrenceSettings(ctx) }, row, body, parsed, scope, expected),
     );
     const updated = await reload(EVENTS, ctx.repositories, row.id);
     return { status: 200, body: await record(ctx, updated), version: versionOf('event', updated) };
@@ -370,6 +364,20 @@ const remove = operation({
   authorize: postPolicy.remove,
   async execute(ctx: OperationContext<DeleteOp>, query, row) {
     const modified = modifiedNow(ctx.now(), ctx.config.siteTimezone);
+    // An event of a series: on the first event the whole series, else the scope asked (docs/contract.md §14).
+    const scope = row.seriesId === row.id ? 'all' : resolveScope(query.scope, row);
+    if (scope !== 'single') {
+      const before = await record(ctx, row);
+      await conditionalWrite(
+        ctx,
+        versionOf('event', row),
+        () => currentTag(ctx, row.id),
+        (expected) => removeInScope({ db: ctx.db, writer: writerOf(ctx), settings: recurrenceSettings(ctx) }, row, scope, query.force === true, expected),
+      );
+      // The record as it is now, or as it was when it is gone (deleted for good, as `force` answers).
+      const after = await EVENTS.findById(ctx.repositories, row.id);
+      return { status: 200, body: after ? await record(ctx, after) : before, version: versionOf('event', after ?? row) };
+    }
     const removed = await conditionalWrite(
       ctx,
       versionOf('event', row),
@@ -394,11 +402,50 @@ function feedName(ctx: OperationContext, categories: TermRow[], tags: TermRow[])
   return `${site} Events${terms.length ? `: ${[...new Set(terms)].join(', ')}` : ''}`;
 }
 
+/**
+ * The rows a feed writes (docs/contract.md §14): a series appears once, as its first event with the
+ * rules (at the place of its first listed occurrence, also when the first event itself falls outside
+ * the list), plus each listed exception with its RECURRENCE-ID; the other occurrences follow from the
+ * rules. A series whose first event the caller may not read shows its listed occurrences one by one.
+ */
+async function feedRows(ctx: OperationContext, rows: EventRow[]): Promise<EventRow[]> {
+  const listed = new Map(rows.map((row) => [row.id, row]));
+  const wanted = [...new Set(rows.map((row) => row.seriesId).filter((id): id is number => id !== null && !listed.has(id)))];
+  const masters = new Map((await ctx.repositories.events.findByIds(wanted)).filter((row) => mayRead(ctx.user, row) && row.status !== 'trash').map((row) => [row.id, row]));
+  for (const row of rows) if (row.seriesId === row.id) masters.set(row.id, row);
+  const written = new Set<number>();
+  const out: EventRow[] = [];
+  for (const row of rows) {
+    const master = row.seriesId === null ? undefined : masters.get(row.seriesId);
+    if (!master) {
+      out.push(row);
+      continue;
+    }
+    if (!written.has(master.id)) {
+      written.add(master.id);
+      out.push(master);
+    }
+    if (row.id !== master.id && row.exception) out.push(row);
+  }
+  return out;
+}
+
+/** Feed entries for some rows, the masters with the span of their stored occurrences. */
+async function seriesFeedEntries(ctx: OperationContext, rows: EventRow[], single: boolean) {
+  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single });
+  const masters = rows.filter((row) => row.seriesId === row.id).map((row) => row.id);
+  if (masters.length) {
+    const ends = await ctx.repositories.series.lastEndUtc(masters);
+    for (const entry of entries) if (entry.row.seriesId === entry.row.id) entry.seriesEndUtc = ends.get(entry.row.id);
+  }
+  return entries;
+}
+
 /** `GET /events.ics`: every event `GET /events` would list with the same query, up to ICAL_MAX_EVENTS, in one calendar. */
 async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
-  const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single: false });
+  const entries = await seriesFeedEntries(ctx, await feedRows(ctx, rows), false);
   const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
@@ -436,7 +483,7 @@ const getFeed = operation({
   load: (ctx: OperationContext<'getEventIcs'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
-    const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
+    const entries = await seriesFeedEntries(ctx, [row], true);
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
     const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
@@ -467,6 +514,7 @@ export const eventOperations = {
     execute: listJsonLd,
   }),
   getEventIcs: getFeed,
+  listEventOccurrences: listOccurrences,
   createEvent: create,
   getEvent: get,
   updateEvent: update,

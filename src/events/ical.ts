@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { calendar, type CalendarEvent, type CalendarTime } from '../calendar/ical.js';
 import { zoneOf } from '../dates/parse.js';
+import { calendarLines } from '../dates/recurrence.js';
 import { htmlToText } from '../text/html.js';
 import type { Urls } from '../urls.js';
 import { CATEGORIES } from '../terms/taxonomies.js';
@@ -38,6 +39,8 @@ export interface FeedEntry {
   /** Category names, in the record's order. */
   categories: string[];
   imageUrl: string | undefined;
+  /** A series' master: the end (UTC) of its last stored occurrence, so its zone's VTIMEZONE covers every occurrence. */
+  seriesEndUtc?: string;
 }
 
 /** A feed entry from the loaded relations (those the caller may see: services/records.ts). */
@@ -98,13 +101,24 @@ function times(row: EventRow, masked: boolean): [CalendarTime, CalendarTime] {
 }
 
 /** One VEVENT's content. A masked event gives only its title, times, UID, URL, stamps, sequence and status. */
-export function calendarEvent({ row, masked, venue, organizer, categories, imageUrl }: FeedEntry, urls: Urls, options: Pick<FeedOptions, 'host' | 'uid'>): CalendarEvent {
+export function calendarEvent(
+  { row, masked, venue, organizer, categories, imageUrl, seriesEndUtc }: FeedEntry,
+  urls: Urls,
+  options: Pick<FeedOptions, 'host' | 'uid'>,
+): CalendarEvent {
   const [start, end] = times(row, masked);
+  const series = seriesParts(row, start);
   const organizerName = organizer ? htmlToText(organizer.row.title) : '';
   const email = organizer && !organizer.masked ? organizer.row.fields.email : '';
   const geo = venue && !venue.masked && venue.row.geoLat !== null && venue.row.geoLng !== null ? { lat: venue.row.geoLat, lng: venue.row.geoLng } : undefined;
   return {
-    uid: options.uid === 'plugin' ? `${row.id}-${unixSeconds(row.startUtc)}-${unixSeconds(row.endUtc)}@${options.host}` : `${row.id}@${options.host}`,
+    // Every VEVENT of a series shares the series' UID, whatever `uid` asks (docs/contract.md §14).
+    uid:
+      row.seriesId !== null
+        ? `${row.seriesId}@${options.host}`
+        : options.uid === 'plugin'
+          ? `${row.id}-${unixSeconds(row.startUtc)}-${unixSeconds(row.endUtc)}@${options.host}`
+          : `${row.id}@${options.host}`,
     // The last change, not the time of the request: the same data gives the same feed (and ETag).
     stamp: row.modifiedUtc,
     start,
@@ -120,8 +134,22 @@ export function calendarEvent({ row, masked, venue, organizer, categories, image
     sequence: row.version,
     status: row.status === 'publish' ? 'CONFIRMED' : 'TENTATIVE',
     attach: imageUrl,
-    spanUtc: [row.startUtc, row.endUtc],
+    spanUtc: [row.startUtc, seriesEndUtc && seriesEndUtc > row.endUtc ? seriesEndUtc : row.endUtc],
+    ...series,
   };
+}
+
+/**
+ * A series' place in the calendar (docs/contract.md §14): its first event is the master, with the
+ * rules; any other occurrence written on its own carries RECURRENCE-ID, the start the rules give it,
+ * in the form of the master's DTSTART.
+ */
+function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'recurrence' | 'recurrenceId'> {
+  if (row.seriesId === null || row.recurrenceStart === null) return {};
+  const allDay = start.kind === 'date';
+  if (row.id === row.seriesId) return { recurrence: calendarLines(row.recurrence ?? [], row.timezone, row.startLocal, allDay) };
+  if (allDay) return { recurrenceId: { kind: 'date', date: row.recurrenceStart.slice(0, 10) } };
+  return { recurrenceId: { kind: 'local', local: row.recurrenceStart, zoneName: start.kind === 'local' ? start.zoneName : row.timezone } };
 }
 
 /** The feed: one calendar with the events, in the order given. */

@@ -35,6 +35,8 @@ export interface ParsedEvent {
   organizers?: LinkedItem[];
   categories?: TermsInput;
   tags?: TermsInput;
+  /** `recurrence` as sent: RFC 5545 content lines; `[]` (also for `false`) ends a series (docs/contract.md §14). */
+  recurrence?: string[];
 }
 
 const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
@@ -97,7 +99,23 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   parsed.organizers = await parseLinked(ORGANIZERS, body.organizer, writer, problems);
   parsed.categories = await parseTerms(CATEGORIES, body.categories, writer, problems);
   parsed.tags = await parseTerms(TAGS, body.tags, writer, problems);
+  if (body.recurrence !== undefined) parsed.recurrence = parseRecurrenceInput(body.recurrence, problems);
   return parsed;
+}
+
+/**
+ * `recurrence` (docs/contract.md §14): an array of content lines, or `false` / `[]` / `""` for none.
+ * A single string is one line (a form body with one `recurrence` value). The lines themselves are
+ * checked when the series is expanded (dates/recurrence.ts), where the event's start and zone are known.
+ */
+function parseRecurrenceInput(input: unknown, problems: Record<string, string>): string[] | undefined {
+  if (input === false || input === '' || input === 'false' || input === null) return [];
+  const items = Array.isArray(input) ? input : [input];
+  if (!items.every((item) => typeof item === 'string')) {
+    problems.recurrence = 'recurrence must be an array of RFC 5545 content lines (RRULE, RDATE, EXDATE), or false.';
+    return undefined;
+  }
+  return items.map((item) => item.trim()).filter((item) => item !== '');
 }
 
 /** `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (docs/contract.md §6). */

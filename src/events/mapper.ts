@@ -102,6 +102,7 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     // One venue: an object; several: an array; none: [] (docs/plugin-behaviour.md §1.7).
     venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: masked ? [] : organizers,
+    ...seriesFields(row),
   } as EventRecord;
   if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related), urls, masked) as EventRecord['json_ld'];
   return record;
@@ -114,4 +115,9 @@ export function jsonLdParts(row: EventRow, related: EventRelations): EventJsonLd
     organizer: related.organizers.get(row.id)?.[0],
     image: row.imageId === null ? false : (related.images.get(row.imageId) ?? false),
   };
+}
+
+/** `series_id` on every event, and the series' `recurrence` on its occurrences (docs/contract.md §14). */
+function seriesFields(row: EventRow): Pick<EventRecord, 'series_id' | 'recurrence'> {
+  return row.seriesId === null ? { series_id: null } : { series_id: row.seriesId, recurrence: row.recurrence ?? [] };
 }

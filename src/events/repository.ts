@@ -29,6 +29,14 @@ export interface EventRow extends PostRow {
   sticky: boolean;
   featured: boolean;
   postParent: number | null;
+  /** The series' first event (itself for the first event), or null for a single event (docs/contract.md §14). */
+  seriesId: number | null;
+  /** The series' rules (RFC 5545 content lines), or null for a single event. */
+  recurrence: string[] | null;
+  /** The local start the rules give this occurrence (its RECURRENCE-ID). */
+  recurrenceStart: string | null;
+  /** Edited on its own: later edits of the series leave it alone. */
+  exception: boolean;
 }
 
 /** Columns of `events` as written. */
@@ -73,9 +81,12 @@ const EVENT_COLUMNS = [
   'sticky',
   'featured',
   'post_parent',
+  'series_id',
+  'recurrence_start',
+  'exception',
 ];
 
-const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`)];
+const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules'];
 
 function jsonList(value: unknown): string[] {
   const parsed = typeof value === 'string' ? JSON.parse(value) : value;
@@ -104,6 +115,10 @@ function toEventRow(row: Record<string, unknown>): EventRow {
     sticky: flag('sticky'),
     featured: flag('featured'),
     postParent: row.post_parent === null || row.post_parent === undefined ? null : Number(row.post_parent),
+    seriesId: row.series_id === null || row.series_id === undefined ? null : Number(row.series_id),
+    recurrence: row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : jsonList(row.series_rules),
+    recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
+    exception: flag('exception'),
   };
 }
 
@@ -132,6 +147,10 @@ export interface EventListFilter {
   featured?: boolean;
   include?: number[];
   postParent?: number;
+  /** `GET /events/{id}/occurrences`: the events of this series (or the single event itself) (docs/contract.md §14). */
+  ofSeries?: { seriesId: number | null; eventId: number };
+  /** `hide_subsequent_recurrences`: of each series, only its first occurrence inside the window. */
+  firstOfSeries?: boolean;
   /** `geoloc=true`: a linked venue has coordinates. */
   hasCoordinates?: boolean;
   /** `geoloc_lat` + `geoloc_lng`: a linked venue within the radius; nearest first. */
@@ -143,6 +162,19 @@ export interface EventListFilter {
   direction?: Direction;
   limit: number;
   offset: number;
+}
+
+/** The date bounds on the events of alias `x` (docs/plugin-behaviour.md §5.5). */
+function whereInWindow(query: Knex.QueryBuilder, x: string, b: DateBounds): void {
+  if (b.startFrom) query.where(`${x}.start_local`, '>=', b.startFrom);
+  // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
+  // start too: the redundant condition lets the index on the start serve a closed range instead of
+  // reading every later event (4x faster for a two-month window at 100k events).
+  if (b.endTo) query.where(`${x}.end_local`, '<=', b.endTo).where(`${x}.start_local`, '<=', b.endTo);
+  if (b.startsAfter) query.where(`${x}.start_local`, '>', b.startsAfter);
+  if (b.startsBefore) query.where(`${x}.start_local`, '<', b.startsBefore);
+  if (b.endsAfter) query.where(`${x}.end_local`, '>', b.endsAfter);
+  if (b.endsBefore) query.where(`${x}.end_local`, '<', b.endsBefore).where(`${x}.start_local`, '<', b.endsBefore);
 }
 
 /** What decides a list's total: the filter without the page and its order, and who asks (what they may read). */
@@ -159,7 +191,7 @@ export class EventRepository {
   ) {}
 
   private base(): Knex.QueryBuilder {
-    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').where('p.type', 'event');
+    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').where('p.type', 'event');
   }
 
   async findById(id: number): Promise<EventRow | undefined> {
@@ -198,16 +230,21 @@ export class EventRepository {
     };
     if (!filter.reader.scope.everything) joinPosts();
     whereReadable(query, 'p', filter.reader.scope, 'x.post_status');
-    const b = filter.bounds;
-    if (b.startFrom) query.where('x.start_local', '>=', b.startFrom);
-    // An event never ends before it starts (writes refuse it), so an upper bound on the end bounds the
-    // start too: the redundant condition lets the index on the start serve a closed range instead of
-    // reading every later event (4x faster for a two-month window at 100k events).
-    if (b.endTo) query.where('x.end_local', '<=', b.endTo).where('x.start_local', '<=', b.endTo);
-    if (b.startsAfter) query.where('x.start_local', '>', b.startsAfter);
-    if (b.startsBefore) query.where('x.start_local', '<', b.startsBefore);
-    if (b.endsAfter) query.where('x.end_local', '>', b.endsAfter);
-    if (b.endsBefore) query.where('x.end_local', '<', b.endsBefore).where('x.start_local', '<', b.endsBefore);
+    whereInWindow(query, 'x', filter.bounds);
+    if (filter.ofSeries) {
+      if (filter.ofSeries.seriesId === null) query.where('x.post_id', filter.ofSeries.eventId);
+      else query.where('x.series_id', filter.ofSeries.seriesId);
+    }
+    if (filter.firstOfSeries) {
+      // No earlier occurrence of the same series inside the window with a listed status (ties by id).
+      const earlier = this.db('events as y')
+        .whereRaw('y.series_id = x.series_id')
+        .whereIn('y.post_status', filter.statuses)
+        .where('y.hide_from_listings', false)
+        .where((q) => q.whereRaw('y.start_local < x.start_local').orWhere((same) => same.whereRaw('y.start_local = x.start_local').whereRaw('y.post_id < x.post_id')));
+      whereInWindow(earlier, 'y', filter.bounds);
+      query.where((q) => q.whereNull('x.series_id').orWhereNotExists(earlier));
+    }
     // On the copy of `posts.modified_utc`, indexed after the status and listing flag (events_modified_index).
     if (filter.modified) whereModified(query, 'x.post_modified_utc', filter.modified);
     if (filter.search) {
@@ -273,7 +310,7 @@ export class EventRepository {
 
     const page = query.clone();
     if (!postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
-    page.select(SELECT);
+    page.leftJoin('event_series as s', 's.id', 'x.series_id').select(SELECT);
     const own = distance ? 'distance' : filter.include ? 'date' : 'event_date';
     const { by, direction } = listOrder<EventOrderBy | 'distance'>(filter.orderBy, filter.direction, { by: own, direction: 'asc' });
     if (by === 'distance' && distance) page.select(distance.as('distance_km')).orderBy('distance_km', direction);

@@ -183,6 +183,45 @@ export class TermRepository {
     }
   }
 
+  /**
+   * Adds `n` published events to the counts of some terms (the new occurrences of a published series,
+   * which all have the first event's terms), and announces those terms.
+   */
+  async addToCounts(termIds: number[], n: number): Promise<void> {
+    if (termIds.length === 0 || n === 0) return;
+    const trx = requireTransaction(this.db);
+    await trx('terms').whereIn('id', termIds).increment('published_count', n);
+    for (const row of await trx('terms').whereIn('id', termIds).select('id', 'taxonomy')) noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+  }
+
+  /**
+   * Counts the published events of some terms again (a series write adds or removes many events of
+   * the same terms at once, where shiftCounts moves counts by one event), and announces the terms
+   * whose count moved.
+   */
+  async recount(termIds: number[]): Promise<void> {
+    const trx = requireTransaction(this.db);
+    for (const part of chunks([...new Set(termIds)])) {
+      const before = new Map<number, number>(
+        (await trx('terms').whereIn('id', part).select('id', 'published_count')).map((row: Record<string, unknown>) => [Number(row.id), Number(row.published_count)]),
+      );
+      const counted = await trx('event_terms as et')
+        .join('posts as p', 'p.id', 'et.event_id')
+        .whereIn('et.term_id', part)
+        .where('p.status', 'publish')
+        .groupBy('et.term_id')
+        .select('et.term_id', trx.raw('count(*) as n'));
+      const after = new Map<number, number>(part.map((id) => [id, 0]));
+      for (const row of counted) after.set(Number(row.term_id), Number(row.n));
+      for (const [id, n] of after) {
+        if (!before.has(id) || before.get(id) === n) continue;
+        await trx('terms').where('id', id).update({ published_count: n });
+        const term = await trx('terms').where('id', id).first('taxonomy');
+        noteChange(trx, changeTypeOf(term.taxonomy), id);
+      }
+    }
+  }
+
   /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
   async ancestorsOf(rows: TermRow[]): Promise<Map<number, TermRow>> {
     const known = new Map<number, TermRow>(rows.map((row) => [row.id, row]));

@@ -26,6 +26,7 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1/events\\.jsonld',
       '/tribe/events/v1/events/(?P<id>\\d+)\\.ics',
       '/tribe/events/v1/events/(?P<id>\\d+)',
+      '/tribe/events/v1/events/(?P<id>\\d+)/occurrences',
       '/tribe/events/v1/events/by-slug/(?P<slug>[^/]+)',
       '/tribe/events/v1/venues',
       '/tribe/events/v1/venues/(?P<id>\\d+)',

@@ -104,6 +104,7 @@ describe('events: create, update and delete', () => {
           tags: [],
           venue: [],
           organizer: [],
+          series_id: null,
         },
       );
       assert.deepEqual(event.start_date_details, { year: '2030', month: '05', day: '01', hour: '10', minutes: '00', seconds: '00' });

@@ -52,6 +52,7 @@ describe('the OpenAPI document as the source of truth', () => {
     assert.equal(methods('/events.ics'), 'GET');
     assert.equal(methods('/events/{id}.ics'), 'GET');
     assert.equal(methods('/events.jsonld'), 'GET');
+    assert.equal(methods('/events/{id}/occurrences'), 'GET');
     assert.equal(new Set(operations.map((op) => op.path)).size, 19);
   });
 

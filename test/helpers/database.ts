@@ -13,7 +13,22 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'sqlite::memor
 let opened: { db: Knex; target: DatabaseTarget } | undefined;
 
 /** Tables in an order that respects foreign keys when emptying them. */
-const TABLES = ['idempotency_keys', 'event_terms', 'event_venues', 'event_organizers', 'terms', 'images', 'events', 'venues', 'organizers', 'posts', 'secrets', 'users', 'changes'];
+const TABLES = [
+  'idempotency_keys',
+  'event_terms',
+  'event_venues',
+  'event_organizers',
+  'terms',
+  'images',
+  'event_series',
+  'events',
+  'venues',
+  'organizers',
+  'posts',
+  'secrets',
+  'users',
+  'changes',
+];
 
 export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTarget }> {
   if (opened) return opened;

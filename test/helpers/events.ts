@@ -56,6 +56,7 @@ export const EVENT_KEYS = [
   'tags',
   'venue',
   'organizer',
+  'series_id',
 ];
 
 /** A record as the API returns it (loosely typed: tests look at the wire). */

@@ -107,6 +107,17 @@ function valueForName(name: string, schema: SchemaObject, world: World, where: '
         fc.constantFrom('', null, []),
         fc.array(fc.oneof(idOf(world, world.ids.organizers), fc.record({ organizer: text(world, 1) })), { maxLength: 2 }),
       );
+    // Recurrence lines (docs/contract.md §14): series of a few occurrences, an end to a series, and lines the rules refuse.
+    if (name === 'recurrence' && collection === 'events')
+      return fc.constantFrom(
+        ['RRULE:FREQ=DAILY;COUNT=3'],
+        ['RRULE:FREQ=WEEKLY;COUNT=2', 'EXDATE:20000101T000000Z'],
+        ['RRULE:FREQ=DAILY;INTERVAL=2;COUNT=2', 'RDATE;VALUE=DATE:20991231'],
+        [],
+        false,
+        ['RRULE:FREQ=MONTHLY;BYDAY=MO'],
+        ['EXRULE:FREQ=DAILY'],
+      );
     if (name === 'categories') return fc.array(fc.oneof(idOf(world, world.ids.categories), pick(world.termWords), fc.record({ id: pick(world.ids.categories) })), { maxLength: 3 });
     if (name === 'tags') return fc.array(fc.oneof(idOf(world, world.ids.tags), pick(world.termWords)), { maxLength: 3 });
     if (name === 'parent') return fc.oneof(fc.constant(0), idOf(world, world.ids.categories));

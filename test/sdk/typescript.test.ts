@@ -22,6 +22,7 @@ interface Story {
   conditionalReadsAndFields: Step;
   syncAndSafeWrites: Step;
   subscribeToFeeds: Step;
+  recurringSeries: Step;
 }
 
 describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', function () {
@@ -71,6 +72,10 @@ describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', func
 
   it('sends If-None-Match (304) and _fields, with a bearer token', async () => {
     await story.conditionalReadsAndFields(await target());
+  });
+
+  it('creates a recurring series, moves one occurrence, splits the series and lists both halves', async () => {
+    await story.recurringSeries(await target());
   });
 
   it('keeps a copy in sync (modified_after, then the change feed), updates with If-Match (412, then a retry) and replays an idempotent create', async () => {

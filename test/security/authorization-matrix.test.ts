@@ -549,3 +549,64 @@ describe('authorization matrix: trashed records and known bugs', () => {
     });
   }
 });
+
+/**
+ * Recurring series (docs/contract.md §14): every caller × own/someone else's series × every state.
+ * A series' occurrences follow the rules of its first event: reading them (`/occurrences`), changing
+ * the whole series from a later occurrence (`scope=all`), deleting one occurrence (an EXDATE) and
+ * deleting the series for good need what the same operation on a single event needs.
+ */
+describe('authorization matrix: recurring series', () => {
+  const EVENT_KIND = KINDS[0];
+  let w: World;
+  beforeEach(async () => {
+    w = await world();
+  });
+
+  for (const caller of CALLERS) {
+    it(`as ${an(caller)}: occurrences, scope=all updates and deletes of every owner × state`, async () => {
+      const mismatches: string[] = [];
+      for (const owner of ownersOf(caller)) {
+        const ownerUser = owner === 'own' ? (w.users[caller] as TestUser) : w.someone;
+        for (const state of STATES) {
+          const label = `series ${caller} ${owner} ${state}`;
+          const first = await seed(w, EVENT_KIND, ownerUser, state, label, { description: description(EVENT_KIND, owner, state), recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+          const start = (await send(w.http, 'get', itemPath(EVENT_KIND, first.id), w.admin)).body.start_date.slice(0, 10);
+          const window = `start_date=${start}&end_date=2099-12-31`;
+          const all = (await send(w.http, 'get', `${itemPath(EVENT_KIND, first.id)}/occurrences?${window}&status=any`, w.admin)).body.events as Array<{ id: number }>;
+          const ids = (
+            await send(w.http, 'get', `${collectionPath(EVENT_KIND)}?${window}&status=any,trash&per_page=50&search=${encodeURIComponent(label)}`, w.admin)
+          ).body.events.map((e: { id: number }) => e.id) as number[];
+          if (ids.length !== 3) mismatches.push(`${label}: seeded ${ids.length} occurrences (${all?.length})`);
+          const [, second, third] = ids;
+
+          const read = expectedRead(caller, owner, state);
+          const listed = await send(w.http, 'get', `${itemPath(EVENT_KIND, second)}/occurrences?${window}`, w.users[caller]);
+          if (listed.status !== read.status || (read.code && listed.body.code !== `event-${read.code}`))
+            mismatches.push(`${label} occurrences: expected ${read.status}, got ${listed.status} ${listed.body.code ?? ''}`);
+          else if (listed.status === 200 && listed.body.events.length !== (state === 'trash' ? 0 : 3)) mismatches.push(`${label} occurrences: ${listed.body.events.length} listed`);
+
+          const mayEdit = MAY_EDIT[caller][owner].includes(state);
+          const expected = caller === 'anonymous' ? 401 : mayEdit ? 200 : 403;
+          const updated = await send(w.http, 'patch', `${itemPath(EVENT_KIND, second)}?scope=all`, w.users[caller], { description: 'Changed by the matrix' });
+          if (updated.status !== expected) mismatches.push(`${label} PATCH scope=all: expected ${expected}, got ${updated.status} ${updated.body.code ?? ''}`);
+          for (const id of ids) {
+            const stored = String((await send(w.http, 'get', itemPath(EVENT_KIND, id), w.admin)).body.description).includes('Changed by the matrix');
+            if (stored !== (expected === 200)) mismatches.push(`${label}: occurrence ${id} ${stored ? 'changed' : 'unchanged'} after ${updated.status}`);
+          }
+
+          const removed = await send(w.http, 'delete', itemPath(EVENT_KIND, third), w.users[caller]);
+          if (removed.status !== expected) mismatches.push(`${label} DELETE an occurrence: expected ${expected}, got ${removed.status}`);
+          const thirdGone = (await send(w.http, 'get', itemPath(EVENT_KIND, third), w.admin)).status === 404;
+          if (thirdGone !== (expected === 200)) mismatches.push(`${label}: occurrence ${thirdGone ? 'deleted' : 'kept'} after ${removed.status}`);
+
+          const forced = await send(w.http, 'delete', `${itemPath(EVENT_KIND, first.id)}?force=true`, w.users[caller]);
+          if (forced.status !== expected) mismatches.push(`${label} DELETE the series force=true: expected ${expected}, got ${forced.status}`);
+          const secondGone = (await send(w.http, 'get', itemPath(EVENT_KIND, second), w.admin)).status === 404;
+          if (secondGone !== (expected === 200)) mismatches.push(`${label}: series ${secondGone ? 'deleted' : 'kept'} after ${forced.status}`);
+        }
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});

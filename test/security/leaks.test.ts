@@ -84,7 +84,8 @@ async function seedAll(w: World): Promise<Seeds> {
     tags: [tag],
   });
   for (const state of states) {
-    const record = await seed(w, EVENT, w.someone, state, 'unused', { ...secretFields(EVENT, state), ...links() });
+    // Each hidden event is a recurring series (docs/contract.md §14): its other occurrence is hidden alike.
+    const record = await seed(w, EVENT, w.someone, state, 'unused', { ...secretFields(EVENT, state), ...links(), recurrence: ['RRULE:FREQ=DAILY;COUNT=2'] });
     hidden.event.push({ ...record, state });
   }
   // Published events linking every hidden venue and organizer; the first one also the protected ones.
@@ -164,6 +165,8 @@ describe('no hidden content in any answer to a caller who may not read it', func
         'geoloc=true',
         'geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=50',
         'strict_dates=true',
+        'hide_subsequent_recurrences=true',
+        ...s.hidden.event.map((e) => `post_parent=${e.id}`),
       ];
       const linkedFilters = ['', `search=${WORD}`, `event=${s.publicEvents[0]}`, 'has_events=true', 'only_with_upcoming=true', ...s.hidden.event.map((e) => `event=${e.id}`)];
       for (const [collection, filters] of [
@@ -202,6 +205,11 @@ describe('no hidden content in any answer to a caller who may not read it', func
         assert.equal(res.body['@type'], 'ItemList');
       }
       for (const status of statuses) await walk(w, as, `${NS}/events.jsonld?status=${status}&per_page=1`, caller, seen);
+      // A hidden series' occurrences (docs/contract.md §14): refused as its first event is.
+      for (const record of s.hidden.event) {
+        const res = await look(w, as, `${NS}/events/${record.id}/occurrences?start_date=2020-01-01&end_date=2099-12-31`, caller, seen);
+        assert.equal(res.status, 403, `${caller} ${record.state} occurrences: ${res.status}`);
+      }
       // Terms of hidden events.
       for (const collection of ['categories', 'tags']) {
         for (const hiddenEvent of s.hidden.event) {

@@ -13,13 +13,13 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
   [
     2,
     'repositories and their vocabularies',
-    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
+    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|series|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
   ],
   [3, 'policies', /^policies\//],
   [
     4,
     'services: input parsing, writes, record building, page rendering',
-    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper|json-ld)\.ts$|events\/(input|mapper|ical|json-ld)\.ts$|terms\/mapper\.ts$|pages\/(read|views|layout)\.ts$)/,
+    /^(services\/|posts\/(writes|images)\.ts$|linked\/(writes|mapper|json-ld)\.ts$|events\/(input|mapper|ical|json-ld|occurrences|writes|series-writes)\.ts$|terms\/mapper\.ts$|pages\/(read|views|layout)\.ts$)/,
   ],
   [
     5,

@@ -71,6 +71,7 @@ describe('_fields (WordPress rest_filter_response_fields)', () => {
     it('finds the records key of every list operation in the document', () => {
       assert.deepEqual(Object.fromEntries(listKeys(loadDocument())), {
         listEvents: 'events',
+        listEventOccurrences: 'events',
         listVenues: 'venues',
         listOrganizers: 'organizers',
         listCategories: 'categories',

@@ -18,6 +18,7 @@ import {
   getEventIcs,
   getVenueBySlug,
   listChanges,
+  listEventOccurrences,
   listEvents,
   listEventsIcs,
   listEventsJsonLd,
@@ -321,4 +322,64 @@ export async function subscribeToFeeds(target: Target): Promise<void> {
     if (!result.response.headers.get('Link')?.includes('rel="next"')) break;
   }
   assert.deepEqual(positions, [1, 2, 3]);
+}
+
+/**
+ * A recurring series (docs/contract.md §14): created with RFC 5545 lines, one occurrence moved (it
+ * becomes an exception), the series split from a later occurrence on with a new time, and both halves
+ * listed; `scope` and `recurrence` are typed parameters and fields of the SDK.
+ */
+export async function recurringSeries(target: Target): Promise<void> {
+  const client = clientFor(target);
+  const series = ok(
+    await createEvent({
+      client,
+      body: {
+        title: 'Choir rehearsal',
+        start_date: '2027-03-02 19:00:00',
+        end_date: '2027-03-02 21:00:00',
+        timezone: 'Europe/Paris',
+        status: 'publish',
+        recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=8'],
+      },
+    }),
+  );
+  assert.equal(series.series_id, series.id);
+  assert.deepEqual(series.recurrence, ['RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=8']);
+  const window = { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 20 };
+  const occurrences = ok(await listEventOccurrences({ client, path: { id: series.id }, query: window })).events;
+  assert.equal(occurrences.length, 8);
+
+  // Move the third rehearsal to the Wednesday: only that occurrence changes (scope=this is the default there).
+  const third = occurrences[2];
+  const moved = ok(await patchEvent({ client, path: { id: third.id }, body: { start_date: '2027-03-17 19:00:00', end_date: '2027-03-17 21:00:00' } }));
+  assert.equal(moved.series_id, series.id);
+  assert.equal(moved.start_date, '2027-03-17 19:00:00');
+
+  // From the sixth on, rehearsals start at 20:00: the series splits there.
+  const sixth = occurrences[5];
+  const split = ok(
+    await patchEvent({ client, path: { id: sixth.id }, query: { scope: 'following' }, body: { start_date: '2027-04-06 20:00:00', end_date: '2027-04-06 22:00:00' } }),
+  );
+  assert.equal(split.series_id, sixth.id);
+  assert.deepEqual(split.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=TU'], 'the rest of the COUNT, as ical.js writes a rule');
+
+  const before = ok(await listEventOccurrences({ client, path: { id: series.id }, query: window })).events;
+  assert.deepEqual(
+    before.map((e) => e.start_date),
+    ['2027-03-02 19:00:00', '2027-03-09 19:00:00', '2027-03-17 19:00:00', '2027-03-23 19:00:00', '2027-03-30 19:00:00'],
+  );
+  const after = ok(await listEventOccurrences({ client, path: { id: sixth.id }, query: window })).events;
+  assert.deepEqual(
+    after.map((e) => e.start_date),
+    ['2027-04-06 20:00:00', '2027-04-13 20:00:00', '2027-04-20 20:00:00'],
+  );
+  // Every occurrence is an ordinary event in the list; one per series with hide_subsequent_recurrences.
+  const all = ok(await listEvents({ client, query: { ...window, search: 'Choir' } }));
+  assert.equal(all.total, 8);
+  const firsts = ok(await listEvents({ client, query: { ...window, search: 'Choir', hide_subsequent_recurrences: true } }));
+  assert.deepEqual(
+    firsts.events.map((e) => e.id),
+    [series.id, sixth.id],
+  );
 }
