@@ -53,7 +53,7 @@ describe('the OpenAPI document as the source of truth', () => {
     assert.equal(methods('/events/{id}.ics'), 'GET');
     assert.equal(methods('/events.jsonld'), 'GET');
     assert.equal(methods('/events/{id}/occurrences'), 'GET');
-    assert.equal(new Set(operations.map((op) => op.path)).size, 19);
+    assert.equal(new Set(operations.map((op) => op.path)).size, 20);
   });
 
   it('requires credentials for every write and none for reads', () => {
