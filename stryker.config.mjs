@@ -80,7 +80,8 @@ export default {
   concurrency: 1,
   timeoutMS: 10000,
   dryRunTimeoutMinutes: 15,
-  ignorePatterns: ['/dist', '/data', '/bench', '/sdk', '/artifacts', '*.log'],
+  // .tools holds Stryker itself (scripts/mutate.mjs): nothing to copy into the sandboxes.
+  ignorePatterns: ['/dist', '/data', '/bench', '/sdk', '/artifacts', '/.tools', '*.log'],
   tempDirName: 'artifacts/.stryker-tmp',
   incrementalFile: 'artifacts/stryker-incremental.json',
   reporters: ['clear-text', 'progress', 'html', 'json'],
