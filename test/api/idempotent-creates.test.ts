@@ -114,6 +114,33 @@ describe('idempotent creates: Idempotency-Key (docs/contract.md §10)', () => {
     assert.equal((await post('categories', '!~"{}')).status, 201);
   });
 
+  it('leaves the key to the right: an anonymous create with a key is 401, a key on a non-create changes nothing', async () => {
+    const anonymous = await http().post(`${NS}/tags`).set('Idempotency-Key', 'anon').send(BODIES.tags);
+    expectError(anonymous, 401, 'rest_forbidden');
+    const created = await post('tags', undefined, { name: 'Keyed update' });
+    const url = `${NS}/tags/${created.body.id}`;
+    for (const n of [1, 2]) {
+      const res = await http()
+        .patch(url)
+        .set('Authorization', users.administrator.authorization)
+        .set('Idempotency-Key', 'update')
+        .send({ description: `Change ${n}` });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['idempotent-replayed'], undefined);
+      assert.equal(res.body.description, `Change ${n}`, 'an update is never replayed');
+    }
+  });
+
+  it('takes a body with the same fields in another order as the same request', async () => {
+    const first = await post('venues', 'ordered', { venue: 'Ordered hall', city: 'Lyon', status: 'publish' });
+    const again = await post('venues', 'ordered', { status: 'publish', city: 'Lyon', venue: 'Ordered hall' });
+    assert.equal(first.status, 201);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body.id, first.body.id);
+    expectError(await post('venues', 'ordered', { venue: 'Ordered hall', city: 'Lyon', status: 'draft' }), 422, 'rest_idempotency_key_reused');
+  });
+
   it('scopes keys to the user: another user with the same key creates its own record', async () => {
     const other = await createUser('editor', 'other-editor');
     const mine = await post('categories', 'shared', { name: 'Mine' });
