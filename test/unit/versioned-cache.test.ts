@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
+import { totalsOf, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
 import { bumpDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
@@ -119,6 +119,50 @@ describe('VersionedCache', () => {
     await get('a', 'aaaa');
     await get('b', 'bbbb');
     assert.deepEqual(calls, []);
+  });
+
+  it('keeps entries whose weights add up to exactly maxWeight', async () => {
+    const { get, calls } = await counted({ maxEntries: 10, maxWeight: 8, weigh: (value) => value.length });
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    calls.length = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.deepEqual(calls, []);
+  });
+
+  it('lets a computation that was replaced meanwhile neither weigh nor remove the newer entry', async () => {
+    const { db } = await openTestDatabase();
+    const cache = new VersionedCache<string>(db, { maxEntries: 10, maxWeight: 10, weigh: (value) => value.length });
+    let calls = 0;
+    const get = (key: string, value: string) => cache.get(key, async () => (calls++, value));
+    // A slow computation, replaced after a write by a newer one, then finishing with a heavy value.
+    let finishOld!: (value: string) => void;
+    const old = cache.get('a', () => new Promise<string>((resolve) => (finishOld = resolve)));
+    await bumpDataVersion(db);
+    await get('a', 'aaaa');
+    finishOld('o'.repeat(8));
+    await old;
+    await get('b', 'bbbb');
+    calls = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.equal(calls, 0, 'the replaced value did not count: 4 + 4 fit in 10');
+    // A slow computation, replaced after a write, then failing: the newer entry stays.
+    let failOld!: (err: Error) => void;
+    const failing = cache.get('c', () => new Promise<string>((_resolve, reject) => (failOld = reject)));
+    await bumpDataVersion(db);
+    assert.equal(await get('c', 'cc'), 'cc');
+    failOld(new Error('lost connection'));
+    await assert.rejects(failing);
+    calls = 0;
+    assert.equal(await get('c', 'cc'), 'cc');
+    assert.equal(calls, 0, 'the newer entry was kept');
+  });
+
+  it('keeps one totals cache per database handle', async () => {
+    const { db } = await openTestDatabase();
+    assert.equal(totalsOf(db), totalsOf(db));
   });
 
   describe('values that depend on the time (Moving)', () => {
