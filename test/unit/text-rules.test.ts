@@ -26,6 +26,7 @@ describe('text rules', () => {
     it('accepts one @ and a dotted domain, up to 254 characters', () => {
       assert.ok(isEmail('someone@example.test'));
       assert.ok(isEmail('a.b+c@mail.example-domain.test'));
+      assert.ok(isEmail('a@b.c'), 'one-character labels');
       const long = `${'a'.repeat(254 - '@example.test'.length)}@example.test`;
       assert.equal(long.length, 254);
       assert.ok(isEmail(long));
