@@ -158,7 +158,9 @@ describe('conditional writes: ETag and If-Match (docs/contract.md §10)', () => 
     assert.equal(first.status, 200, 'the version part alone names the version');
     const current = versionPart(first.headers.etag);
     for (const wrong of [`"${current}0"`, `"${current}0.abc"`, `"${current}x"`, `"venue${current.slice('event'.length)}"`, `"${bare}"`]) {
-      expectError(await patch(wrong, 2), 412, 'rest_precondition_failed');
+      const refused = await patch(wrong, 2);
+      expectError(refused, 412, 'rest_precondition_failed');
+      assert.match(refused.body.message, /changed since the version If-Match names/);
     }
     assert.equal((await patch(`"${current}.anything"`, 3)).status, 200, 'any digest of the current version');
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { entityTag, parseIfMatch, tagOfBody, versionOf } from '../../src/http/conditional.js';
+import { canonical } from '../../src/http/idempotency.js';
 
 /** The pure parts of conditional writes (docs/contract.md §10): entity tags and If-Match values. */
 describe('entity tags and If-Match', () => {
@@ -22,5 +23,17 @@ describe('entity tags and If-Match', () => {
     assert.deepEqual(parseIfMatch('"a", *'), ['a', '*'], 'a * inside a list is just a tag');
     assert.deepEqual(parseIfMatch('"unterminated'), ['"unterminated']);
     assert.deepEqual(parseIfMatch(''), []);
+  });
+
+  it('fingerprints an idempotent create by canonical JSON: keys sorted at every depth, undefined fields dropped', () => {
+    assert.equal(canonical({ b: 1, a: [2, { d: 'x', c: null }], e: undefined }), '{"a":[2,{"c":null,"d":"x"}],"b":1}');
+    assert.equal(canonical({ b: 1, a: 2 }), canonical({ a: 2, b: 1 }));
+    assert.equal(canonical({ Z: 1, a: 2, aa: 3 }), '{"Z":1,"a":2,"aa":3}', 'code-unit order');
+    assert.notEqual(canonical([1, 23]), canonical([12, 3]));
+    assert.notEqual(canonical({ a: 'x' }), canonical({ a: 'y' }));
+    assert.equal(canonical('a"b'), '"a\\"b"');
+    assert.equal(canonical(undefined), 'null');
+    assert.equal(canonical([]), '[]');
+    assert.equal(canonical({}), '{}');
   });
 });
