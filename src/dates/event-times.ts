@@ -10,6 +10,7 @@ import { fromStorage, toStorage, toStorageUtc } from './storage.js';
  * abbreviation.
  */
 export function timezoneAbbreviation(zoneName: string, utc: string): string {
+  // Stryker disable next-line Regex: no zone name has `UTC+` or `UTC-` elsewhere.
   if (/^UTC[+-]/.test(zoneName)) return zoneName;
   const instant = moment.tz(`${utc.replace(' ', 'T')}Z`, zoneName);
   return instant.isValid() ? instant.zoneAbbr() : zoneName;
