@@ -19,6 +19,8 @@ describe('parseInstantUtc', () => {
       '2028-02-29T12:00:00Z': '2028-02-29 12:00:00',
       '2026-01-01T00:00:00+23:59': '2025-12-31 00:01:00',
       '0999-03-04T05:06:07Z': '0999-03-04 05:06:07',
+      '0000-01-01T12:00:00Z': '0000-01-01 12:00:00',
+      '9999-12-31T12:00:00Z': '9999-12-31 12:00:00',
     };
     for (const [input, expected] of Object.entries(cases)) assert.equal(parseInstantUtc(input), expected, input);
   });
