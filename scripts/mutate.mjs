@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run mutate` runs Stryker (stryker.config.mjs) on every rule module; `npm run mutate -- --since <ref>`
-// only on the rule modules changed since a git ref (committed, staged, unstaged or new files). Every
-// other argument goes to `stryker run` as is (`--incremental`, `--mutate src/http/paging.ts`, ...).
+// only on the rule modules the current branch changed since it left a git ref (committed, staged,
+// unstaged or new files). Every other argument goes to `stryker run` as is (`--incremental`,
+// `--mutate src/http/paging.ts`, ...).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,10 @@ const patterns = RULE_MODULES.map(globToRegExp);
 
 if (since !== undefined) {
   const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8' }).split('\n').filter(Boolean);
-  const changed = new Set([...git('diff', '--name-only', '--diff-filter=d', since, '--'), ...git('ls-files', '--others', '--exclude-standard')]);
+  // From the point the branch left `since` (its merge base), so commits made on `since` afterwards
+  // (another branch merged into main) do not count as this branch's changes.
+  const [base] = git('merge-base', since, 'HEAD');
+  const changed = new Set([...git('diff', '--name-only', '--diff-filter=d', base, '--'), ...git('ls-files', '--others', '--exclude-standard')]);
   const files = [...changed].filter((file) => patterns.some((pattern) => pattern.test(file))).sort();
   if (!files.length) {
     console.log(`No rule module changed since ${since}; nothing to mutate.`);

@@ -10,6 +10,7 @@ import { fromStorage, toStorage, toStorageUtc } from './storage.js';
  * abbreviation.
  */
 export function timezoneAbbreviation(zoneName: string, utc: string): string {
+  // Stryker disable next-line Regex: no zone name has `UTC+` or `UTC-` elsewhere.
   if (/^UTC[+-]/.test(zoneName)) return zoneName;
   const instant = moment.tz(`${utc.replace(' ', 'T')}Z`, zoneName);
   return instant.isValid() ? instant.zoneAbbr() : zoneName;
@@ -17,6 +18,7 @@ export function timezoneAbbreviation(zoneName: string, utc: string): string {
 
 /** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */
 export function isoInZone(local: string, zoneName: string): string {
+  // Stryker disable next-line StringLiteral: a stored time is always a valid date, so toISO never gives null.
   return fromStorage(local, zoneOf(zoneName) ?? zoneOf('UTC')!).toISO({ suppressMilliseconds: true }) ?? '';
 }
 

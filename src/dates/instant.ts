@@ -23,10 +23,11 @@ export function parseInstantUtc(input: unknown): string | undefined {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
   const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
   const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  if (hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const wall = new Date(0);
   wall.setUTCFullYear(year, month - 1, day);
-  if (wall.getUTCMonth() !== month - 1) return undefined; // 30 February and the like
+  // A month or a day out of range (month 13, day 0, 30 February) rolls over into another month.
+  if (wall.getUTCMonth() !== month - 1) return undefined;
   wall.setUTCHours(hour, minute, Math.min(second, 59));
   const sign = m[8] === '-' ? -1 : 1;
   const utc = new Date(wall.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000);

@@ -99,6 +99,7 @@ export class VersionedCache<T> {
 
   private async stillAt(entry: Entry<T>, moving: Moving | undefined): Promise<boolean> {
     if (!moving || entry.moment === moving.moment) return true;
+    // Stryker disable next-line EqualityOperator: equal moments returned on the line above.
     if (entry.moment === undefined || entry.moment > moving.moment) return false;
     if (!(await moving.unchangedBetween(entry.moment, moving.moment))) return false;
     entry.moment = moving.moment;

@@ -26,7 +26,7 @@ export function whereReadable(query: Knex.QueryBuilder, alias: string, scope: Re
   if (scope.everything) return;
   query.where((q) => {
     q.where(statusColumn, 'publish');
-    if (scope.ownerId !== undefined && scope.ownStatuses.length) {
+    if (scope.ownerId !== undefined) {
       q.orWhere((mine) => mine.where(`${alias}.author_id`, scope.ownerId).whereIn(statusColumn, scope.ownStatuses));
     }
   });

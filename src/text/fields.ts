@@ -14,7 +14,8 @@ export function isHttpUrl(value: string): boolean {
   if (value.length > 2048 || /[\s<>"`]/.test(value)) return false;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    // An http(s) URL always has a host: `http://` and `http:///` without one do not parse (new URL throws).
+    return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;
   }

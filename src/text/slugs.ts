@@ -2,16 +2,16 @@ export const MAX_SLUG_LENGTH = 200;
 
 /**
  * WordPress `sanitize_title_with_dashes`, for every script: accents removed, lower-case, anything
- * but letters, digits, `_` and `-` turned into `-`, runs of `-` collapsed, ends trimmed.
+ * but letters, digits, `_` and `-` turned into `-` (each), runs of `-` collapsed, ends trimmed.
  */
 export function sanitizeSlug(text: string): string {
   return text
     .replace(/<[^>]*>/g, '')
     .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/&[a-z0-9#]+;/g, '')
-    .replace(/[^\p{L}\p{N}_-]+/gu, '-')
+    .replace(/[^\p{L}\p{N}_-]/gu, '-')
     .replace(/-+/g, '-')
     .replace(/^-|-$/g, '')
     .slice(0, MAX_SLUG_LENGTH)

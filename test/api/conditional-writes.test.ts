@@ -147,6 +147,24 @@ describe('conditional writes: ETag and If-Match (docs/contract.md §10)', () => 
     assert.equal(versionPart(after.headers.etag), versionPart(before));
   });
 
+  it('matches a tag by its whole version part: the bare version, or the version and a digest, of this kind and record', async () => {
+    const created = await create('events');
+    const url = `${NS}/events/${created.body.id}`;
+    const admin = users.administrator.authorization;
+    const versionPart = (tag: string) => tag.replace(/^"|"$/g, '').split('.')[0];
+    const patch = (ifMatch: string, n: number) => http().patch(url).set('Authorization', admin).set('If-Match', ifMatch).send(CHANGE.events(n));
+    const bare = versionPart(created.headers.etag);
+    const first = await patch(`"${bare}"`, 1);
+    assert.equal(first.status, 200, 'the version part alone names the version');
+    const current = versionPart(first.headers.etag);
+    for (const wrong of [`"${current}0"`, `"${current}0.abc"`, `"${current}x"`, `"venue${current.slice('event'.length)}"`, `"${bare}"`]) {
+      const refused = await patch(wrong, 2);
+      expectError(refused, 412, 'rest_precondition_failed');
+      assert.match(refused.body.message, /changed since the version If-Match names/);
+    }
+    assert.equal((await patch(`"${current}.anything"`, 3)).status, 200, 'any digest of the current version');
+  });
+
   it('answers 412 on every single-record write route (by id and by slug, each method) to a stale If-Match', async () => {
     const admin = users.administrator.authorization;
     for (const kind of ['events', 'venues', 'organizers', 'categories', 'tags'] as const) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
 import type { TestUser } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { pathOf } from '../helpers/events.js';
 import { EVENT_DATES, KINDS, NS, PASSWORD, rawText, seed, send, world, type Caller, type Kind, type State, type World } from './fixtures.js';
 
@@ -491,6 +492,53 @@ describe('no hidden content in any answer to a caller who may not read it', func
           }
         }
       }
+    }
+  });
+
+  // posts/read-scope.ts protectedTextHidden, for a contributor's own password-protected events: their
+  // text and links count for the contributor exactly while the contributor may edit the event
+  // (policies/posts.ts mayEdit: only unpublished ones). Trashed ones are not readable by contributors at
+  // all; test/integration/repositories/read-scope.test.ts checks the rule on every status.
+  it('a contributor sees the text and links of their own protected events only while they may edit them', async () => {
+    const w = await world();
+    const contributor = w.users.contributor as TestUser;
+    const venue = (await send(w.http, 'post', `${NS}/venues`, w.admin, { venue: 'Shared venue' })).body.id as number;
+    const cases: Array<{ state: State; editable: boolean }> = [
+      { state: 'draft', editable: true },
+      { state: 'pending', editable: true },
+      { state: 'private', editable: false },
+      { state: 'future', editable: false },
+      { state: 'password', editable: false },
+    ];
+    for (const { state, editable } of cases) {
+      const word = `zz${state}word`;
+      const { id } = await seed(w, EVENT, contributor, state, `Own ${state} event`, { description: `The ${word} description`, password: PASSWORD, venue });
+      const venues = await send(w.http, 'get', `${NS}/venues?event=${id}`, contributor);
+      assert.equal(venues.status, 200, venues.text);
+      const linked = (venues.body.venues as Array<{ id: number }>).map((v) => v.id);
+      assert.equal(linked.includes(venue), editable, `${state}: the venue of the contributor's own protected event is ${editable ? 'missing' : 'shown'}`);
+      const found = await send(w.http, 'get', `${NS}/events?per_page=50&search=${word}`, contributor);
+      assert.equal(found.status, 200, found.text);
+      const ids = (found.body.events as Array<{ id: number }>).map((e) => e.id);
+      assert.equal(ids.includes(id), editable, `${state}: a search of the protected description ${editable ? 'misses' : 'finds'} the event`);
+    }
+  });
+
+  // WordPress stores "no password" as an empty string: such a record (written by another tool into the
+  // same tables) is not protected, and its text is searchable by anyone.
+  it('a stored empty password protects nothing: the text is searchable by everyone', async () => {
+    const w = await world();
+    const { db } = await openTestDatabase();
+    const event = await seed(w, EVENT, w.someone, 'publish', 'Open event', { description: 'The zzemptypassword description' });
+    await db('posts').where('id', event.id).update({ password: '' });
+    for (const caller of READERS) {
+      const res = await send(w.http, 'get', `${NS}/events?search=zzemptypassword`, w.users[caller]);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        (res.body.events as Array<{ id: number }>).map((e) => e.id),
+        [event.id],
+        `${caller}: an event with an empty stored password is found by its description`,
+      );
     }
   });
 });

@@ -5,7 +5,7 @@ import { defaultWindow, listBounds, searchTerms } from '../../src/events/list-wi
 /** The plugin's own capture was taken at this moment on a UTC site (docs/plugin-behaviour.md §5.5). */
 const NOW = new Date('2026-11-21T21:09:00Z');
 
-function bounds(query: Record<string, string>, options: Partial<{ strict: boolean; include: boolean; now: Date; siteTimezone: string }> = {}) {
+function bounds(query: Record<string, string>, options: Partial<{ strict: boolean; include: boolean; byModified: boolean; now: Date; siteTimezone: string }> = {}) {
   return listBounds(query, { strict: false, include: false, now: NOW, siteTimezone: 'UTC', ...options });
 }
 
@@ -146,6 +146,13 @@ describe('GET /events date window (docs/plugin-behaviour.md §5.5)', () => {
       assert.deepEqual(bounds({ start_date: '0999-01-01' }).invalid, ['start_date']);
     });
 
+    it('applies no default window to a list by modification time without dates, and the usual bounds with them (docs/contract.md §8)', () => {
+      assert.deepEqual(bounds({}, { byModified: true }), { bounds: {}, urlValues: {}, invalid: [] });
+      assert.deepEqual(bounds({ start_date: '2030-01-01' }, { byModified: true }).bounds, { startFrom: '2030-01-01 00:00:00', endTo: '2028-11-21 23:59:59' });
+      assert.deepEqual(bounds({ ends_after: '2030-01-01' }, { byModified: true }).bounds, { endsAfter: '2030-01-01 23:59:59' });
+      assert.deepEqual(bounds({}, { byModified: false }).bounds, { startFrom: '2026-11-20 00:00:00', endTo: '2028-11-21 23:59:59' });
+    });
+
     it('falls back to UTC for an unknown site zone', () => {
       assert.deepEqual(bounds({ start_date: '2030-01-01T02:00:00+05:00' }, { siteTimezone: 'Nowhere/Special' }).bounds.startFrom, '2029-12-31 00:00:00');
     });
@@ -161,6 +168,7 @@ describe('GET /events date window (docs/plugin-behaviour.md §5.5)', () => {
       assert.deepEqual(searchTerms('"foo bar" baz'), { include: ['foo bar', 'baz'], exclude: [] });
       assert.deepEqual(searchTerms('"unclosed phrase'), { include: ['unclosed phrase'], exclude: [] });
       assert.deepEqual(searchTerms('"-foo"'), { include: ['-foo'], exclude: [] }, 'a quoted minus is text');
+      assert.deepEqual(searchTerms('" spaced phrase " x'), { include: ['spaced phrase', 'x'], exclude: [] }, 'a phrase without its outer spaces');
     });
 
     it('excludes words written with a leading minus', () => {
@@ -171,6 +179,7 @@ describe('GET /events date window (docs/plugin-behaviour.md §5.5)', () => {
     it('finds no term in blank text or empty quotes', () => {
       assert.deepEqual(searchTerms('  '), { include: [], exclude: [] });
       assert.deepEqual(searchTerms('""'), { include: [], exclude: [] });
+      assert.deepEqual(searchTerms('"   "'), { include: [], exclude: [] });
     });
   });
 });

@@ -124,4 +124,39 @@ describe('unique slugs under concurrent writes in one process', () => {
     );
     assert.equal(tries, 1);
   });
+
+  it('skips the slugs already taken without counting them as tries', async () => {
+    const tried: string[] = [];
+    const slug = await withUniqueSlug(
+      db,
+      'fair',
+      async (base) => [base, `${base}-2`, `${base}-4`],
+      async (candidate) => {
+        tried.push(candidate);
+        return candidate;
+      },
+      'test:f',
+    );
+    assert.equal(slug, 'fair-3');
+    assert.deepEqual(tried, ['fair-3']);
+  });
+
+  it('gives up after 1000 tries with the last unique violation, for the transaction to run again', async () => {
+    let tries = 0;
+    let last: Error | undefined;
+    await assert.rejects(
+      withUniqueSlug(
+        db,
+        'full',
+        async () => Array.from({ length: 50 }, (_, i) => (i === 0 ? 'full' : `full-${i + 1}`)),
+        async () => {
+          tries++;
+          throw (last = slugTaken());
+        },
+        'test:g',
+      ),
+      (err) => err === last,
+    );
+    assert.equal(tries, 1000);
+  });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { VersionedCache } from '../../src/db/versioned-cache.js';
+import { totalsOf, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
 import { bumpDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
@@ -63,5 +63,170 @@ describe('VersionedCache', () => {
     assert.deepEqual(calls, []);
     await get('huge', 'h'.repeat(50));
     assert.deepEqual(calls, ['huge']);
+  });
+
+  /** Runs `body` with `Date.now` answering the value `clock.now` holds. */
+  async function withClock(body: (clock: { now: number }) => Promise<void>): Promise<void> {
+    const realNow = Date.now;
+    const clock = { now: realNow() };
+    Date.now = () => clock.now;
+    try {
+      await body(clock);
+    } finally {
+      Date.now = realNow;
+    }
+  }
+
+  it('computes a value again once it is a minute old, even without a write', async () => {
+    await withClock(async (clock) => {
+      const { get, calls } = await counted({ maxEntries: 10 });
+      await get('a');
+      clock.now += 59_999;
+      await get('a');
+      assert.deepEqual(calls, ['a'], 'still fresh just under a minute');
+      clock.now += 1;
+      await get('a');
+      assert.deepEqual(calls, ['a', 'a'], 'computed again at a minute');
+    });
+  });
+
+  it('drops the least recently used entry beyond maxEntries, weights aside', async () => {
+    const { get, calls } = await counted({ maxEntries: 2 });
+    await get('a');
+    await get('b');
+    await get('c');
+    calls.length = 0;
+    await get('b');
+    await get('c');
+    assert.deepEqual(calls, []);
+    await get('a');
+    assert.deepEqual(calls, ['a']);
+  });
+
+  it('keeps a single entry heavier than maxWeight (nothing else to drop), and counts a replaced entry once', async () => {
+    const { db, get, calls } = await counted({ maxEntries: 10, maxWeight: 10, weigh: (value) => value.length });
+    await get('big', 'b'.repeat(12));
+    await get('big', 'b'.repeat(12));
+    assert.deepEqual(calls, ['big'], 'the only entry stays');
+    calls.length = 0;
+    // Recomputed after writes: the old value's weight goes with it, so a and b still fit beside each other.
+    for (let i = 0; i < 3; i++) {
+      await bumpDataVersion(db);
+      await get('a', 'aaaa');
+    }
+    await get('b', 'bbbb');
+    calls.length = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.deepEqual(calls, []);
+  });
+
+  it('keeps entries whose weights add up to exactly maxWeight', async () => {
+    const { get, calls } = await counted({ maxEntries: 10, maxWeight: 8, weigh: (value) => value.length });
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    calls.length = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.deepEqual(calls, []);
+  });
+
+  it('lets a computation that was replaced meanwhile neither weigh nor remove the newer entry', async () => {
+    const { db } = await openTestDatabase();
+    const cache = new VersionedCache<string>(db, { maxEntries: 10, maxWeight: 10, weigh: (value) => value.length });
+    let calls = 0;
+    const get = (key: string, value: string) => cache.get(key, async () => (calls++, value));
+    // A slow computation, replaced after a write by a newer one, then finishing with a heavy value.
+    let finishOld!: (value: string) => void;
+    const old = cache.get('a', () => new Promise<string>((resolve) => (finishOld = resolve)));
+    await bumpDataVersion(db);
+    await get('a', 'aaaa');
+    finishOld('o'.repeat(8));
+    await old;
+    await get('b', 'bbbb');
+    calls = 0;
+    await get('a', 'aaaa');
+    await get('b', 'bbbb');
+    assert.equal(calls, 0, 'the replaced value did not count: 4 + 4 fit in 10');
+    // A slow computation, replaced after a write, then failing: the newer entry stays.
+    let failOld!: (err: Error) => void;
+    const failing = cache.get('c', () => new Promise<string>((_resolve, reject) => (failOld = reject)));
+    await bumpDataVersion(db);
+    assert.equal(await get('c', 'cc'), 'cc');
+    failOld(new Error('lost connection'));
+    await assert.rejects(failing);
+    calls = 0;
+    assert.equal(await get('c', 'cc'), 'cc');
+    assert.equal(calls, 0, 'the newer entry was kept');
+  });
+
+  it('keeps one totals cache per database handle', async () => {
+    const { db } = await openTestDatabase();
+    assert.equal(totalsOf(db), totalsOf(db));
+  });
+
+  describe('values that depend on the time (Moving)', () => {
+    /** A moving bound at `moment` whose `unchangedBetween` answers `unchanged` and records its calls. */
+    function movingAt(moment: string, unchanged: boolean, asked: string[][]): Moving {
+      return {
+        moment,
+        async unchangedBetween(earlier, later) {
+          asked.push([earlier, later]);
+          return unchanged;
+        },
+      };
+    }
+
+    async function movingCache() {
+      const { db } = await openTestDatabase();
+      const cache = new VersionedCache<string>(db, { maxEntries: 10 });
+      const calls: string[] = [];
+      const get = (moving: Moving | undefined) =>
+        cache.get(
+          'k',
+          async () => {
+            calls.push(moving?.moment ?? 'none');
+            return 'v';
+          },
+          moving,
+        );
+      return { get, calls };
+    }
+
+    it('reuses a value at the same moment without asking, at a later one when nothing crossed the bound', async () => {
+      const { get, calls } = await movingCache();
+      const asked: string[][] = [];
+      await get(movingAt('2026-01-01 10:00:00', true, asked));
+      await get(movingAt('2026-01-01 10:00:00', true, asked));
+      assert.deepEqual(asked, [], 'same moment: nothing to check');
+      await get(movingAt('2026-01-01 10:05:00', true, asked));
+      assert.deepEqual(asked, [['2026-01-01 10:00:00', '2026-01-01 10:05:00']]);
+      // The entry now stands for the later moment: checking from there, not from the first.
+      await get(movingAt('2026-01-01 10:05:00', true, asked));
+      assert.equal(asked.length, 1);
+      await get(movingAt('2026-01-01 10:07:00', true, asked));
+      assert.deepEqual(asked[1], ['2026-01-01 10:05:00', '2026-01-01 10:07:00']);
+      assert.deepEqual(calls, ['2026-01-01 10:00:00']);
+    });
+
+    it('computes again when a row crossed the bound, for an earlier moment, and for a value stored without one', async () => {
+      const asked: string[][] = [];
+      {
+        const { get, calls } = await movingCache();
+        await get(movingAt('2026-01-01 10:00:00', true, asked));
+        await get(movingAt('2026-01-01 10:05:00', false, asked));
+        assert.deepEqual(calls, ['2026-01-01 10:00:00', '2026-01-01 10:05:00'], 'a row crossed the bound');
+        await get(movingAt('2026-01-01 09:00:00', true, asked));
+        assert.deepEqual(calls.at(-1), '2026-01-01 09:00:00', 'an earlier moment');
+      }
+      {
+        const { get, calls } = await movingCache();
+        await get(undefined);
+        await get(undefined);
+        assert.deepEqual(calls, ['none'], 'not moving: reused');
+        await get(movingAt('2026-01-01 10:00:00', true, asked));
+        assert.deepEqual(calls, ['none', '2026-01-01 10:00:00'], 'stored without a moment');
+      }
+    });
   });
 });
