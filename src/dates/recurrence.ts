@@ -27,6 +27,8 @@ export class RecurrenceError extends Error {
 }
 
 /** RRULE parts RFC 5545 §3.3.10 defines; anything else is refused. */
+/** Larger intervals only skip past any horizon, and ical.js's iterator hangs on huge ones. */
+const MAX_INTERVAL = 1000;
 const RULE_PARTS = new Set(['FREQ', 'UNTIL', 'COUNT', 'INTERVAL', 'BYSECOND', 'BYMINUTE', 'BYHOUR', 'BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYMONTH', 'BYSETPOS', 'WKST']);
 
 /** Longest accepted line and most lines, so a body cannot make the expansion arbitrarily long. */
@@ -74,11 +76,14 @@ function parseRule(value: string, index: number, line: string, zone: Zone): ICAL
   const parts = value.split(';').filter((part) => part !== '');
   const names = new Set<string>();
   for (const part of parts) {
-    const [name, partValue] = part.split('=');
+    const [name, partValue, extra] = part.split('=');
     const upper = (name ?? '').toUpperCase();
-    if (!RULE_PARTS.has(upper) || partValue === undefined || partValue === '') throw new RecurrenceError(index, line, `"${part}" is not an RRULE part.`);
+    if (!RULE_PARTS.has(upper) || partValue === undefined || partValue === '' || extra !== undefined) throw new RecurrenceError(index, line, `"${part}" is not an RRULE part.`);
     if (names.has(upper)) throw new RecurrenceError(index, line, `${upper} appears twice.`);
     names.add(upper);
+    // ical.js reads numbers with parseInt ("1e3" is 1), INTERVAL=0 as 1, and loops for ever on an enormous INTERVAL.
+    if (upper === 'COUNT' && !/^[1-9][0-9]*$/.test(partValue)) throw new RecurrenceError(index, line, 'COUNT must be a positive whole number.');
+    if (upper === 'INTERVAL' && !/^[1-9][0-9]{0,2}$|^1000$/.test(partValue)) throw new RecurrenceError(index, line, `INTERVAL must be a whole number from 1 to ${MAX_INTERVAL}.`);
   }
   if (!names.has('FREQ')) throw new RecurrenceError(index, line, 'an RRULE needs FREQ.');
   if (names.has('COUNT') && names.has('UNTIL')) throw new RecurrenceError(index, line, 'an RRULE takes COUNT or UNTIL, not both.');
@@ -104,6 +109,9 @@ function parseLines(lines: string[], zone: Zone): ParsedLine[] {
   if (lines.length > MAX_LINES) throw new RecurrenceError(MAX_LINES, lines[MAX_LINES], `at most ${MAX_LINES} lines.`);
   return lines.map((line, index): ParsedLine => {
     if (line.length > MAX_LINE_LENGTH) throw new RecurrenceError(index, line.slice(0, 40), `a line has at most ${MAX_LINE_LENGTH} characters.`);
+    // A line break or other control character would smuggle a second line past the parser, which reads only the first.
+    // eslint-disable-next-line no-control-regex
+    if (/[\x00-\x1f\x7f]/.test(line)) throw new RecurrenceError(index, line, 'a line has no control characters (one line per array item, unfolded).');
     let property: ICAL.Property;
     try {
       property = ICAL.Property.fromString(line);

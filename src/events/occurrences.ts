@@ -156,6 +156,21 @@ export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSe
     }
     if (plan.horizon <= series.materialisedUntil) continue;
     await inWriteTransaction(db, async (repositories) => {
+      // The plan was made outside the transaction: a series write (or another process extending it)
+      // may have changed the series since. Then leave it to the next run rather than add the old
+      // rules' occurrences.
+      const current = await repositories.series.findLocked(series.id);
+      const firstNow = await repositories.events.findById(series.id);
+      const unchanged =
+        current &&
+        firstNow &&
+        current.materialisedUntil === series.materialisedUntil &&
+        current.timezone === series.timezone &&
+        JSON.stringify(current.rules) === JSON.stringify(series.rules) &&
+        firstNow.startLocal === first.startLocal &&
+        firstNow.endLocal === first.endLocal &&
+        firstNow.timezone === first.timezone;
+      if (!unchanged) return;
       // Only what lies past what is stored: earlier occurrences (and their exceptions) stay as they are.
       const later = plan.starts.filter((start) => start > series.materialisedUntil);
       const known = new Set((await repositories.series.occurrences(series.id)).map((o) => o.recurrenceStart));

@@ -82,6 +82,14 @@ export class SeriesRepository {
     return row ? { id: Number(row.id), rules: JSON.parse(row.rules), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) } : undefined;
   }
 
+  /** The series row as committed now, locked until the commit on MySQL (SQLite write transactions are serial already). */
+  async findLocked(id: number): Promise<SeriesRow | undefined> {
+    const trx = requireTransaction(this.db);
+    const query = trx('event_series').where('id', id);
+    const row = await (engineOf(trx) === 'mysql' ? query.forUpdate() : query).first();
+    return row ? { id: Number(row.id), rules: JSON.parse(row.rules), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) } : undefined;
+  }
+
   /** Makes an event the first of a new series (its own RECURRENCE-ID is its start). */
   async create(firstId: number, rules: string[], timezone: string, materialisedUntil: string, firstStartLocal: string): Promise<void> {
     const trx = requireTransaction(this.db);

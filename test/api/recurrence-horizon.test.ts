@@ -55,4 +55,28 @@ describe('recurring events: the rolling horizon (docs/contract.md §14)', () => 
     assert.equal(after[6].title, 'Endless');
     assert.equal(await extendHorizons(db, later, settings), 0, 'nothing left to do the same day');
   });
+
+  it('extends a series once when several processes run the extension at the same time (WORKERS>1)', async () => {
+    const category = (await call(http, 'post', `${NS}/categories`, editor, { name: 'Weekly' })).body;
+    const created = await call(http, 'post', eventsPath, editor, {
+      title: 'Endless',
+      start_date: '2026-11-23 18:00:00',
+      end_date: '2026-11-23 19:00:00',
+      status: 'publish',
+      categories: [category.id],
+      recurrence: ['RRULE:FREQ=WEEKLY'],
+    });
+    expectStatus(created, 201);
+    const { db } = await openTestDatabase();
+    const later = new Date(Date.parse(NOW) + 21 * 86_400_000);
+    const runs = await Promise.allSettled([extendHorizons(db, later, settings), extendHorizons(db, later, settings), extendHorizons(db, later, settings)]);
+    assert.deepEqual(
+      runs.map((run) => run.status),
+      ['fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    const after = await listed(created.body.id);
+    assert.equal(after.length, 8);
+    assert.equal(new Set(after.map((e) => e.start_date)).size, 8);
+    assert.equal((await call(http, 'get', `${NS}/categories/${category.id}`)).body.count, 8);
+  });
 });
