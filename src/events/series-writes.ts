@@ -7,6 +7,7 @@ import { endBefore, exdateLine, shiftLocal, startFrom } from '../dates/recurrenc
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from './repository.js';
+import type { SeriesRow } from './series.js';
 import { occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
 import { eventColumns, writeEvent } from './writes.js';
 
@@ -54,7 +55,36 @@ async function seriesOf(c: SeriesWriteContext, row: EventRow, action: 'edit' | '
   if (action === 'edit') postPolicy.edit(c.writer.user, first, { status: parsed?.common.status, authorId: parsed?.common.authorId });
   else postPolicy.remove(c.writer.user, first);
   const template: SeriesTemplate = { id: first.id, lines: series.rules, timezone: first.timezone, startLocal: first.startLocal, endLocal: first.endLocal };
-  return { series, first, template };
+  return { series, first, template, stillAsPlanned: (repositories: Repositories) => expectAsPlanned(repositories, series, first) };
+}
+
+/**
+ * Thrown inside a series write's transaction when the series or its first event changed after the
+ * write read them to plan its occurrences (a concurrent series write, or the horizon extension):
+ * the transaction rolls back and the write is planned again from what is committed now.
+ */
+class SeriesChanged extends Error {}
+
+/**
+ * The first statements of a series write's transaction: locks the series row (on MySQL; SQLite runs
+ * one write transaction at a time) and checks that it and its first event are still what the plan
+ * was made from.
+ */
+async function expectAsPlanned(repositories: Repositories, series: SeriesRow, first: EventRow): Promise<void> {
+  const seriesNow = await repositories.series.findLocked(series.id);
+  const firstNow = await repositories.events.findById(first.id);
+  if (!seriesNow || !firstNow || JSON.stringify(seriesNow) !== JSON.stringify(series) || firstNow.version !== first.version) throw new SeriesChanged();
+}
+
+/** Runs a series write again, from its reads, while a concurrent write changed the series under it (bounded). */
+async function replanned(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof SeriesChanged) || attempt >= 8) throw err;
+    }
+  }
 }
 
 /** Copies a change of the series' content to its occurrences that follow it (and a status change to its exceptions too). */
@@ -82,8 +112,10 @@ async function copyChange(
 export async function updateInScope(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, scope: ResolvedScope, expected: number | undefined): Promise<void> {
   if (scope === 'single') return updateSingle(c, row, body, parsed, expected);
   if (scope === 'this') return updateThis(c, row, body, parsed, expected);
-  if (scope === 'all') return updateAll(c, row, body, parsed, expected);
-  return updateFollowing(c, row, body, parsed, expected);
+  // The row in the path may have changed too: each new plan starts from it as committed now.
+  const fresh = async () => (await c.writer.repositories.events.findById(row.id)) ?? row;
+  if (scope === 'all') return replanned(async () => updateAll(c, await fresh(), body, parsed, expected));
+  return replanned(async () => updateFollowing(c, await fresh(), body, parsed, expected));
 }
 
 /** A single event: its own update, and a new series when `recurrence` has lines. */
@@ -125,7 +157,7 @@ async function updateThis(c: SeriesWriteContext, row: EventRow, body: Body, pars
  */
 async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<void> {
   const { writer } = c;
-  const { series, first } = await seriesOf(c, row, 'edit', parsed);
+  const { series, first, stillAsPlanned } = await seriesOf(c, row, 'edit', parsed);
   let firstParsed = parsed;
   if (first.id !== row.id && parsed.times) {
     const start = shiftLocal(first.startLocal, row.startLocal, parsed.times.startLocal);
@@ -153,6 +185,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   const own = eventColumns(firstParsed, false, writer.siteTimezone);
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   await inWriteTransaction(c.db, async (repositories) => {
+    await stillAsPlanned(repositories);
     if (row.id !== first.id) await repositories.series.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     await writeEvent(repositories, first, firstParsed, columns, body, writer, row.id === first.id ? expected : undefined, own);
@@ -183,7 +216,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
  */
 async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<void> {
   const { writer } = c;
-  const { series, first, template: firstTemplate } = await seriesOf(c, row, 'edit', parsed);
+  const { series, first, template: firstTemplate, stillAsPlanned } = await seriesOf(c, row, 'edit', parsed);
   const splitAt = row.recurrenceStart!;
   const oldLines = endBefore(series.rules, first.timezone, splitAt);
   const oldPlan = occurrenceStarts({ ...firstTemplate, lines: oldLines }, writer.now, c.settings);
@@ -201,6 +234,7 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
   };
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   await inWriteTransaction(c.db, async (repositories) => {
+    await stillAsPlanned(repositories);
     const termsBefore = await repositories.series.termIds(first.id);
     const following = (await repositories.series.occurrences(first.id)).filter((o) => o.recurrenceStart > splitAt);
     await writeEvent(repositories, row, parsed, columns, body, writer, expected, own);
@@ -232,12 +266,17 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
  * it; `following` ends the series before it and deletes it and the following ones.
  */
 export async function removeInScope(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
+  return replanned(async () => removeOnce(c, (await c.writer.repositories.events.findById(row.id)) ?? row, scope, force, expected));
+}
+
+async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
   const { writer } = c;
-  const { series, first } = await seriesOf(c, row, 'remove');
+  const { series, first, stillAsPlanned } = await seriesOf(c, row, 'remove');
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   if (scope === 'all') {
     if (!force && first.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
     await inWriteTransaction(c.db, async (repositories) => {
+      await stillAsPlanned(repositories);
       await repositories.series.expectVersion(row.id, expected);
       const termsBefore = await repositories.series.termIds(first.id);
       const ids = (await repositories.series.occurrences(first.id)).map((o) => o.id);
@@ -250,6 +289,7 @@ export async function removeInScope(c: SeriesWriteContext, row: EventRow, scope:
   const at = row.recurrenceStart!;
   const lines = scope === 'this' ? [...series.rules, exdateLine(first.timezone, at)] : endBefore(series.rules, first.timezone, at);
   await inWriteTransaction(c.db, async (repositories) => {
+    await stillAsPlanned(repositories);
     await repositories.series.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     const occurrences = await repositories.series.occurrences(first.id);

@@ -46,3 +46,37 @@ describe('recurring events: review of the recurrence field (docs/contract.md §1
     assert.equal(res.status, 201);
   });
 });
+
+describe('recurring events: concurrent whole-series edits (docs/contract.md §14)', () => {
+  let http: Http;
+  let users: Record<Role, TestUser>;
+
+  beforeEach(async () => {
+    http = (await eventsApp()).http;
+    users = await createUsers();
+  });
+
+  it('leave the occurrences as the stored rules and first event give them, whatever the order of the commits', async () => {
+    const created = await call(http, 'post', eventsPath, users.editor, { ...BASE, title: 'Concurrent series', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'] });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.id as number;
+    // Times and rules change at once, each planned from what it read before the others committed.
+    const edits = [
+      { start_date: '2027-03-07 12:00:00', end_date: '2027-03-07 13:00:00' },
+      { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] },
+      { start_date: '2027-03-07 15:00:00', end_date: '2027-03-07 16:00:00' },
+      { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=9'] },
+      { start_date: '2027-03-07 08:00:00', end_date: '2027-03-07 09:00:00' },
+      { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'] },
+    ];
+    const answers = await Promise.all(edits.map((body) => call(http, 'patch', `${eventsPath}/${id}?scope=all`, users.editor, body)));
+    for (const res of answers) assert.equal(res.status, 200, res.text);
+    const first = (await call(http, 'get', `${eventsPath}/${id}`, users.editor)).body;
+    const listed = await call(http, 'get', `${eventsPath}/${id}/occurrences?start_date=2027-01-01&end_date=2028-12-31&per_page=50`, users.editor);
+    assert.equal(listed.status, 200, listed.text);
+    const count = Number(/COUNT=(\d+)/.exec(first.recurrence[0])![1]);
+    const time = first.start_date.slice(11);
+    assert.equal(listed.body.events.length, count, `${first.recurrence[0]}: ${listed.body.events.map((e: { start_date: string }) => e.start_date).join(', ')}`);
+    for (const occurrence of listed.body.events) assert.equal(occurrence.start_date.slice(11), time, `every occurrence at the first event's time ${time}`);
+  });
+});
