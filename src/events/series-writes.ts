@@ -118,17 +118,22 @@ export async function updateInScope(c: SeriesWriteContext, row: EventRow, body: 
   return replanned(async () => updateFollowing(c, await fresh(), body, parsed, expected));
 }
 
+/** The series an event starts once an update is applied: its zone and times as sent, else as stored. */
+function templateAfter(event: EventRow, lines: string[], parsed: ParsedEvent): SeriesTemplate {
+  return {
+    id: event.id,
+    lines,
+    timezone: parsed.timezone ?? event.timezone,
+    startLocal: parsed.times?.startLocal ?? event.startLocal,
+    endLocal: parsed.times?.endLocal ?? event.endLocal,
+  };
+}
+
 /** A single event: its own update, and a new series when `recurrence` has lines. */
 async function updateSingle(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<void> {
   const { writer } = c;
   const lines = parsed.recurrence ?? [];
-  const template: SeriesTemplate = {
-    id: row.id,
-    lines,
-    timezone: parsed.timezone ?? row.timezone,
-    startLocal: parsed.times?.startLocal ?? row.startLocal,
-    endLocal: parsed.times?.endLocal ?? row.endLocal,
-  };
+  const template = templateAfter(row, lines, parsed);
   const plan = lines.length ? occurrenceStarts(template, writer.now, c.settings) : undefined;
   const columns = commonColumns(parsed.common, row, writer);
   await inWriteTransaction(c.db, async (repositories) => {
@@ -171,13 +176,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
     firstParsed = { ...parsed, times: moved.times };
   }
   const lines = parsed.recurrence ?? series.rules;
-  const template: SeriesTemplate = {
-    id: first.id,
-    lines,
-    timezone: firstParsed.timezone ?? first.timezone,
-    startLocal: firstParsed.times?.startLocal ?? first.startLocal,
-    endLocal: firstParsed.times?.endLocal ?? first.endLocal,
-  };
+  const template = templateAfter(first, lines, firstParsed);
   const rulesChanged = JSON.stringify(lines) !== JSON.stringify(series.rules);
   const timesChanged = template.startLocal !== first.startLocal || template.endLocal !== first.endLocal || template.timezone !== first.timezone;
   const plan = lines.length && (rulesChanged || timesChanged) ? occurrenceStarts(template, writer.now, c.settings) : undefined;
