@@ -76,13 +76,18 @@ async function expectAsPlanned(repositories: Repositories, series: SeriesRow, fi
   if (!seriesNow || !firstNow || JSON.stringify(seriesNow) !== JSON.stringify(series) || firstNow.version !== first.version) throw new SeriesChanged();
 }
 
-/** Runs a series write again, from its reads, while a concurrent write changed the series under it (bounded). */
-async function replanned(write: () => Promise<void>): Promise<void> {
+/**
+ * Runs a series write on the event in the path, and again (bounded) while a concurrent write changed
+ * the series under it: each new plan starts from that event as committed now.
+ */
+async function replanned(c: SeriesWriteContext, row: EventRow, write: (current: EventRow) => Promise<void>): Promise<void> {
+  let current = row;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await write();
+      return await write(current);
     } catch (err) {
       if (!(err instanceof SeriesChanged) || attempt >= 8) throw err;
+      current = (await c.writer.repositories.events.findById(row.id)) ?? row;
     }
   }
 }
@@ -112,10 +117,8 @@ async function copyChange(
 export async function updateInScope(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, scope: ResolvedScope, expected: number | undefined): Promise<void> {
   if (scope === 'single') return updateSingle(c, row, body, parsed, expected);
   if (scope === 'this') return updateThis(c, row, body, parsed, expected);
-  // The row in the path may have changed too: each new plan starts from it as committed now.
-  const fresh = async () => (await c.writer.repositories.events.findById(row.id)) ?? row;
-  if (scope === 'all') return replanned(async () => updateAll(c, await fresh(), body, parsed, expected));
-  return replanned(async () => updateFollowing(c, await fresh(), body, parsed, expected));
+  if (scope === 'all') return replanned(c, row, (current) => updateAll(c, current, body, parsed, expected));
+  return replanned(c, row, (current) => updateFollowing(c, current, body, parsed, expected));
 }
 
 /** The series an event starts once an update is applied: its zone and times as sent, else as stored. */
@@ -265,7 +268,7 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
  * it; `following` ends the series before it and deletes it and the following ones.
  */
 export async function removeInScope(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
-  return replanned(async () => removeOnce(c, (await c.writer.repositories.events.findById(row.id)) ?? row, scope, force, expected));
+  return replanned(c, row, (current) => removeOnce(c, current, scope, force, expected));
 }
 
 async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
