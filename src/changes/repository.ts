@@ -32,6 +32,7 @@ function toChangeRow(row: Record<string, unknown>): ChangeRow {
 const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
 
 const rememberedPositions = new WeakMap<Knex, VersionedCache<number>>();
+const secrets = new WeakMap<Knex, string>();
 
 /**
  * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
@@ -44,6 +45,15 @@ export class ChangeRepository {
     const row = await this.db('change_sequence').where('id', 1).first('purged', 'secret');
     if (!row) throw new Error('change_sequence has no row (migrations 20261123000050-51)');
     return { purged: Number(row.purged), secret: String(row.secret) };
+  }
+
+  /** The cursors' signing secret: written once by the migration, so each database handle reads it once. */
+  async secret(): Promise<string> {
+    const known = secrets.get(this.db);
+    if (known !== undefined) return known;
+    const { secret } = await this.state();
+    if (!(this.db as Knex.Transaction).isTransaction) secrets.set(this.db, secret);
+    return secret;
   }
 
   /** The committed position now: every change up to it has committed (db/change-log.ts). */

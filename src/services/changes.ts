@@ -50,8 +50,7 @@ export function decodeCursor(secret: string, cursor: string): number | undefined
 
 /** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
 export async function currentCursor(repositories: Repositories): Promise<string> {
-  const state = await repositories.changes.state();
-  return encodeCursor(state.secret, await repositories.changes.rememberedPosition());
+  return encodeCursor(await repositories.changes.secret(), await repositories.changes.rememberedPosition());
 }
 
 // ---------------------------------------------------------------------------------------------
