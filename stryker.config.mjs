@@ -31,6 +31,7 @@ export const RULE_MODULES = [
 export const RULE_TESTS = [
   'test/unit/*.test.ts',
   'test/integration/repositories/read-scope.test.ts',
+  'test/integration/repositories/idempotency.test.ts',
   'test/api/paging.test.ts',
   'test/api/events-list.test.ts',
   'test/api/list-modified-order.test.ts',

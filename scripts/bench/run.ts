@@ -82,6 +82,8 @@ export interface ScenarioResult {
   cores: { server?: number; db?: number; loadGenerator: number; other?: number };
   ratioToFloor?: number;
   checkFailure?: string;
+  /** The fixed-rate second client of the scenario, if any: what it sent and its latency. */
+  background?: { sent: number; perSecond: number; non2xx: number; errors: number; latencyMs: { p50: number; p99: number; max: number } };
 }
 
 interface SuiteResult {
@@ -168,6 +170,13 @@ async function schemaCurrent(url: string): Promise<boolean> {
   const { db } = openDatabase(url);
   try {
     await migrateLatest(reference);
+    // A new migration may add what no listed column shows (the search index, say).
+    const applied = new Set((await db('knex_migrations').pluck('name')).map(String));
+    const missing = (await reference('knex_migrations').pluck('name')).map(String).filter((name) => !applied.has(name));
+    if (missing.length) {
+      log(`migrations added since the database was seeded: ${missing.join(', ')}`);
+      return false;
+    }
     const tables = ['users', 'secrets', 'posts', 'events', 'venues', 'organizers', 'images', 'event_venues', 'event_organizers', 'terms', 'event_terms'];
     for (const table of tables) {
       const want = Object.keys(await reference(table).columnInfo()).sort().join(',');
@@ -312,6 +321,42 @@ async function settle(pid: number | undefined): Promise<void> {
 }
 
 /**
+ * A second client sending one request every 1/perSecond s (each on its own, not waiting for the
+ * previous answer, as independent writers would) until stopped; its latencies and failures.
+ */
+function startBackground(base: string, background: NonNullable<Scenario['background']>, samples: Samples) {
+  const latencies: number[] = [];
+  const pending = new Set<Promise<void>>();
+  let non2xx = 0;
+  let errors = 0;
+  const send = () => {
+    const next = background.request(samples, Math.random);
+    const started = performance.now();
+    const sent = fetch(`${base}${next.path}`, { method: next.method, headers: next.headers, body: next.body })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        latencies.push(performance.now() - started);
+        if (res.status < 200 || res.status > 299) non2xx++;
+      })
+      .catch(() => {
+        errors++;
+      })
+      .finally(() => pending.delete(sent));
+    pending.add(sent);
+  };
+  const timer = setInterval(send, 1000 / background.perSecond);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      latencies.sort((a, b) => a - b);
+      const at = (q: number) => (latencies.length ? round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))], 1) : 0);
+      return { sent: latencies.length + errors, perSecond: background.perSecond, non2xx, errors, latencyMs: { p50: at(0.5), p99: at(0.99), max: at(1) } };
+    },
+  };
+}
+
+/**
  * Waits (at most `maxSeconds`) until the machine is quiet: other processes (not the server, the
  * database server or this process) use under 0.3 core over one second. Returns what it last saw.
  */
@@ -349,7 +394,9 @@ async function measure(base: string, scenario: Scenario, samples: Samples, opts:
   const dbBefore = cpuMsOf(dbPid);
   const busyBefore = machineBusyMs();
   const selfBefore = process.cpuUsage();
+  const second = scenario.background ? startBackground(base, scenario.background, samples) : undefined;
   const result = await drive(base, scenario, samples, opts.duration, opts.connections, opts.timeout);
+  const background = second ? await second.stop() : undefined;
   const selfMs = (() => {
     const used = process.cpuUsage(selfBefore);
     return (used.user + used.system) / 1000;
@@ -379,7 +426,11 @@ async function measure(base: string, scenario: Scenario, samples: Samples, opts:
     dbCpuMsPerRequest: perRequest(dbBefore, dbAfter),
     cores: cores(seconds, { server: [cpuBefore, cpuAfter], db: [dbBefore, dbAfter], busy: [busyBefore, busyAfter] }, selfMs),
     ...(checkFailure ? { checkFailure } : {}),
+    ...(background ? { background } : {}),
   };
+  if (background) {
+    log(`  ${''.padEnd(20)} the second client: ${background.sent} requests at ${background.perSecond}/s, p50 ${background.latencyMs.p50} ms, p99 ${background.latencyMs.p99} ms, non-2xx ${background.non2xx}, errors ${background.errors}`);
+  }
   const noise = out.cores.other !== undefined && out.cores.other > 0.25 ? `   (noise: other processes used ${out.cores.other} cores)` : '';
   const flag = out.non2xx || out.errors ? `   !!! NON-2XX ${out.non2xx} ERRORS ${out.errors} ${JSON.stringify(statusCodes)}` : '';
   log(`  ${scenario.name.padEnd(20)} ${String(out.rps).padStart(8)} req/s  p50 ${out.latencyMs.p50} ms  p99 ${out.latencyMs.p99} ms  server ${out.cores.server ?? '-'} cores${flag}${noise}`);
@@ -453,7 +504,7 @@ function suiteTable(result: SuiteResult): string {
     ...result.scenarios,
     ...(result.floor.after ? [result.floor.after] : []),
   ].map((s) => [
-    s.label,
+    s.background ? `${s.label} (writer p99 ${s.background.latencyMs.p99} ms)` : s.label,
     s.rps,
     s.ratioToFloor?.toFixed(2) ?? (s.name === 'floor' ? '1.00' : undefined),
     s.latencyMs.p50,

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { BENCH_ADMIN, NAMESPACE_PATH, pick } from './common.js';
-import { SUBJECTS } from './seed.js';
+import { ADJECTIVES, FORMATS, SUBJECTS } from './seed.js';
 
 export interface Samples {
   events: Array<{ id: number; slug: string }>;
@@ -35,6 +35,8 @@ export interface Scenario {
   list: boolean;
   write: boolean;
   request(samples: Samples, random: () => number): BenchRequest;
+  /** A second client that sends these requests at a fixed rate while the scenario is measured (run.ts `background`). */
+  background?: { perSecond: number; request(samples: Samples, random: () => number): BenchRequest };
 }
 
 const DAY = 86_400_000;
@@ -99,6 +101,18 @@ export const SCENARIOS: Scenario[] = [
       const from = s.firstDay + Math.floor(r() * Math.max(1, (s.lastDay - s.firstDay) / DAY - 60)) * DAY;
       const query = new URLSearchParams({ categories: pick(r, s.categorySlugs), start_date: day(from), end_date: day(from + 60 * DAY), search: pick(r, SUBJECTS) });
       return { method: 'GET', path: api(`/events?${query}`) };
+    },
+  },
+  {
+    // A rare phrase (one title in 16,000: about 60 events at 1M, none or one at 10k) over the default
+    // window: the search alone narrows the list (docs/contract.md §15).
+    name: 'events-search',
+    label: 'GET /events?search="<adjective> <subject> <format>"',
+    list: true,
+    write: false,
+    request: (s, r) => {
+      const phrase = `"${pick(r, ADJECTIVES)} ${pick(r, SUBJECTS)} ${pick(r, FORMATS)}"`;
+      return { method: 'GET', path: api(`/events?${new URLSearchParams({ search: phrase })}`) };
     },
   },
   {
@@ -173,12 +187,31 @@ export const SCENARIOS: Scenario[] = [
     label: 'PATCH /events/{id}',
     list: false,
     write: true,
-    request: (s, r) => {
-      const body = { title: `Updated ${pick(r, SUBJECTS)} night`, cost: `$${5 + Math.floor(r() * 40)}` };
-      return { method: 'PATCH', path: api(`/events/${pick(r, s.events).id}`), headers: JSON_WRITE, body: JSON.stringify(body) };
-    },
+    request: patchEvent,
+  },
+  {
+    name: 'event-by-id-writes',
+    label: 'GET /events/{id} while another client sends 20 PATCH/s',
+    list: false,
+    write: true,
+    request: (s, r) => ({ method: 'GET', path: api(`/events/${pick(r, s.events).id}`) }),
+    background: { perSecond: 20, request: patchEvent },
+  },
+  {
+    name: 'events-default-writes',
+    label: 'GET /events (default window) while another client sends 20 PATCH/s',
+    list: false,
+    write: true,
+    request: () => ({ method: 'GET', path: api('/events') }),
+    background: { perSecond: 20, request: patchEvent },
   },
 ];
+
+/** An update of a random event's title and cost. */
+function patchEvent(s: Samples, r: () => number): BenchRequest {
+  const body = { title: `Updated ${pick(r, SUBJECTS)} night`, cost: `$${5 + Math.floor(r() * 40)}` };
+  return { method: 'PATCH', path: api(`/events/${pick(r, s.events).id}`), headers: JSON_WRITE, body: JSON.stringify(body) };
+}
 
 /** The floor: a primary-key lookup of a random event through the minimal stack (floor.ts). */
 export const FLOOR: Scenario = {

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes.js';
+import { fillSearchGrams } from '../../src/db/migrations/20261125000101_fill_post_search.js';
 import { UserRepository } from '../../src/auth/users.js';
 import { parseCost } from '../../src/events/cost.js';
 import { eventCopiesOf } from '../../src/posts/repository.js';
@@ -61,14 +62,15 @@ const HOUR = 3_600_000;
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
 
-const ADJECTIVES = ['Sunset', 'Midnight', 'Spring', 'Summer', 'Autumn', 'Winter', 'Grand', 'Little', 'Open', 'Late', 'Early', 'Downtown', 'Riverside', 'Community', 'Annual', 'Weekly', 'Monthly', 'Family', 'Neighbourhood', 'Global'];
+/** Titles are `{adjective} {Subject} {format}`; the search-only scenario asks for one whole title. */
+export const ADJECTIVES = ['Sunset', 'Midnight', 'Spring', 'Summer', 'Autumn', 'Winter', 'Grand', 'Little', 'Open', 'Late', 'Early', 'Downtown', 'Riverside', 'Community', 'Annual', 'Weekly', 'Monthly', 'Family', 'Neighbourhood', 'Global'];
 /** The subjects are also the search terms of the filtered-list scenario. */
 export const SUBJECTS = [
   'jazz', 'blues', 'salsa', 'tango', 'poetry', 'comedy', 'theatre', 'ballet', 'opera', 'cinema', 'photography', 'pottery', 'painting', 'chess',
   'yoga', 'running', 'cycling', 'football', 'climbing', 'swimming', 'wine', 'cheese', 'coffee', 'baking', 'vegan', 'barbecue', 'robotics',
   'astronomy', 'history', 'science', 'gardening', 'knitting', 'origami', 'karaoke', 'trivia', 'bridge', 'folk', 'techno', 'choir', 'drumming',
 ];
-const FORMATS = ['Night', 'Festival', 'Workshop', 'Meetup', 'Masterclass', 'Showcase', 'Fair', 'Club', 'Session', 'Marathon', 'Tasting', 'Jam', 'Talk', 'Tour', 'Party', 'Contest', 'Retreat', 'Brunch', 'Market', 'Gala'];
+export const FORMATS = ['Night', 'Festival', 'Workshop', 'Meetup', 'Masterclass', 'Showcase', 'Fair', 'Club', 'Session', 'Marathon', 'Tasting', 'Jam', 'Talk', 'Tour', 'Party', 'Contest', 'Retreat', 'Brunch', 'Market', 'Gala'];
 const SENTENCES = [
   'Join us for an evening of {s} with friends old and new.',
   'Doors open thirty minutes before the start; seating is first come, first served.',
@@ -152,7 +154,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   if (!/bench/i.test(database) && !options.force) throw new Error(`refusing to drop the tables of "${database}": its name does not contain "bench" (pass --force)`);
   const { db } = openDatabase(options.databaseUrl);
   try {
-    const tables = ['event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'event_series', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
+    const tables = ['post_search_grams', 'idempotency_keys', 'event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'event_series', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
     for (const table of tables) await db.schema.dropTableIfExists(table);
   } finally {
     await db.destroy();
@@ -402,6 +404,14 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       process.stderr.write(`terms.published_count: ${((Date.now() - recount) / 1000).toFixed(1)}s\n`);
     }
 
+    // The search index (docs/contract.md §15): SQLite's triggers indexed every event as it was
+    // inserted; MySQL's trigram table is written by the repositories, so here in one pass.
+    if (target.engine === 'mysql') {
+      const indexing = Date.now();
+      await fillSearchGrams(db);
+      process.stderr.write(`search index: ${((Date.now() - indexing) / 1000).toFixed(1)}s\n`);
+    }
+
     // The change feed starts with one change per seeded record (the migration ran on empty tables).
     // (explicit numbers: the auto-increment continues after the highest)
     await fillChanges(db, nowSql);
@@ -412,7 +422,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       await db.raw('ANALYZE');
       await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     } else {
-      await db.raw('ANALYZE TABLE posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
+      await db.raw('ANALYZE TABLE post_search_grams, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
     }
     process.stderr.write(`analyze: ${((Date.now() - analyse) / 1000).toFixed(1)}s (now ${nowSql} UTC)\n`);
     const seconds = round((Date.now() - started) / 1000, 1);

@@ -12,8 +12,10 @@ import { fromStorage, toStorage, toStorageUtc } from './storage.js';
 export function timezoneAbbreviation(zoneName: string, utc: string): string {
   // Stryker disable next-line Regex: no zone name has `UTC+` or `UTC-` elsewhere.
   if (/^UTC[+-]/.test(zoneName)) return zoneName;
-  const instant = moment.tz(`${utc.replace(' ', 'T')}Z`, zoneName);
-  return instant.isValid() ? instant.zoneAbbr() : zoneName;
+  // The zone's table looked up directly (a moment object per call parsed the date again).
+  const zone = moment.tz.zone(zoneName);
+  const at = Date.parse(`${utc.replace(' ', 'T')}Z`);
+  return zone && !Number.isNaN(at) ? zone.abbr(at) : zoneName;
 }
 
 /** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */

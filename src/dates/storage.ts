@@ -28,8 +28,15 @@ export function toStorageUtc(moment: DateTime): string {
 
 /** A stored 'YYYY-MM-DD HH:MM:SS' read as wall time in `zone`. */
 export function fromStorage(value: string, zone: Zone): DateTime {
-  return DateTime.fromFormat(value, STORAGE_FORMAT, { zone });
+  // The fields taken apart by hand: luxon's format parser builds its matcher on every call, and
+  // every event record reads several stored dates.
+  const parts = STORED.exec(value);
+  if (!parts) return DateTime.invalid('unparsable', `the input "${value}" can't be parsed as format ${STORAGE_FORMAT}`);
+  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number);
+  return DateTime.fromObject({ year, month, day, hour, minute, second }, { zone });
 }
+
+const STORED = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** `start_date_details` & co.: the stored string split into zero-padded strings (docs/plugin-behaviour.md §1.6). */
 export function dateDetails(value: string): { year: string; month: string; day: string; hour: string; minutes: string; seconds: string } {

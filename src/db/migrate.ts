@@ -21,6 +21,8 @@ import * as fillChanges from './migrations/20261123000051_fill_changes.js';
 import * as numberChangesByAutoIncrement from './migrations/20261124000001_number_changes_by_auto_increment.js';
 import * as dropChangeCounter from './migrations/20261124000002_drop_change_counter.js';
 import * as createEventSeries from './migrations/20261124000100_create_event_series.js';
+import * as createPostSearch from './migrations/20261125000100_create_post_search.js';
+import * as fillPostSearch from './migrations/20261125000101_fill_post_search.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -56,6 +58,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261124000001_number_changes_by_auto_increment', numberChangesByAutoIncrement],
   ['20261124000002_drop_change_counter', dropChangeCounter],
   ['20261124000100_create_event_series', createEventSeries],
+  ['20261125000100_create_post_search', createPostSearch],
+  ['20261125000101_fill_post_search', fillPostSearch],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

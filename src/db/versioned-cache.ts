@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { readDataVersion } from './data-version.js';
 
 interface Entry<T> {
-  version: number;
+  /** The data version (or the stamp, see `getStamped`) the value was computed at. */
+  version: number | string;
   storedAt: number;
   /** The moment a time-dependent value was computed at (see `Moving`). */
   moment: string | undefined;
@@ -52,7 +53,19 @@ export class VersionedCache<T> {
   ) {}
 
   async get(key: string, compute: () => Promise<T>, moving?: Moving): Promise<T> {
-    const version = await readDataVersion(this.db);
+    return this.lookup(key, await readDataVersion(this.db), compute, moving);
+  }
+
+  /**
+   * The value remembered for `key` while `stamp` stays the same: for values whose caller has read
+   * everything they depend on in a form that changes whenever they do (a record's row and the
+   * versions of what it embeds: services/records.ts). Other writes leave such values valid.
+   */
+  getStamped(key: string, stamp: string, compute: () => Promise<T>): Promise<T> {
+    return this.lookup(key, stamp, compute, undefined);
+  }
+
+  private async lookup(key: string, version: number | string, compute: () => Promise<T>, moving: Moving | undefined): Promise<T> {
     const now = Date.now();
     const known = this.entries.get(key);
     if (known && known.version === version && now - known.storedAt < MAX_AGE_MS && (await this.stillAt(known, moving))) {

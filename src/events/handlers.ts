@@ -1,6 +1,6 @@
 import type { OperationContext, OperationTable, Reply, ResponseBodyOf } from '../http/operation.js';
 import { noTarget, operation, queryInput } from '../http/operation.js';
-import { byRequest } from '../http/replies.js';
+import { byRequest, rememberedRecord } from '../http/replies.js';
 import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
 import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
@@ -14,7 +14,7 @@ import type { TermRow } from '../terms/repository.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import type { Repositories } from '../repositories.js';
-import { eventFeedEntries, eventJsonLds, eventRecords } from '../services/records.js';
+import { eventFeedEntries, eventJsonLds, eventRecords, singleEventRecord } from '../services/records.js';
 import { withoutContext } from '../linked/json-ld.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
@@ -310,8 +310,9 @@ const create = operation({
           parsed.common.slug ?? (sanitizeSlug(parsed.common.title ?? '') || 'event'),
           eventColumns(parsed, true, writer.siteTimezone),
         );
-        await writeLinks(repositories, eventId, parsed, writer, true);
-        await repositories.terms.shiftCounts([], await repositories.events.countedTerms(eventId));
+        const termIds = await writeLinks(repositories, eventId, parsed, writer, true);
+        // A new event counts for its terms when it is published: what was just written, not read again.
+        await repositories.terms.shiftCounts([], columns.status === 'publish' ? termIds : []);
         // A series: its other occurrences are copies of this first event, in the same transaction.
         if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;
@@ -324,13 +325,17 @@ const create = operation({
   },
 });
 
+/**
+ * A single read: the row and its links are read on every request (two statements), and the reply is
+ * remembered under their stamp, so writes of other records leave it valid (services/records.ts).
+ */
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
-  remember: byRequest,
   load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<ReadOp>, _query, row) {
-    return { status: 200, body: await record(ctx, row, true), version: versionOf('event', row) };
+    const { stamp, build } = await singleEventRecord(ctx.repositories, row, ctx.user, ctx.urls);
+    return rememberedRecord(ctx, row.id, stamp, async (): Promise<Reply<ReadOp>> => ({ status: 200, body: await build(), version: versionOf('event', row) }));
   },
 });
 

@@ -5,6 +5,7 @@ import { likeEscape } from '../text/slugs.js';
 import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from '../posts/repository.js';
 import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-scope.js';
 import { engineOf } from '../db/engine.js';
+import { whereSearchCandidates } from '../db/search-index.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { listOrder, whereModified, type Direction, type EventOrderBy, type ModifiedRange } from '../posts/list-order.js';
@@ -37,6 +38,19 @@ export interface EventRow extends PostRow {
   recurrenceStart: string | null;
   /** Edited on its own: later edits of the series leave it alone. */
   exception: boolean;
+}
+
+/** A link from an event to a venue, organizer or term its record embeds (`EventRepository.links`). */
+export interface EventLink {
+  eventId: number;
+  kind: 'venue' | 'organizer' | 'term';
+  id: number;
+  /** Link order of venues and organizers (0 for terms). */
+  position: number;
+  /** The linked record's version now. */
+  version: number;
+  /** A term's published count now (0 for venues and organizers). */
+  count: number;
 }
 
 /** Columns of `events` as written. */
@@ -228,7 +242,9 @@ export class EventRepository {
       if (!postsJoined) query.join('posts as p', 'p.id', 'x.post_id');
       postsJoined = true;
     };
-    if (!filter.reader.scope.everything) joinPosts();
+    // The read rule needs posts only for the caller's own records (their author); published is the
+    // events' status copy, so an anonymous list is counted from the events' index alone.
+    if (!filter.reader.scope.everything && filter.reader.scope.ownerId !== undefined) joinPosts();
     whereReadable(query, 'p', filter.reader.scope, 'x.post_status');
     whereInWindow(query, 'x', filter.bounds);
     if (filter.ofSeries) {
@@ -257,8 +273,12 @@ export class EventRepository {
           body.where((f) => f.whereRaw("lower(p.description) like ? escape '!'", [pattern]).orWhereRaw("lower(p.excerpt) like ? escape '!'", [pattern]));
           if (hidden) body.whereNot(hidden);
         });
-      for (const term of filter.search.include) {
-        const pattern = `%${likeEscape(term.toLowerCase())}%`;
+      const include = filter.search.include.map((term) => term.toLowerCase());
+      // The search index first names the events that can contain the terms (an index read instead of
+      // every event of the window); the LIKE below stays the judge (docs/contract.md §15).
+      await whereSearchCandidates(this.db, query, 'x.post_id', include);
+      for (const term of include) {
+        const pattern = `%${likeEscape(term)}%`;
         query.where((q) => matches(q, pattern));
       }
       for (const term of filter.search.exclude) {
@@ -351,8 +371,8 @@ export class EventRepository {
   async setLinks(eventId: number, table: 'event_venues' | 'event_organizers', column: 'venue_id' | 'organizer_id', ids: number[], isNew = false): Promise<void> {
     const trx = requireTransaction(this.db);
     if (!isNew) await trx(table).where('event_id', eventId).delete();
-    const unique = [...new Set(ids)];
-    for (const [position, id] of unique.entries()) await trx(table).insert({ event_id: eventId, [column]: id, position });
+    const rows = [...new Set(ids)].map((id, position) => ({ event_id: eventId, [column]: id, position }));
+    if (rows.length) await trx(table).insert(rows);
     noteChange(trx, 'event', eventId);
   }
 
@@ -363,7 +383,8 @@ export class EventRepository {
       const current = trx('terms').where('taxonomy', taxonomy).select('id');
       await trx('event_terms').where('event_id', eventId).whereIn('term_id', current).delete();
     }
-    for (const termId of new Set(termIds)) await trx('event_terms').insert({ event_id: eventId, term_id: termId });
+    const rows = [...new Set(termIds)].map((termId) => ({ event_id: eventId, term_id: termId }));
+    if (rows.length) await trx('event_terms').insert(rows);
     noteChange(trx, 'event', eventId);
   }
 
@@ -382,32 +403,34 @@ export class EventRepository {
     return (await (locking ? links.forUpdate() : links).pluck('term_id')).map(Number);
   }
 
-  /** Venue and organizer ids of some events, in link order (one query over both link tables). */
-  async linkedIds(eventIds: number[]): Promise<{ venues: Map<number, number[]>; organizers: Map<number, number[]> }> {
-    const venues = new Map<number, number[]>();
-    const organizers = new Map<number, number[]>();
+  /**
+   * What the records of some events embed, in one statement: each event's venue, organizer and term
+   * links with the linked record's current version (and a term's published count, which moves
+   * without its version). Links to records that no longer exist are left out. Venues and organizers
+   * come in link order (position, then id).
+   */
+  async links(eventIds: number[]): Promise<EventLink[]> {
+    const links: EventLink[] = [];
     for (const part of chunks(eventIds)) {
-      const rows = await this.db('event_venues')
-        .whereIn('event_id', part)
-        .select('event_id', 'position', { linked_id: 'venue_id' }, this.db.raw('1 as is_venue'))
-        .unionAll((q) => q.from('event_organizers').whereIn('event_id', part).select('event_id', 'position', { linked_id: 'organizer_id' }, this.db.raw('0 as is_venue')));
-      rows.sort((a: Record<string, unknown>, b: Record<string, unknown>) => Number(a.position) - Number(b.position) || Number(a.linked_id) - Number(b.linked_id));
+      const linked = (table: string, column: string, kind: string) =>
+        this.db(`${table} as l`)
+          .join('posts as p', 'p.id', `l.${column}`)
+          .whereIn('l.event_id', part)
+          .select('l.event_id', this.db.raw(`'${kind}' as kind`), { id: `l.${column}` }, 'l.position', 'p.version', this.db.raw('0 as count'));
+      const rows = await linked('event_venues', 'venue_id', 'venue').unionAll(
+        [
+          linked('event_organizers', 'organizer_id', 'organizer'),
+          this.db('event_terms as l')
+            .join('terms as t', 't.id', 'l.term_id')
+            .whereIn('l.event_id', part)
+            .select('l.event_id', this.db.raw("'term' as kind"), { id: 'l.term_id' }, this.db.raw('0 as position'), 't.version', { count: 't.published_count' }),
+        ],
+        false,
+      );
       for (const row of rows) {
-        const links = Number(row.is_venue) === 1 ? venues : organizers;
-        links.set(Number(row.event_id), [...(links.get(Number(row.event_id)) ?? []), Number(row.linked_id)]);
+        links.push({ eventId: Number(row.event_id), kind: row.kind, id: Number(row.id), position: Number(row.position), version: Number(row.version), count: Number(row.count) });
       }
     }
-    return { venues, organizers };
-  }
-
-  /** Term ids of some events (one query). */
-  async termIds(eventIds: number[]): Promise<Map<number, number[]>> {
-    const terms = new Map<number, number[]>();
-    for (const part of chunks(eventIds)) {
-      for (const row of await this.db('event_terms').whereIn('event_id', part).select('event_id', 'term_id')) {
-        terms.set(Number(row.event_id), [...(terms.get(Number(row.event_id)) ?? []), Number(row.term_id)]);
-      }
-    }
-    return terms;
+    return links.sort((a, b) => a.position - b.position || a.id - b.id);
   }
 }

@@ -3,7 +3,8 @@ import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { StaleVersion } from '../db/errors.js';
 import { noteChange } from '../db/change-log.js';
-import { chunks } from '../posts/repository.js';
+import { chunks, searchedFieldsOf } from '../posts/repository.js';
+import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
@@ -180,6 +181,7 @@ export class SeriesRepository {
       post_parent: firstId,
     }));
     for (const part of chunks(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
+    await indexSearchText(trx, newIds, searchedFieldsOf(post), true);
     await this.copyLinks(firstId, newIds, true);
     for (const id of newIds) noteChange(trx, 'event', id);
     return newIds;
@@ -219,6 +221,7 @@ export class SeriesRepository {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...postColumns, version: trx.raw('version + 1') });
+      await indexSearchText(trx, part, searchedFieldsOf(postColumns));
       if (Object.keys({ ...eventColumns, ...copies }).length)
         await trx('events')
           .whereIn('post_id', part)

@@ -38,8 +38,11 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
   return own;
 }
 
-/** Writes the venue/organizer/term links of a parsed body, creating what it asks to create. */
-export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<void> {
+/**
+ * Writes the venue/organizer/term links of a parsed body, creating what it asks to create.
+ * @returns the ids of the terms written (of the taxonomies the body sent).
+ */
+export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<number[]> {
   const events = repositories.events;
   const ids = async (items: LinkedItem[]) => {
     const out: number[] = [];
@@ -48,6 +51,7 @@ export async function writeLinks(repositories: Repositories, eventId: number, pa
   };
   if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
   if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
+  const written: number[] = [];
   for (const [taxonomy, input] of [
     [CATEGORIES, parsed.categories],
     [TAGS, parsed.tags],
@@ -68,7 +72,9 @@ export async function writeLinks(repositories: Repositories, eventId: number, pa
       }
     }
     await events.setTerms(eventId, taxonomy.name, termIds, isNew);
+    written.push(...termIds);
   }
+  return written;
 }
 
 /**

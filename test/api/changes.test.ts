@@ -5,6 +5,9 @@ import type { Role } from '../../src/auth/capabilities.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, eventBody, eventsApp, NOW, type Http, type Rec } from '../helpers/events.js';
+import { encodeCursor } from '../../src/services/changes.js';
+import { noteChange } from '../../src/db/change-log.js';
+import { inTransaction } from '../../src/db/transactions.js';
 
 /** `GET /changes`: the change feed (docs/contract.md §9). */
 
@@ -29,6 +32,23 @@ async function follow(http: Http, after: string | undefined, as?: TestUser, extr
 }
 
 const key = (change: Rec) => `${change.type}:${change.id}`;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Counts the feed's queries on the test database while `counted` is on: reads of the committed
+ * position (`max(seq)`) and reads of a page (`seq >`), so a test can tell when the wait polls.
+ */
+async function queryCounter(): Promise<{ position: number; page: number; stop: () => void }> {
+  const { db } = await openTestDatabase();
+  const counts = { position: 0, page: 0, stop: () => void db.off('query', listener) };
+  function listener(query: { sql: string }) {
+    if (/max\([`"]seq[`"]\)/.test(query.sql)) counts.position++;
+    if (/from [`"]changes[`"] where [`"]seq[`"] >/.test(query.sql)) counts.page++;
+  }
+  db.on('query', listener);
+  return counts;
+}
 
 describe('GET /changes: the change feed', () => {
   let http: Http;
@@ -129,6 +149,16 @@ describe('GET /changes: the change feed', () => {
     const all = (await follow(http, start)).changes;
     assert.deepEqual(all.map(key), [`venue:${venue.id}`, `event:${event.id}`, `tag:${tag.id}`]);
     assert.equal(all[2].record.count, 1);
+    // Changes of several types come in the order they happened, not type by type.
+    const later = await head();
+    const first = await post('tags', { name: 'First tag' });
+    const place = await post('venues', { venue: 'Between' });
+    const second = await post('tags', { name: 'Second tag' });
+    assert.deepEqual((await follow(http, later, undefined, 'types=venue,tag')).changes.map(key), [`tag:${first.id}`, `venue:${place.id}`, `tag:${second.id}`]);
+    // A page with none of the types asked for still moves the cursor past the changes it skipped.
+    const skipped = await feed(http, `after=${later}&types=organizer`);
+    assert.deepEqual(skipped.changes, []);
+    assert.equal(skipped.next_cursor, await head());
     const bad = await call(http, 'get', `${changesPath}?types=event,post`);
     expectError(bad, 400, 'rest_invalid_param');
   });
@@ -143,16 +173,26 @@ describe('GET /changes: the change feed', () => {
     const second = await feed(http, `after=${first.next_cursor}&per_page=2`);
     assert.equal(second.changes.length, 1);
     assert.equal(second.has_more, false);
+    // Exactly per_page changes left: no more.
+    const exact = await feed(http, `after=${start}&per_page=3`);
+    assert.equal(exact.changes.length, 3);
+    assert.equal(exact.has_more, false);
     for (const value of ['0', '501', 'x']) expectError(await call(http, 'get', `${changesPath}?per_page=${value}`), 400, 'rest_invalid_param');
     for (const value of ['-1', '31']) expectError(await call(http, 'get', `${changesPath}?wait=${value}`), 400, 'rest_invalid_param');
   });
 
   it('refuses malformed, edited and unknown cursors with 400', async () => {
+    await post('tags', { name: 'Moves the feed' });
     const cursor = await head();
     const [position, mac] = cursor.split('.');
     const edited = `${(parseInt(position, 36) + 1).toString(36)}.${mac}`;
+    const editedDown = `${(parseInt(position, 36) - 1).toString(36)}.${mac}`;
     const future = `zzzz.${mac}`;
-    for (const bad of ['nonsense', '', '1', edited, future, `${cursor}x`, cursor.toUpperCase()]) {
+    // Signed here, but for a position the feed has not reached.
+    const { db } = await openTestDatabase();
+    const { secret } = await db('change_sequence').where('id', 1).first('secret');
+    const ahead = encodeCursor(String(secret), parseInt(position, 36) + 5);
+    for (const bad of ['nonsense', '', '1', edited, editedDown, future, ahead, `${cursor}x`, cursor.toUpperCase()]) {
       const res = await call(http, 'get', `${changesPath}?after=${encodeURIComponent(bad)}`);
       const data = expectError(res, 400, 'rest_invalid_param') as Rec;
       assert.ok(data.params.after, bad);
@@ -168,19 +208,56 @@ describe('GET /changes: the change feed', () => {
     const recent = await head();
     // 31 days later (CHANGES_RETENTION_DAYS=30): the tombstone is purged.
     const later = new Date(Date.now() + 31 * 86_400_000).toISOString();
+    // An hour later it is still kept (the retention is days).
+    const { http: hourLater } = await eventsApp({}, new Date(Date.now() + 3_600_000).toISOString());
+    assert.ok((await follow(hourLater, old)).changes.some((change) => change.id === event.id && change.action === 'delete'));
     const { http: future } = await eventsApp({}, later);
-    expectError(await call(future, 'get', `${changesPath}?after=${old}`), 410, 'rest_cursor_expired');
+    const expired = await call(future, 'get', `${changesPath}?after=${old}`);
+    expectError(expired, 410, 'rest_cursor_expired');
+    assert.match(expired.body.message, /no longer kept/);
     // A cursor from after the purged tombstone still works; no cursor starts from what is kept.
     await feed(future, `after=${recent}`);
     assert.ok(!(await follow(future, undefined)).changes.some((change) => change.id === event.id));
     const { db } = await openTestDatabase();
     assert.equal(Number((await db('changes').where({ type: 'event', record_id: event.id }).count({ n: '*' }))[0].n), 0);
+    // A purge forgets the tombstones before the cutoff only: a newer one stays, with cursors before it.
+    const aged = await post('events', eventBody({ title: 'Aged' }));
+    const fresh = await post('events', eventBody({ title: 'Fresh' }));
+    const beforeAged = await head();
+    expectStatus(await call(http, 'delete', `${NS}/events/${aged.id}?force=true`, users.editor), 200);
+    const between = await head();
+    expectStatus(await call(http, 'delete', `${NS}/events/${fresh.id}?force=true`, users.editor), 200);
+    await db('changes').where({ type: 'event', record_id: aged.id }).update({ changed_utc: '2000-01-01 00:00:00' });
+    expectError(await call(http, 'get', `${changesPath}?after=${beforeAged}`), 410, 'rest_cursor_expired');
+    assert.deepEqual((await follow(http, between)).changes.map(key), [`event:${fresh.id}`]);
     // A shorter retention setting expires sooner.
     const other = await post('events', eventBody({ title: 'Other' }));
     const before = await head();
     expectStatus(await call(http, 'delete', `${NS}/events/${other.id}?force=true`, users.editor), 200);
     const { http: short } = await eventsApp({ changesRetentionDays: 0.5 }, new Date(Date.now() + 86_400_000).toISOString());
     expectError(await call(short, 'get', `${changesPath}?after=${before}`), 410, 'rest_cursor_expired');
+  });
+
+  it('keeps a tombstone recorded at the cutoff second itself', async () => {
+    // The app's clock is NOW and the retention 30 days: the cutoff is 30 days before NOW, to the second.
+    const cutoff = new Date(new Date(NOW).getTime() - 30 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+    const older = new Date(new Date(NOW).getTime() - 30 * 86_400_000 - 1000).toISOString().slice(0, 19).replace('T', ' ');
+    const aged = await post('events', eventBody({ title: 'Just too old' }));
+    const edge = await post('events', eventBody({ title: 'At the cutoff' }));
+    const beforeAged = await head();
+    expectStatus(await call(http, 'delete', `${NS}/events/${aged.id}?force=true`, users.editor), 200);
+    const between = await head();
+    expectStatus(await call(http, 'delete', `${NS}/events/${edge.id}?force=true`, users.editor), 200);
+    const { db } = await openTestDatabase();
+    await db('changes').where({ type: 'event', record_id: aged.id }).update({ changed_utc: older });
+    await db('changes').where({ type: 'event', record_id: edge.id }).update({ changed_utc: cutoff });
+    const page = await feed(http, `after=${between}`);
+    assert.deepEqual(
+      page.changes.map((change: Rec) => [key(change), change.action]),
+      [[`event:${edge.id}`, 'delete']],
+    );
+    // The older tombstone was purged: a cursor from before it has expired.
+    expectError(await call(http, 'get', `${changesPath}?after=${beforeAged}`), 410, 'rest_cursor_expired');
   });
 
   it('waits for the next change when nothing follows the cursor (wait), and answers empty when the time is up', async () => {
@@ -190,7 +267,8 @@ describe('GET /changes: the change feed', () => {
     assert.deepEqual(empty.changes, []);
     assert.ok(Date.now() - started >= 900, `waited ${Date.now() - started} ms`);
 
-    const waiting = call(http, 'get', `${changesPath}?after=${cursor}&wait=10`) as unknown as Promise<Response>;
+    // supertest sends a request only when it is awaited (then): start it now, so it waits while the tag is made.
+    const waiting: Promise<Response> = call(http, 'get', `${changesPath}?after=${cursor}&wait=10`).then((res) => res);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const tag = await post('tags', { name: 'Wake up' });
     const woken = Date.now();
@@ -198,6 +276,75 @@ describe('GET /changes: the change feed', () => {
     expectStatus(res, 200);
     assert.deepEqual(res.body.changes.map(key), [`tag:${tag.id}`]);
     assert.ok(Date.now() - woken < 2000, `answered ${Date.now() - woken} ms after the change`);
+  });
+
+  it('polls only the position while it waits, and stops polling once it has answered', async () => {
+    const cursor = await head();
+    const counts = await queryCounter();
+    try {
+      assert.deepEqual((await feed(http, `after=${cursor}&wait=1`)).changes, []);
+      // One page read before the wait; the wait itself reads the position only (every 250 ms).
+      assert.equal(counts.page, 1, 'pages read');
+      assert.ok(counts.position >= 3, `positions read: ${counts.position}`);
+      // Nobody waits any more: the poll stops.
+      await pause(400);
+      counts.position = 0;
+      await pause(800);
+      assert.equal(counts.position, 0, 'positions read after the answer');
+    } finally {
+      counts.stop();
+    }
+  });
+
+  it('shares one poll between the requests that wait', async () => {
+    const cursor = await head();
+    const counts = await queryCounter();
+    try {
+      const both = await Promise.all([feed(http, `after=${cursor}&wait=1`), feed(http, `after=${cursor}&wait=1`)]);
+      assert.deepEqual(
+        both.map((page) => page.changes),
+        [[], []],
+      );
+      // Each request reads the position once before its page; the wait polls it once per 250 ms for
+      // both (about 4 to 5 reads in a second); a poll per request would read it about 8 to 10 times.
+      assert.ok(counts.position <= 8, `positions read: ${counts.position}`);
+    } finally {
+      counts.stop();
+    }
+  });
+
+  it('stops waiting when the client has gone', async () => {
+    const cursor = await head();
+    const counts = await queryCounter();
+    try {
+      await assert.rejects(call(http, 'get', `${changesPath}?after=${cursor}&wait=10`).timeout(300), /timeout/i);
+      // The request notices at its next poll (250 ms) and answers nobody; the poll stops.
+      await pause(600);
+      counts.position = 0;
+      await pause(800);
+      assert.equal(counts.position, 0, 'positions read after the client left');
+    } finally {
+      counts.stop();
+    }
+  });
+
+  it('answers 100 changes per page unless per_page says otherwise', async () => {
+    const start = await head();
+    const { db } = await openTestDatabase();
+    // 101 tombstones in one write (records that no longer exist: deletes, cheap to announce).
+    await inTransaction(db, async (trx) => {
+      for (let id = 1; id <= 101; id++) noteChange(trx, 'event', 800_000 + id, true);
+    });
+    const page = await feed(http, `after=${start}`);
+    assert.equal(page.changes.length, 100);
+    assert.equal(page.has_more, true);
+    assert.deepEqual((await feed(http, `after=${page.next_cursor}`)).changes.map(key), ['event:800101']);
+  });
+
+  it('is never cached', async () => {
+    const res = await call(http, 'get', changesPath);
+    expectStatus(res, 200);
+    assert.equal(res.headers['cache-control'], 'no-store');
   });
 
   it('is not cut by the request timeout while it waits', async () => {

@@ -15,6 +15,7 @@ import {
   createVenue,
   eventPath,
   eventsApp,
+  eventsPath,
   listEvents,
   pathOf,
   titlesOf,
@@ -416,6 +417,77 @@ describe('events: GET /events', () => {
       assert.deepEqual(await titles(`${YEAR_2030}&search=sesame`), []);
       assert.deepEqual(await titles(`${YEAR_2030}&search=sesame`, users.subscriber), []);
       assert.deepEqual(await titles(`${YEAR_2030}&search=sesame`, users.editor), ['Locked event']);
+    });
+
+    it('excludes words of protected text only for callers who may read it', async () => {
+      await add('Locked evening', '2030-05-01 10:00:00', '2030-05-01 11:00:00', { password: 'pw', description: 'The code word is sesame' });
+      await add('Open evening', '2030-05-02 10:00:00', '2030-05-02 11:00:00', { description: 'Sesame street' });
+      await add('Plain evening', '2030-05-03 10:00:00', '2030-05-03 11:00:00');
+      // The anonymous caller cannot tell the locked event's description contains the word.
+      assert.deepEqual(await titles(`${YEAR_2030}&search=${encodeURIComponent('evening -sesame')}`), ['Locked evening', 'Plain evening']);
+      assert.deepEqual(await titles(`${YEAR_2030}&search=${encodeURIComponent('evening -sesame')}`, users.editor), ['Plain evening']);
+      assert.deepEqual(await titles(`${YEAR_2030}&search=${encodeURIComponent('"code word" -street')}`, users.editor), ['Locked evening']);
+      assert.deepEqual(await titles(`${YEAR_2030}&search=${encodeURIComponent('"code word"')}`), []);
+    });
+
+    it('follows every write of an event at once: create, update, trash, restore, delete, and series-wide changes (docs/contract.md §15)', async () => {
+      const search = (text: string, as?: TestUser, extra = '') => titles(`${YEAR_2030}&search=${encodeURIComponent(text)}${extra}`, as);
+      const one = await add('Harpsichord recital', '2030-05-01 10:00:00', '2030-05-01 11:00:00', { description: 'Baroque pieces', excerpt: 'Bach' });
+      assert.deepEqual(await search('harpsichord'), ['Harpsichord recital']);
+      assert.deepEqual(await search('baroque'), ['Harpsichord recital']);
+      // An update of one field: the old words stop matching, the new ones match, the other fields still do.
+      expectStatus(await call(http, 'patch', eventPath(one.id), users.editor, { title: 'Lute recital' }), 200);
+      assert.deepEqual(await search('harpsichord'), []);
+      assert.deepEqual(await search('lute'), ['Lute recital']);
+      assert.deepEqual(await search('baroque lute'), ['Lute recital']);
+      expectStatus(await call(http, 'put', eventPath(one.id), users.editor, { description: 'Renaissance dances', excerpt: '' }), 200);
+      assert.deepEqual(await search('baroque'), []);
+      assert.deepEqual(await search('bach'), []);
+      assert.deepEqual(await search('renaissance'), ['Lute recital']);
+      // To the trash and back: listed by status, and the text is still found.
+      expectStatus(await call(http, 'delete', eventPath(one.id), users.editor), 200);
+      assert.deepEqual(await search('renaissance'), []);
+      assert.deepEqual(await search('renaissance', users.editor, '&status=trash'), ['Lute recital']);
+      expectStatus(await call(http, 'patch', eventPath(one.id), users.editor, { status: 'publish' }), 200);
+      assert.deepEqual(await search('renaissance'), ['Lute recital']);
+      // Deleted for good, and a new event with the same words.
+      expectStatus(await call(http, 'delete', `${eventPath(one.id)}?force=true`, users.editor), 200);
+      assert.deepEqual(await search('renaissance'), []);
+      await add('Renaissance fair', '2030-05-02 10:00:00', '2030-05-02 11:00:00');
+      assert.deepEqual(await search('renaissance'), ['Renaissance fair']);
+      // A series: every occurrence is found, and a series-wide change of the text reaches them all.
+      const series = await call(http, 'post', eventsPath, users.editor, {
+        title: 'Madrigal choir',
+        description: 'Weekly rehearsal',
+        start_date: '2030-06-04 19:00:00',
+        end_date: '2030-06-04 21:00:00',
+        status: 'publish',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      });
+      expectStatus(series, 201);
+      assert.deepEqual(await search('madrigal'), ['Madrigal choir', 'Madrigal choir', 'Madrigal choir']);
+      expectStatus(await call(http, 'patch', eventPath(series.body.id), users.editor, { title: 'Motet choir', description: 'Fortnightly rehearsal' }), 200);
+      assert.deepEqual(await search('madrigal'), []);
+      assert.deepEqual(await search('weekly'), []);
+      assert.deepEqual(await search('motet fortnightly'), ['Motet choir', 'Motet choir', 'Motet choir']);
+      expectStatus(await call(http, 'delete', `${eventPath(series.body.id)}?force=true`, users.editor), 200);
+      assert.deepEqual(await search('motet'), []);
+    });
+
+    it('matches accents, case and short terms as before the index', async () => {
+      await add('Café Müller', '2030-05-01 10:00:00', '2030-05-01 11:00:00', { description: 'Tanztheater: STRAẞE, Σοφία' });
+      await add('Cafe Muller', '2030-05-02 10:00:00', '2030-05-02 11:00:00');
+      const search = (text: string) => titles(`${YEAR_2030}&search=${encodeURIComponent(text)}`);
+      // MySQL's collation of the text columns ignores accents; SQLite compares them (docs/contract.md §15).
+      const accented = (await openTestDatabase()).target.engine === 'mysql' ? ['Café Müller', 'Cafe Muller'] : ['Café Müller'];
+      assert.deepEqual(await search('café'), accented);
+      assert.deepEqual(await search('CAFÉ müller'), accented);
+      assert.deepEqual(await search('σοφία'), ['Café Müller']);
+      // 'ẞ' lower-cases to 'ß' in JavaScript (SQLite's lower()), but MySQL's collation (Unicode 4.0) tells them apart.
+      assert.deepEqual(await search('straße'), (await openTestDatabase()).target.engine === 'mysql' ? [] : ['Café Müller']);
+      // Under three characters the index cannot narrow: the LIKE scan answers.
+      assert.deepEqual(await search('mü'), accented);
+      assert.deepEqual(await search('é'), accented);
     });
 
     it('treats % and _ in search as literal characters', async () => {

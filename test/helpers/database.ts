@@ -36,7 +36,9 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
   const { db } = opened;
   // Start from nothing, so a schema left by an earlier run cannot hide a migration bug.
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 0');
-  for (const table of [...TABLES, 'data_version', 'change_sequence', 'knex_migrations', 'knex_migrations_lock']) await db.schema.dropTableIfExists(table);
+  // The search index (post_search_grams on MySQL, post_search on SQLite) empties with `posts`.
+  for (const table of ['post_search_grams', 'post_search', ...TABLES, 'data_version', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'])
+    await db.schema.dropTableIfExists(table);
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 1');
   await migrateLatest(db);
   return opened;

@@ -33,6 +33,7 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
       assert.equal(numericValue('1.234,56'), 1234.56);
       assert.equal(numericValue('1,000,000'), 1000000);
       assert.equal(numericValue('1.000.000'), 1000000);
+      assert.equal(numericValue('1,00,000'), 100000, 'a repeated separator groups digits, whatever their count');
     });
   });
 
@@ -56,6 +57,15 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
       assert.deepEqual(detailsOf('€ 10'), { values: ['10'], min: 10, max: 10, symbol: '€', position: 'prefix' });
       assert.deepEqual(detailsOf('10 €'), { values: ['10'], min: 10, max: 10, symbol: '€', position: 'postfix' });
       assert.deepEqual(detailsOf('USD 25'), { values: ['25'], min: 25, max: 25, symbol: 'USD', position: 'prefix' });
+    });
+
+    it('takes text on both sides of a number, or around a dash, as two words: no symbol', () => {
+      assert.deepEqual(detailsOf('pay10now'), { values: ['10'], min: 10, max: 10, symbol: '', position: '' });
+      assert.deepEqual(detailsOf('5 US-$'), { values: ['5'], min: 5, max: 5, symbol: '', position: '' });
+    });
+
+    it('reads the position from the first piece with a number, after a label', () => {
+      assert.deepEqual(detailsOf('free, $20'), { values: ['20', 'free'], min: 20, max: 20, symbol: '$', position: 'prefix' });
     });
 
     it('ignores a leftover too long to be a currency symbol', () => {
@@ -200,6 +210,36 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
       assert.equal(currencyCode('', '£'), 'GBP');
       assert.equal(currencyCode('', '$'), 'USD');
       assert.equal(currencyCode('', 'R$'), 'BRL');
+      const symbols: Record<string, string> = {
+        $: 'USD',
+        US$: 'USD',
+        '€': 'EUR',
+        '£': 'GBP',
+        '¥': 'JPY',
+        '₹': 'INR',
+        '₩': 'KRW',
+        '₽': 'RUB',
+        '₺': 'TRY',
+        '₪': 'ILS',
+        '₫': 'VND',
+        '₱': 'PHP',
+        '฿': 'THB',
+        '₴': 'UAH',
+        '₦': 'NGN',
+        zł: 'PLN',
+        Kč: 'CZK',
+        Ft: 'HUF',
+        R$: 'BRL',
+        A$: 'AUD',
+        AU$: 'AUD',
+        C$: 'CAD',
+        CA$: 'CAD',
+        NZ$: 'NZD',
+        HK$: 'HKD',
+        S$: 'SGD',
+        Fr: 'CHF',
+      };
+      for (const [symbol, code] of Object.entries(symbols)) assert.equal(currencyCode('', symbol), code, symbol);
     });
     it('gives USD without a symbol (the plugin default) and nothing for a symbol of no single currency', () => {
       assert.equal(currencyCode('', ''), 'USD');

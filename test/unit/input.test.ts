@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { inputShapesOf, normaliseBoolean, normaliseList, queryParser } from '../../src/http/input.js';
-import { listOperations, loadDocument } from '../../src/openapi/document.js';
+import type { Request, Response } from 'express';
+import { inputShapesOf, nonFiniteInput, normaliseBody, normaliseBoolean, normaliseList, queryParser } from '../../src/http/input.js';
+import { listOperations, loadDocument, type OperationInfo, type SchemaObject } from '../../src/openapi/document.js';
+import { splitList } from '../../src/text/lists.js';
 
 describe('input normalisation', () => {
   const shapes = inputShapesOf(listOperations(loadDocument()), '/wp-json/tribe/events/v1');
@@ -30,6 +32,9 @@ describe('input normalisation', () => {
     assert.deepEqual(normaliseList(7), [7]);
     assert.deepEqual(normaliseList(''), []);
     assert.deepEqual(normaliseList(', ,'), []);
+    assert.deepEqual(normaliseList([1, '2,3']), [1, '2', '3'], 'items that are not strings stay as they are');
+    assert.deepEqual(normaliseList({ a: 1 }), { a: 1 }, 'an object is left for the validator');
+    assert.equal(normaliseList(true), true);
   });
 
   it('keeps the spaces of names in name lists, and still splits a run of IDs', () => {
@@ -39,6 +44,9 @@ describe('input normalisation', () => {
     assert.deepEqual(normaliseList('12 Angry Men', true), ['12 Angry Men']);
     assert.deepEqual(normaliseList(['Live Music', 'a,b']), ['Live', 'Music', 'a', 'b'], 'plain lists split array items too');
     assert.deepEqual(normaliseList(['Live Music', 'a,b'], true), ['Live Music', 'a', 'b']);
+    assert.deepEqual(normaliseList('12 14 16,12  14', true), ['12', '14', '16', '12', '14'], 'any run of IDs, any spaces');
+    assert.deepEqual(normaliseList('Room 1 2, 1 2 Jazz', true), ['Room 1 2', '1 2 Jazz'], 'only a whole item of IDs splits');
+    assert.deepEqual(splitList('Live Music'), ['Live', 'Music'], 'a plain list unless names are asked for');
   });
 
   it('marks the event term lists as name lists and number fields for the boolean guard', () => {
@@ -85,5 +93,95 @@ describe('input normalisation', () => {
     assert.equal(parse('page=1&page=3').page, '3');
     assert.equal(parse('hide_empty=TRUE').hide_empty, 'true');
     assert.equal(parse('hide_empty=maybe').hide_empty, 'maybe');
+    assert.deepEqual(parse('hide_empty=yes&hide_empty=no').hide_empty, ['yes', 'no'], 'a repeated boolean is left for the validator to refuse');
+  });
+
+  it('turns bracket objects into their values as strings, so the validator sees a shape it can refuse', () => {
+    const parse = queryParser(shapes);
+    assert.equal(parse('search[x]=1&search[y]=2').search, '2');
+    assert.equal(parse('search[x][y]=1').search, '{"y":"1"}');
+    assert.deepEqual(parse('include[][a]=1').include, ['{"a":"1"}']);
+  });
+});
+
+describe('input shapes from synthetic operations', () => {
+  const op = (method: string, path: string, parameters: OperationInfo['parameters'], properties?: Record<string, SchemaObject>): OperationInfo =>
+    ({ operationId: `${method} ${path}`, method, path, parameters, bodySchema: properties ? { type: 'object', properties } : undefined, allowsAnonymous: true }) as OperationInfo;
+  const operations = [
+    op('GET', '/x/{id}', [
+      { name: 'id', in: 'path', schema: { type: 'boolean' } },
+      { name: 'mixed', in: 'query', schema: { type: 'boolean' } },
+      { name: 'flag', in: 'query', schema: { type: 'boolean' } },
+    ] as OperationInfo['parameters']),
+    op('GET', '/y', [{ name: 'mixed', in: 'query', schema: { type: 'array' } }] as OperationInfo['parameters']),
+    op('POST', '/feed.ics', [], {
+      i: { type: 'integer' },
+      n: { type: 'number' },
+      s: { type: 'string' },
+      b: { type: 'boolean' },
+      l: { type: 'array' },
+      nl: { type: 'array', 'x-list-items': 'names' } as SchemaObject,
+    }),
+    op('POST', '/x/{id}', []),
+  ];
+  const shapes = inputShapesOf(operations);
+
+  it('reads query names only from query parameters, and leaves a name used two ways alone', () => {
+    assert.deepEqual([...shapes.queryBooleans], ['flag']);
+    assert.deepEqual([...shapes.queryLists], []);
+  });
+
+  it('keeps a shape per operation with a body: integers and numbers are numbers, strings are not', () => {
+    assert.equal(shapes.bodies.length, 1);
+    const [shape] = shapes.bodies;
+    assert.deepEqual([...shape.numbers], ['i', 'n']);
+    assert.deepEqual([...shape.booleans], ['b']);
+    assert.deepEqual([...shape.lists], ['l']);
+    assert.deepEqual([...shape.nameLists], ['nl']);
+    assert.ok(shape.pattern.test('/feed.ics'));
+    assert.ok(!shape.pattern.test('/feedxics'), 'the path is matched literally');
+    const withRoot = inputShapesOf([op('POST', '/x/{id}', [], { b: { type: 'boolean' } })], '/ns');
+    assert.ok(withRoot.bodies[0].pattern.test('/ns/x/12'));
+    assert.ok(!withRoot.bodies[0].pattern.test('/ns/x/12/y'));
+    assert.ok(!withRoot.bodies[0].pattern.test('/x/12'));
+  });
+
+  describe('normaliseBody', () => {
+    const run = (method: string, path: string, body: unknown) => {
+      let called = false;
+      const req = { method, path, body } as Request;
+      normaliseBody(shapes)(req, {} as Response, () => (called = true));
+      assert.ok(called);
+      return req.body as unknown;
+    };
+    const sent = () => ({ i: true, n: 5, s: true, b: 'yes', l: 'a b,c', nl: 'Live Music, Jazz' });
+
+    it('rewrites the fields of the matching operation by their shape', () => {
+      assert.deepEqual(run('POST', '/feed.ics', sent()), { i: 'true', n: 5, s: true, b: true, l: ['a', 'b', 'c'], nl: ['Live Music', 'Jazz'] });
+    });
+
+    it('leaves bodies of other methods and paths, arrays and absent bodies alone', () => {
+      assert.deepEqual(run('PUT', '/feed.ics', sent()), sent());
+      assert.deepEqual(run('POST', '/feedxics', sent()), sent());
+      assert.deepEqual(run('POST', '/feed.ics', [sent()]), [sent()]);
+      assert.equal(run('POST', '/feed.ics', undefined), undefined);
+    });
+  });
+});
+
+describe('nonFiniteInput', () => {
+  const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { a: nest(levels - 1, leaf) });
+
+  it('names the first query or body input that is a number but not finite, at any depth up to nine objects', () => {
+    assert.equal(nonFiniteInput({ page: '1', per_page: Infinity }, {}), 'per_page');
+    assert.equal(nonFiniteInput({}, { title: 'x', venue: [1, -Infinity] }), 'venue');
+    assert.equal(nonFiniteInput({}, { deep: nest(9, NaN) }), 'deep');
+    assert.equal(nonFiniteInput({}, { deep: nest(10, NaN) }), undefined, 'deeper than that is not looked at');
+  });
+
+  it('finds nothing in finite numbers, strings and empty input', () => {
+    assert.equal(nonFiniteInput({ page: '1' }, { n: 5, list: [1, 2], nested: { x: 1 } }), undefined);
+    assert.equal(nonFiniteInput({}, null), undefined);
+    assert.equal(nonFiniteInput({}, 'text'), undefined);
   });
 });

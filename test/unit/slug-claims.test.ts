@@ -1,6 +1,19 @@
 import assert from 'node:assert/strict';
-import knexFactory from 'knex';
-import { withUniqueSlug } from '../../src/posts/unique-slugs.js';
+import knexFactory, { type Knex } from 'knex';
+import { whereSlugFamily, withUniqueSlug } from '../../src/posts/unique-slugs.js';
+import { isClaimed } from '../../src/posts/slug-claims.js';
+import { MAX_SLUG_LENGTH } from '../../src/text/slugs.js';
+
+/** The slug a write with nothing stored and nothing failing would get (and keep, until its claim ends). */
+function firstFree(db: Knex, base: string, family: string): Promise<string> {
+  return withUniqueSlug(
+    db,
+    base,
+    async () => [],
+    async (slug) => slug,
+    family,
+  );
+}
 
 /** A unique violation on the slug, as the drivers report it. */
 function slugTaken(): Error {
@@ -23,73 +36,22 @@ describe('unique slugs under concurrent writes in one process', () => {
     );
     await new Promise((resolve) => setImmediate(resolve));
     // While the first write of `gig` is unfinished, a second one tries `gig-2` rather than wait for it.
-    const second = await withUniqueSlug(
-      db,
-      'gig',
-      async () => [],
-      async (slug) => slug,
-      'test:a',
-    );
+    const second = await firstFree(db, 'gig', 'test:a');
     assert.equal(second, 'gig-2');
     // Another scope (another table or type) is not affected.
-    assert.equal(
-      await withUniqueSlug(
-        db,
-        'gig',
-        async () => [],
-        async (slug) => slug,
-        'test:b',
-      ),
-      'gig',
-    );
+    assert.equal(await firstFree(db, 'gig', 'test:b'), 'gig');
     finishFirst();
     assert.equal(await first, 'gig');
     // Outside a transaction the claim ended with the write: `gig` can be tried again.
-    assert.equal(
-      await withUniqueSlug(
-        db,
-        'gig',
-        async () => [],
-        async (slug) => slug,
-        'test:a',
-      ),
-      'gig',
-    );
+    assert.equal(await firstFree(db, 'gig', 'test:a'), 'gig');
   });
 
   it('keeps a claim until the transaction ends', async () => {
     await db.transaction(async (trx) => {
-      assert.equal(
-        await withUniqueSlug(
-          trx,
-          'jam',
-          async () => [],
-          async (slug) => slug,
-          'test:c',
-        ),
-        'jam',
-      );
-      assert.equal(
-        await withUniqueSlug(
-          db,
-          'jam',
-          async () => [],
-          async (slug) => slug,
-          'test:c',
-        ),
-        'jam-2',
-      );
+      assert.equal(await firstFree(trx, 'jam', 'test:c'), 'jam');
+      assert.equal(await firstFree(db, 'jam', 'test:c'), 'jam-2');
     });
-    assert.equal(
-      await withUniqueSlug(
-        db,
-        'jam',
-        async () => [],
-        async (slug) => slug,
-        'test:c',
-      ),
-      'jam',
-    );
+    assert.equal(await firstFree(db, 'jam', 'test:c'), 'jam');
   });
 
   it('tries the next free candidate after each unique violation, and never gives up after a few', async () => {
@@ -158,5 +120,64 @@ describe('unique slugs under concurrent writes in one process', () => {
       (err) => err === last,
     );
     assert.equal(tries, 1000);
+  });
+
+  it('frees a candidate whose write failed, so the next write tries it again', async () => {
+    await assert.rejects(
+      withUniqueSlug(
+        db,
+        'fete',
+        async () => [],
+        async () => {
+          throw new Error('disk full');
+        },
+        'test:h',
+      ),
+      /disk full/,
+    );
+    assert.equal(isClaimed('test:h', 'fete'), false);
+    assert.equal(await firstFree(db, 'fete', 'test:h'), 'fete');
+  });
+
+  it('passes a unique violation on another column through at once', async () => {
+    let tries = 0;
+    const guidTaken = Object.assign(new Error("Duplicate entry 'x' for key 'posts_guid_unique'"), { code: 'ER_DUP_ENTRY' });
+    await assert.rejects(
+      withUniqueSlug(
+        db,
+        'gig',
+        async () => [],
+        async () => {
+          tries++;
+          throw guidTaken;
+        },
+        'test:i',
+      ),
+      (err) => err === guidTaken,
+    );
+    assert.equal(tries, 1);
+  });
+
+  it('claims in the default scope when none is named', async () => {
+    const seen = await withUniqueSlug(
+      db,
+      'plain',
+      async () => [],
+      async (slug) => isClaimed('', slug),
+    );
+    assert.equal(seen, true);
+  });
+});
+
+describe('whereSlugFamily', () => {
+  const db = knexFactory({ client: 'better-sqlite3', useNullAsDefault: true });
+  after(() => db.destroy());
+
+  it('narrows to the range of slugs the base can become, with the base shortened as candidates shorten it', () => {
+    const { sql, bindings } = whereSlugFamily(db('posts'), 'slug', 'gig').toSQL();
+    assert.match(sql, /`slug` >= \? and `slug` < \?/);
+    assert.deepEqual(bindings, ['gig', 'gig\u{10FFFF}']);
+    const long = 'a'.repeat(MAX_SLUG_LENGTH);
+    assert.deepEqual(whereSlugFamily(db('posts'), 'slug', long).toSQL().bindings, ['a'.repeat(MAX_SLUG_LENGTH - 11), `${'a'.repeat(MAX_SLUG_LENGTH - 11)}\u{10FFFF}`]);
   });
 });

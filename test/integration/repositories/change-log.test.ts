@@ -70,4 +70,9 @@ describe('the change log: commit order', () => {
     assert.ok(numberA > 0 && numberA < numberB, `A ${numberA} took its number before B ${numberB}`);
     assert.ok(position! >= numberB, 'once A has committed, the position covers both');
   });
+
+  it('takes notes only inside inTransaction', async () => {
+    const db = await database();
+    assert.throws(() => noteChange(db, 'event', 1), /inside inTransaction/);
+  });
 });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { inWriteTransaction } from '../../../src/repositories.js';
 import { ORGANIZERS, VENUES } from '../../../src/linked/kinds.js';
 import { CATEGORIES, TAGS } from '../../../src/terms/taxonomies.js';
-import { createEvent, createLinked, createTerm, createUsers, database, eventFilter, eventTitles, reads } from './fixtures.js';
+import { createEvent, createLinked, createTerm, createUsers, database, eventFilter, eventTitles, reads, linkedIds, termIdsOf } from './fixtures.js';
 
 const day = (n: number, time = '10:00:00') => `2026-06-${String(n).padStart(2, '0')} ${time}`;
 
@@ -291,7 +291,7 @@ describe('EventRepository: links and terms', () => {
     const first = await createEvent(db, { venueIds: [v2, v1], organizerIds: [o3, o1, o3, o2] });
     const second = await createEvent(db, { venueIds: [v1], organizerIds: [o2] });
     const bare = await createEvent(db);
-    const { venues, organizers } = await reads(db).events.linkedIds([first, second, bare]);
+    const { venues, organizers } = await linkedIds(db, [first, second, bare]);
     assert.deepEqual(
       [...venues.entries()].sort(([a], [b]) => a - b),
       [
@@ -306,7 +306,7 @@ describe('EventRepository: links and terms', () => {
         [second, [o2]],
       ],
     );
-    const none = await reads(db).events.linkedIds([]);
+    const none = await linkedIds(db, []);
     assert.deepEqual([none.venues.size, none.organizers.size], [0, 0]);
   });
 
@@ -316,10 +316,10 @@ describe('EventRepository: links and terms', () => {
     const o1 = await createLinked(db, ORGANIZERS);
     const event = await createEvent(db, { venueIds: [v1, v2], organizerIds: [o1] });
     await inWriteTransaction(db, (repos) => repos.events.setLinks(event, 'event_venues', 'venue_id', [v3, v1]));
-    let linked = await reads(db).events.linkedIds([event]);
+    let linked = await linkedIds(db, [event]);
     assert.deepEqual([linked.venues.get(event), linked.organizers.get(event)], [[v3, v1], [o1]]);
     await inWriteTransaction(db, (repos) => repos.events.setLinks(event, 'event_venues', 'venue_id', []));
-    linked = await reads(db).events.linkedIds([event]);
+    linked = await linkedIds(db, [event]);
     assert.deepEqual([linked.venues.get(event), linked.organizers.get(event)], [undefined, [o1]]);
   });
 
@@ -330,14 +330,35 @@ describe('EventRepository: links and terms', () => {
     const event = await createEvent(db, { categoryIds: [music, art, music], tagIds: [free] });
     const other = await createEvent(db, { categoryIds: [art] });
     const sorted = (ids: number[] | undefined) => [...(ids ?? [])].sort((a, b) => a - b);
-    let terms = await reads(db).events.termIds([event, other]);
+    let terms = await termIdsOf(db, [event, other]);
     assert.deepEqual([sorted(terms.get(event)), sorted(terms.get(other))], [sorted([music, art, free]), [art]]);
     await inWriteTransaction(db, (repos) => repos.events.setTerms(event, CATEGORIES.name, [dance]));
-    terms = await reads(db).events.termIds([event, other]);
+    terms = await termIdsOf(db, [event, other]);
     assert.deepEqual([sorted(terms.get(event)), sorted(terms.get(other))], [sorted([dance, free]), [art]]);
     await inWriteTransaction(db, (repos) => repos.events.setTerms(event, TAGS.name, []));
-    terms = await reads(db).events.termIds([event]);
+    terms = await termIdsOf(db, [event]);
     assert.deepEqual(sorted(terms.get(event)), [dance]);
+  });
+
+  it('links reports each linked record’s current version and each term’s published count', async () => {
+    const db = await database();
+    const venue = await createLinked(db, VENUES);
+    const music = await createTerm(db, CATEGORIES, 'Music');
+    const event = await createEvent(db, { venueIds: [venue], categoryIds: [music] });
+    await createEvent(db, { categoryIds: [music] });
+    const stateOf = async () =>
+      (await reads(db).events.links([event])).map((link) => [link.kind, link.id, link.version, link.count]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    await inWriteTransaction(db, async (repos) => repos.terms.shiftCounts([], [music]));
+    assert.deepEqual(await stateOf(), [
+      ['term', music, 1, 1],
+      ['venue', venue, 1, 0],
+    ]);
+    await inWriteTransaction(db, async (repos) => repos.venues.update((await repos.venues.findById(venue))!, { title: 'Renamed' }, undefined, {}));
+    await inWriteTransaction(db, async (repos) => repos.terms.shiftCounts([], [music]));
+    assert.deepEqual(await stateOf(), [
+      ['term', music, 1, 2],
+      ['venue', venue, 2, 0],
+    ]);
   });
 
   it('countedTerms: the terms of a published event, none for any other status', async () => {

@@ -124,3 +124,25 @@ export function eventFilter(user: User | undefined, overrides: Partial<EventList
 export async function eventTitles(db: Knex, filter: EventListFilter): Promise<string[]> {
   return (await reads(db).events.list(filter)).rows.map((row) => row.title);
 }
+
+/** `EventRepository.links` grouped per event: the ids of each kind asked for, in link order. */
+async function linkedIdsOf(db: Knex, eventIds: number[], kinds: Array<'venue' | 'organizer' | 'term'>): Promise<Map<number, number[]>[]> {
+  const links = await reads(db).events.links(eventIds);
+  return kinds.map((kind) => {
+    const map = new Map<number, number[]>();
+    for (const link of links.filter((l) => l.kind === kind)) map.set(link.eventId, [...(map.get(link.eventId) ?? []), link.id]);
+    return map;
+  });
+}
+
+/** The venue and organizer ids of some events (`EventRepository.links`). */
+export async function linkedIds(db: Knex, eventIds: number[]) {
+  const [venues, organizers] = await linkedIdsOf(db, eventIds, ['venue', 'organizer']);
+  return { venues, organizers };
+}
+
+/** The term ids of some events (`EventRepository.links`). */
+export async function termIdsOf(db: Knex, eventIds: number[]) {
+  const [terms] = await linkedIdsOf(db, eventIds, ['term']);
+  return terms;
+}

@@ -5,7 +5,7 @@ import { inWriteTransaction } from '../../../src/repositories.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../../../src/linked/kinds.js';
 import type { LinkedListFilter } from '../../../src/linked/repository.js';
 import { readerOf } from '../../../src/policies/posts.js';
-import { ALL_STATUSES, createEvent, createLinked, createUsers, database, reads, type LinkedSpec } from './fixtures.js';
+import { ALL_STATUSES, createEvent, createLinked, createUsers, database, reads, type LinkedSpec, linkedIds } from './fixtures.js';
 
 /** A list filter: every status, one page of 100; `overrides` win. */
 function linkedFilter(user: User | undefined, overrides: Partial<LinkedListFilter> = {}): LinkedListFilter {
@@ -200,7 +200,7 @@ describe('LinkedRepository writes', () => {
 
     const row = (await reads(db).venues.findById(hall))!;
     assert.deepEqual([row.status, row.trashedFrom], ['trash', 'private']);
-    const { venues, organizers } = await reads(db).events.linkedIds([first, second]);
+    const { venues, organizers } = await linkedIds(db, [first, second]);
     assert.deepEqual([venues.get(first), venues.get(second), organizers.get(first)], [[club], undefined, [organizer]]);
     assert.equal((await reads(db).events.findById(second))?.id, second, 'the events stay');
   });

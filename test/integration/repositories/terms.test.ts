@@ -136,7 +136,12 @@ describe('TermRepository', () => {
     await inWriteTransaction(db, async (repos) => repos.terms.delete((await repos.terms.findById(middle))!));
     assert.equal(await reads(db).terms.findById(middle), undefined);
     assert.deepEqual([(await term(db, first)).parent, (await term(db, second)).parent], [root, root]);
-    assert.deepEqual((await reads(db).events.termIds([event])).get(event), [first]);
+    assert.deepEqual(
+      (await reads(db).events.links([event])).map((link) => link.id),
+      [first],
+    );
+    // A child's record changed (its parent): its version grows, so what embeds it is built again.
+    assert.deepEqual([(await term(db, first)).version, (await term(db, second)).version], [2, 2]);
     // A top-level term's children become top-level.
     await inWriteTransaction(db, async (repos) => repos.terms.delete((await repos.terms.findById(root))!));
     assert.deepEqual([(await term(db, first)).parent, (await term(db, second)).parent], [0, 0]);

@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import type { Repositories } from '../repositories.js';
+import type { EventLink } from '../events/repository.js';
+import type { LinkedRow } from '../linked/repository.js';
+import type { TermRow } from '../terms/repository.js';
+import type { ImageRecord } from '../posts/repository.js';
+
+/**
+ * The rows event records embed (venues, organizers, terms, images) repeat across events: a calendar
+ * has thousands of events and a few hundred of those. They are remembered here per database handle,
+ * by id, and used only at the version the event's links report now (`EventRepository.links`, read
+ * in the same request), so an edit of a venue shows in every event on the next read, in every process
+ * (a version grows on every write of its record: posts/repository.ts, terms/repository.ts). Images
+ * are never changed once recorded (posts/images.ts), so their id is enough (docs/contract.md §16).
+ *
+ * A transaction never uses them: it may see its own uncommitted versions, which a rollback could
+ * leave to be reused by another write with other content.
+ */
+
+/** A map that forgets the least recently used entries beyond `max`. */
+export class Recent<V, K = number> {
+  private readonly values = new Map<K, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(id: K): V | undefined {
+    const value = this.values.get(id);
+    if (value !== undefined) {
+      this.values.delete(id);
+      this.values.set(id, value);
+    }
+    return value;
+  }
+
+  set(id: K, value: V): void {
+    this.values.delete(id);
+    this.values.set(id, value);
+    if (this.values.size > this.max) this.values.delete(this.values.keys().next().value!);
+  }
+}
+
+interface Remembered {
+  linked: Recent<LinkedRow>;
+  terms: Recent<TermRow>;
+  images: Recent<ImageRecord>;
+}
+
+// Stryker disable all: bounds on memory; with any bound every record is right, fewer rows are remembered.
+const MAX_LINKED = 5000;
+const MAX_TERMS = 2000;
+const MAX_IMAGES = 5000;
+// Stryker restore all
+
+const rememberedByHandle = new WeakMap<Knex, Remembered>();
+
+function rememberedFor(db: Knex): Remembered {
+  // A transaction is a handle of its own, so it never shares another's rows (the map is keyed by
+  // handle); this only spares filling rows that die with it.
+  // Stryker disable next-line ConditionalExpression: see above (test/ops/record-replies.test.ts checks a rollback).
+  if ((db as Knex.Transaction).isTransaction) return { linked: new Recent(0), terms: new Recent(0), images: new Recent(0) };
+  let remembered = rememberedByHandle.get(db);
+  // Stryker disable next-line ConditionalExpression: rows not remembered are read again; records are the same.
+  if (!remembered) rememberedByHandle.set(db, (remembered = { linked: new Recent(MAX_LINKED), terms: new Recent(MAX_TERMS), images: new Recent(MAX_IMAGES) }));
+  return remembered;
+}
+
+/** What some events' links point to, at the versions the links report (rows read only where not remembered). */
+export interface RelatedRows {
+  linked: Map<number, LinkedRow>;
+  terms: Map<number, TermRow>;
+  images: Map<number, ImageRecord>;
+}
+
+export async function relatedRows(repositories: Repositories, links: EventLink[], imageIds: Array<number | null>): Promise<RelatedRows> {
+  const remembered = rememberedFor(repositories.db);
+  const linked = new Map<number, LinkedRow>();
+  const terms = new Map<number, TermRow>();
+  const missing = { venue: new Set<number>(), organizer: new Set<number>(), term: new Set<number>() };
+  for (const link of links) {
+    const known = link.kind === 'term' ? remembered.terms.get(link.id) : remembered.linked.get(link.id);
+    // Stryker disable next-line ConditionalExpression: never using a remembered row reads it again; records are the same.
+    if (known?.version === link.version) (link.kind === 'term' ? terms : linked).set(link.id, known as never);
+    else missing[link.kind].add(link.id);
+  }
+  // A row read here may be newer than its link reported (a write in between): it is remembered at
+  // its own version, and the next read of the links will report that version.
+  for (const row of [...(await repositories.venues.findByIds([...missing.venue])), ...(await repositories.organizers.findByIds([...missing.organizer]))]) {
+    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
+    remembered.linked.set(row.id, row);
+    linked.set(row.id, row);
+  }
+  for (const row of missing.term.size ? await repositories.terms.findByIds([...missing.term]) : []) {
+    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
+    remembered.terms.set(row.id, row);
+    terms.set(row.id, row);
+  }
+
+  const images = new Map<number, ImageRecord>();
+  const missingImages: number[] = [];
+  for (const id of [...imageIds, ...[...linked.values()].map((row) => row.imageId)]) {
+    if (id === null || images.has(id)) continue;
+    const known = remembered.images.get(id);
+    if (known) images.set(id, known);
+    else missingImages.push(id);
+  }
+  for (const [id, image] of missingImages.length ? await repositories.posts.loadImages(missingImages) : []) {
+    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
+    remembered.images.set(id, image);
+    images.set(id, image);
+  }
+  return { linked, terms, images };
+}

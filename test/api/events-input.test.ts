@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { createUsers, NS, type TestUser } from '../helpers/app.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { badParams, call, createEvent, createOrganizer, createVenue, eventBody, eventPath, eventsApp, eventsPath, type Http, type Rec } from '../helpers/events.js';
+import type { Role } from '../../src/auth/capabilities.js';
+
+/**
+ * The event body's edge forms (src/events/input.ts, docs/contract.md §2, §6 and §14): what the
+ * write suite does not send, each checked by the answer it must give.
+ */
+describe('event input: edge forms', () => {
+  let http: Http;
+  let users: Record<Role, TestUser>;
+
+  beforeEach(async () => {
+    ({ http } = await eventsApp());
+    users = await createUsers();
+  });
+
+  const post = (body: unknown, as: TestUser = users.editor) => call(http, 'post', eventsPath, as, body);
+  const messages = async (body: unknown, as?: TestUser) => {
+    const res = await post(eventBody(body as Rec), as);
+    expectStatus(res, 400);
+    return res.body.data.params as Record<string, string>;
+  };
+
+  it('timezone: blank means the site zone, a padded name is trimmed, an unknown one is named', async () => {
+    const blank = await createEvent(http, users.editor, { timezone: '  ' });
+    assert.equal(blank.timezone, 'UTC');
+    const padded = await createEvent(http, users.editor, { timezone: ' Europe/Paris ' });
+    assert.equal(padded.timezone, 'Europe/Paris');
+    assert.equal(padded.utc_start_date, '2030-05-01 08:00:00');
+    const kept = await createEvent(http, users.editor, { timezone: null });
+    assert.equal(kept.timezone, 'UTC');
+    assert.match((await messages({ timezone: 'Mars/Olympus' })).timezone, /IANA time zone/);
+  });
+
+  it('dates: a date not understood and an end before the start are named by their field', async () => {
+    assert.match((await messages({ end_date: 'never' })).end_date, /^end_date is not a date/);
+    assert.match((await messages({ end_date: '2030-04-01 10:00:00' })).end_date, /must not be before/);
+  });
+
+  it('an update of the title alone keeps the stored times, also across zones', async () => {
+    const event = await createEvent(http, users.editor, { timezone: 'Europe/Paris', all_day: false });
+    const res = await call(http, 'post', eventPath(event.id), users.editor, { title: 'Renamed' });
+    expectStatus(res, 200);
+    assert.equal(res.body.start_date, event.start_date);
+    assert.equal(res.body.utc_start_date, event.utc_start_date);
+    assert.equal(res.body.all_day, false);
+  });
+
+  it('website: padded is trimmed, blank clears, not http is named', async () => {
+    const padded = await createEvent(http, users.editor, { website: '  https://example.com/a  ' });
+    assert.equal(padded.website, 'https://example.com/a');
+    assert.match((await messages({ website: 'ftp://example.com' })).website, /http\(s\) URL/);
+  });
+
+  it('venue and organizer: odd ids, objects and values are named in the answer', async () => {
+    const venue = await createVenue(http, users.editor, { venue: 'Hall' });
+    const organizer = await createOrganizer(http, users.editor, { organizer: 'Org' });
+    // An organizer id is not a venue; numbers with other characters are not ids.
+    assert.equal((await messages({ venue: organizer.id })).venue, `venue ${organizer.id} is not a venue.`);
+    assert.equal((await messages({ venue: { id: organizer.id } })).venue, `venue ${organizer.id} is not a venue.`);
+    // `{id}` that is not a number is not an id (a new venue described by its fields: here none).
+    for (const id of [`${venue.id}x`, `x${venue.id}`]) assert.doesNotMatch((await messages({ venue: { id } })).venue, /is not a venue/, id);
+    for (const id of [`${venue.id}x`, `x${venue.id}`]) assert.deepEqual(Object.keys(await messages({ venue: [id] })), ['venue'], id);
+    // The unlink forms: "0" and false too.
+    for (const value of ['0', false]) {
+      const event = await createEvent(http, users.editor, { venue: venue.id, organizer: organizer.id });
+      const res = await call(http, 'post', eventPath(event.id), users.editor, { venue: value, organizer: value });
+      expectStatus(res, 200);
+      assert.deepEqual([res.body.venue, res.body.organizer], [[], []], JSON.stringify(value));
+    }
+  });
+
+  it('categories and tags: {id} objects, blank items, unknown names for a caller who may not add terms', async () => {
+    const tag = (await call(http, 'post', `${NS}/tags`, users.editor, { name: 'Known' })).body as Rec;
+    const event = await createEvent(http, users.editor, { tags: [{ id: tag.id, name: 'ignored' }, ' ', ''] });
+    assert.deepEqual(
+      event.tags.map((t: Rec) => t.id),
+      [tag.id],
+    );
+    const padded = await createEvent(http, users.editor, { tags: [` ${tag.id} `] });
+    assert.deepEqual(
+      padded.tags.map((t: Rec) => t.id),
+      [tag.id],
+    );
+    // Numbers with other characters are names, not ids: new terms for an editor.
+    const named = await createEvent(http, users.editor, { tags: [`${tag.id}a`] });
+    assert.deepEqual(
+      named.tags.map((t: Rec) => t.name),
+      [`${tag.id}a`],
+    );
+    const author = users.contributor;
+    assert.equal((await messages({ tags: ['Unknown One', 'Another'] }, author)).tags, 'tags contains unknown tags: Unknown One, Another.');
+    assert.equal((await messages({ categories: ['Nope'] }, author)).categories, 'categories contains unknown categories: Nope.');
+    assert.equal((await messages({ categories: [`a${tag.id}`] }, author)).categories, `categories contains unknown categories: a${tag.id}.`);
+    // A name that cleans to nothing is not created, even by an editor.
+    assert.equal((await messages({ tags: ['<b></b>'] })).tags, 'tags contains unknown tags: <b></b>.');
+  });
+
+  it('recurrence: false, "false", "", null and [] mean none; a single string is one line; non-strings are refused', async () => {
+    for (const none of [false, 'false', '', null, [], ['  ']]) {
+      const event = await createEvent(http, users.editor, { recurrence: none });
+      assert.equal(event.series_id ?? null, null, JSON.stringify(none));
+      assert.ok(!('recurrence' in event) || event.recurrence === null, JSON.stringify(none));
+    }
+    const one = await createEvent(http, users.editor, { recurrence: ' RRULE:FREQ=DAILY;COUNT=2 ' });
+    assert.deepEqual(one.recurrence, ['RRULE:FREQ=DAILY;COUNT=2']);
+    const lines = await createEvent(http, users.editor, { recurrence: ['', 'RRULE:FREQ=DAILY;COUNT=2'] });
+    assert.deepEqual(lines.recurrence, ['RRULE:FREQ=DAILY;COUNT=2']);
+    // `true` passes the document's schema (a boolean); the rule refuses it.
+    assert.match((await messages({ recurrence: true })).recurrence, /^recurrence must be an array of RFC 5545 content lines/);
+  });
+
+  it('keeps a bad request free of side effects', async () => {
+    assert.deepEqual(badParams(await post(eventBody({ website: 'nope', timezone: 'Nowhere' }))).sort(), ['timezone', 'website']);
+  });
+});

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { engineOf } from '../../../src/db/engine.js';
+import { insertSearchGrams, searchGramRows, whereSearchCandidates } from '../../../src/db/search-index.js';
+import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../../../src/text/trigrams.js';
+import { createEvent, database } from '../repositories/fixtures.js';
+
+/** The search index's pieces (docs/contract.md §15); the property test checks the whole. */
+describe('search index (src/db/search-index.ts)', () => {
+  it('cuts texts into distinct trigrams of code points, and says which terms it cannot narrow', () => {
+    assert.deepEqual(trigramsOf('jazz'), ['jaz', 'azz']);
+    assert.deepEqual(trigramsOf('aaaa'), ['aaa']);
+    assert.deepEqual(trigramsOf('🎷ab'), ['🎷ab']);
+    assert.deepEqual(trigramsOf('ab'), []);
+    assert.equal(narrowingTrigrams('ab'), undefined);
+    assert.equal(narrowingTrigrams('🎷🎷'), undefined);
+    assert.equal(narrowingTrigrams('ab\u0000cd'), undefined);
+    assert.deepEqual(narrowingTrigrams('a_%'), ['a_%']);
+    assert.deepEqual(spreadTrigrams(['a', 'b', 'c', 'd', 'e', 'f', 'g'], 4), ['a', 'c', 'e', 'g']);
+    assert.deepEqual(spreadTrigrams(['a', 'b'], 4), ['a', 'b']);
+  });
+
+  it('MySQL: lower() keeps every character equal to itself in the text columns’ collation, one character for one', async function () {
+    this.timeout(120_000);
+    const db = await database();
+    if (engineOf(db) !== 'mysql') return this.skip();
+    // Every code point but the surrogates, as `n` = a + 16 b + 256 c + 4096 d + 65536 e.
+    const digits = (most: number) => `(${Array.from({ length: most + 1 }, (_, i) => `select ${i} as d`).join(' union all ')})`;
+    const points = `select a.d + 16 * b.d + 256 * c.d + 4096 * d.d + 65536 * e.d as n from ${digits(15)} a, ${digits(15)} b, ${digits(15)} c, ${digits(15)} d, ${digits(16)} e`;
+    const character = 'convert(char(n using utf32) using utf8mb4) collate utf8mb4_unicode_ci';
+    const [rows] = (await db.raw(
+      `select count(*) as checked, sum(case when ${character} = lower(${character}) and char_length(lower(${character})) = 1 then 0 else 1 end) as differing
+       from (${points}) p where n < 55296 or n > 57343`,
+    )) as unknown as [Array<{ checked: number; differing: number }>];
+    assert.equal(Number(rows[0].checked), 0x110000 - 2048);
+    assert.equal(Number(rows[0].differing), 0);
+  });
+
+  it('MySQL: an event’s trigram rows follow its fields, and go with it', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'mysql') return this.skip();
+    const id = await createEvent(db, { title: 'Jazz', description: 'aaaa', excerpt: '' });
+    const rows = await db('post_search_grams').where('post_id', id).orderBy(['field', 'n']).select('field', 'n', 'gram');
+    assert.deepEqual(
+      rows.map((r: { field: number; n: number; gram: string }) => [Number(r.field), Number(r.n), r.gram]),
+      [
+        [0, 0, 'Jaz'],
+        [0, 1, 'azz'],
+        [1, 0, 'aaa'],
+      ],
+    );
+    assert.deepEqual(searchGramRows(id, { excerpt: 'abc' }), [{ post_id: id, field: 2, n: 0, gram: 'abc' }]);
+    await insertSearchGrams(db, searchGramRows(id, { excerpt: 'abc' }));
+    await db('posts').where('id', id).delete();
+    assert.deepEqual(await db('post_search_grams').where('post_id', id).select('gram'), []);
+  });
+
+  it('SQLite: the FTS table holds lower() of each event’s fields, for events only', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'sqlite') return this.skip();
+    const id = await createEvent(db, { title: 'İstanbul JAZZ', description: 'Ünïcode', excerpt: '' });
+    const match = async (phrase: string) =>
+      (await db.raw('select rowid from post_search where post_search match ?', [`"${phrase}"`])).map((r: { rowid: number }) => Number(r.rowid));
+    assert.deepEqual(await match('i̇stanbul'), [id]);
+    assert.deepEqual(await match('jazz'), [id]);
+    assert.deepEqual(await match('ünïcode'), [id]);
+    await db('posts').where('id', id).update({ title: 'Blues' });
+    assert.deepEqual(await match('jazz'), []);
+    await db('posts').where('id', id).delete();
+    assert.deepEqual(await match('blues'), []);
+  });
+});
+
+describe('search index: candidates listed or as a filter (SQLite)', () => {
+  it('finds the same events whether the matches are listed one by one or left as a filter', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'sqlite') return this.skip();
+    const ids: number[] = [];
+    for (const [i, title] of ['Jazz night', 'jazz brunch', 'Blues night', 'Late JAZZ'].entries()) ids.push(await createEvent(db, { title, start: `2026-06-0${i + 1} 10:00:00` }));
+    for (const listedAtMost of [0, 1, 2, 1000]) {
+      for (const [terms, expected] of [
+        [['jazz'], [ids[0], ids[1], ids[3]]],
+        [['jazz', 'night'], [ids[0]]],
+        [['polka'], []],
+      ] as Array<[string[], number[]]>) {
+        const query = db('events as x');
+        assert.equal(await whereSearchCandidates(db, query, 'x.post_id', terms, listedAtMost), true);
+        assert.deepEqual((await query.orderBy('x.post_id').pluck('x.post_id')).map(Number), expected, `${terms} listing at most ${listedAtMost}`);
+      }
+    }
+  });
+});
