@@ -64,6 +64,7 @@ if (ids.length === 0) throw new Error('the database has no events: seed it first
 let k = 0;
 const probes: Array<[string, () => [string, string, string?]]> = [
   ['GET /events/{id} (a different event each time)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[(k = (k + 7919) % ids.length)]}`]],
+  ['GET /events/{id} (the same event: a remembered reply)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[0]}`]],
   ['GET /events (default window)', () => ['GET', `${NAMESPACE_PATH}/events`]],
   ['GET /venues?only_with_upcoming=1', () => ['GET', `${NAMESPACE_PATH}/venues?only_with_upcoming=1`]],
   ['GET /categories', () => ['GET', `${NAMESPACE_PATH}/categories`]],

@@ -54,6 +54,15 @@ export const SCENARIOS: Scenario[] = [
     request: (s, r) => ({ method: 'GET', path: api(`/events/${pick(r, s.events).id}`) }),
   },
   {
+    // The ceiling of any single-read design on this stack: the reply is remembered (the same event
+    // every time), so what is left is the row, its links, the stamp check and sending 7 KB.
+    name: 'event-by-id-same',
+    label: 'GET /events/{id}, the same event each time (remembered reply)',
+    list: false,
+    write: false,
+    request: (s) => ({ method: 'GET', path: api(`/events/${s.events[0].id}`) }),
+  },
+  {
     name: 'event-by-slug',
     label: 'GET /events/by-slug/{slug}',
     list: false,
