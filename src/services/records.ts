@@ -35,7 +35,11 @@ export interface RecordOptions {
 export async function eventRecords(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls, options: RecordOptions): Promise<EventRecord[]> {
   const links = await repositories.events.links(rows.map((row) => row.id));
   const linksOf = new Map<number, EventLink[]>();
-  for (const link of links) linksOf.set(link.eventId, [...(linksOf.get(link.eventId) ?? []), link]);
+  for (const link of links) {
+    const list = linksOf.get(link.eventId);
+    if (list) list.push(link);
+    else linksOf.set(link.eventId, [link]);
+  }
   const built = builtFor(repositories.db);
   const records: EventRecord[] = [];
   const missing: Array<{ at: number; key: string; stamp: string; masked: boolean }> = [];
@@ -52,7 +56,7 @@ export async function eventRecords(repositories: Repositories, rows: EventRow[],
     const related = await relationsFrom(
       repositories,
       missingRows,
-      links.filter((link) => missing.some(({ at }) => rows[at].id === link.eventId)),
+      missingRows.flatMap((row) => linksOf.get(row.id) ?? []),
       user,
     );
     for (const { at, key, stamp, masked } of missing) {
