@@ -31,6 +31,7 @@ import { publicPages } from './pages/handlers.js';
 import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
 import { replyCache, replyKey, serializedReply } from './http/replies.js';
+import { readTurns } from './http/read-turns.js';
 import { replyTooLarge, sendSerialized } from './http/reply-body.js';
 import { entityTag } from './http/conditional.js';
 import { withIdempotencyKey } from './http/idempotency.js';
@@ -110,6 +111,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
     }),
   );
   app.use(requestTimeout(config.requestTimeoutSeconds));
+  // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
+  app.use(readTurns().middleware);
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
