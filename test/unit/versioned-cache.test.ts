@@ -3,6 +3,9 @@ import { totalsOf, VersionedCache, type Moving } from '../../src/db/versioned-ca
 import { bumpDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
+/** One turn of the event loop. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('VersionedCache', () => {
   /** A cache whose computations are counted per key. */
   async function counted(limits: ConstructorParameters<typeof VersionedCache<string>>[1]) {
@@ -137,8 +140,12 @@ describe('VersionedCache', () => {
     let calls = 0;
     const get = (key: string, value: string) => cache.get(key, async () => (calls++, value));
     // A slow computation, replaced after a write by a newer one, then finishing with a heavy value.
-    let finishOld!: (value: string) => void;
+    // The bump must come after the old computation has read its version (compute runs after that read):
+    // on MySQL both run on separate connections, and a bump that won the race would file the old one
+    // under the newer version, where the next read would wait for it.
+    let finishOld: ((value: string) => void) | undefined;
     const old = cache.get('a', () => new Promise<string>((resolve) => (finishOld = resolve)));
+    while (!finishOld) await turn();
     await bumpDataVersion(db);
     await get('a', 'aaaa');
     finishOld('o'.repeat(8));
@@ -149,8 +156,9 @@ describe('VersionedCache', () => {
     await get('b', 'bbbb');
     assert.equal(calls, 0, 'the replaced value did not count: 4 + 4 fit in 10');
     // A slow computation, replaced after a write, then failing: the newer entry stays.
-    let failOld!: (err: Error) => void;
+    let failOld: ((err: Error) => void) | undefined;
     const failing = cache.get('c', () => new Promise<string>((_resolve, reject) => (failOld = reject)));
+    while (!failOld) await turn();
     await bumpDataVersion(db);
     assert.equal(await get('c', 'cc'), 'cc');
     failOld(new Error('lost connection'));
