@@ -32,7 +32,7 @@ import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
 import { replyCache, replyKey, serializedReply } from './http/replies.js';
 import { readTurns } from './http/read-turns.js';
-import { replyTooLarge, sendSerialized } from './http/reply-body.js';
+import { jsonParts, replyTooLarge, sendSerialized } from './http/reply-body.js';
 import { entityTag } from './http/conditional.js';
 import { withIdempotencyKey } from './http/idempotency.js';
 import { allowHeader } from './http/allow.js';
@@ -320,17 +320,18 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
     res.status(reply.status);
     // A JSON answer of another media type (the JSON-LD feed) goes the JSON way below, under its own type.
     if (reply.contentType !== undefined) res.set('Content-Type', reply.contentType);
-    if (reply.contentType !== undefined && typeof reply.body === 'string') {
-      // A text answer (an iCalendar feed): sent as it is; a record's strong ETag (http/conditional.ts)
-      // or Express's weak one, and its 304.
-      if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, String(reply.body), reply.contentType)));
-      res.send(String(reply.body));
+    if (reply.contentType !== undefined && (reply.textBytes !== undefined || typeof reply.body === 'string')) {
+      // A text answer (an iCalendar feed): sent as it is (a remembered one from its bytes); a record's
+      // strong ETag (http/conditional.ts) or Express's weak one, and its 304.
+      const text = reply.textBytes ?? String(reply.body);
+      if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, text, reply.contentType)));
+      res.send(text);
       return;
     }
     if (reply.version) {
       // A record's strong ETag (http/conditional.ts); set before sending, so Express computes no weak one.
       const selection = res.locals.fields === undefined ? '' : JSON.stringify(res.locals.fields);
-      const json = () => serializedReply(reply, config.replyLimit).pieces;
+      const json = () => jsonParts(serializedReply(reply, config.replyLimit));
       res.set('ETag', selection ? entityTag(reply.version, json(), selection) : (reply.etag ??= entityTag(reply.version, json())));
     }
     if (config.validateResponses || res.locals.fields) {

@@ -249,8 +249,19 @@ function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.Pr
 
 /** The node flags `npm start` runs the service with (package.json), so the benchmark measures that process. */
 function startFlags(): string[] {
+  return startWords().filter((word) => word.startsWith('--'));
+}
+
+/** The environment `npm start` sets before `node` (package.json: `NAME=value ... node ...`, e.g. glibc's malloc settings). */
+function startEnv(): Record<string, string> {
+  const words = startWords();
+  const assignments = words.slice(0, words.indexOf('node')).filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
+  return Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
+}
+
+function startWords(): string[] {
   const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return start.split(/\s+/);
 }
 
 async function startService(url: string, opts: Options): Promise<{ child: Child; base: string }> {
@@ -258,7 +269,7 @@ async function startService(url: string, opts: Options): Promise<{ child: Child;
   const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
   const entry = opts.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...startFlags(), ...opts.nodeArgs, ...profile, ...entry], serviceEnv(url, port, opts.keepAuthLimit), true);
+  const child = startNode('service', [...startFlags(), ...opts.nodeArgs, ...profile, ...entry], { ...serviceEnv(url, port, opts.keepAuthLimit), ...startEnv() }, true);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
   log(`service ready on ${base} (pid ${child.pid}${opts.tsx ? ', from src/ with tsx' : ', dist/'}${opts.profileDir ? `, profiling into ${opts.profileDir}` : ''})`);

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { readDataVersion } from './data-version.js';
 
@@ -62,7 +63,7 @@ export class VersionedCache<T> {
    * versions of what it embeds: services/records.ts). Other writes leave such values valid.
    */
   getStamped(key: string, stamp: string, compute: () => Promise<T>): Promise<T> {
-    return this.lookup(key, stamp, compute, undefined);
+    return this.lookup(key, stampDigest(stamp), compute, undefined);
   }
 
   private async lookup(key: string, version: number | string, compute: () => Promise<T>, moving: Moving | undefined): Promise<T> {
@@ -118,6 +119,15 @@ export class VersionedCache<T> {
     entry.moment = moving.moment;
     return true;
   }
+}
+
+/**
+ * A stamp as kept beside a remembered value: its SHA-256 (a stamp is a record's whole row as JSON,
+ * often larger than what is remembered under it). Equal stamps, equal digests; different stamps
+ * collide only with SHA-256 itself.
+ */
+export function stampDigest(stamp: string): string {
+  return crypto.createHash('sha256').update(stamp).digest('base64');
 }
 
 const totals = new WeakMap<Knex, VersionedCache<number>>();

@@ -27,9 +27,10 @@ export function versionOf(kind: RecordKind, row: { id: number; version: number }
 }
 
 /** The strong entity tag of a record's reply, from its version and the JSON sent (whole or in pieces). */
-export function entityTag(version: RecordVersion, json: string | string[], variant = ''): string {
+export function entityTag(version: RecordVersion, json: string | Buffer | Array<string | Buffer>, variant = ''): string {
   const hash = crypto.createHash('sha1');
-  for (const piece of typeof json === 'string' ? [json] : json) hash.update(piece, 'utf8');
+  // Strings are hashed as UTF-8 (crypto's default), the encoding of the bytes a reply keeps.
+  for (const piece of Array.isArray(json) ? json : [json]) hash.update(piece);
   if (variant) hash.update(`\n${variant}`, 'utf8');
   return `"${version.kind}-${version.id}-${version.version}.${hash.digest('base64url').slice(0, 22)}"`;
 }

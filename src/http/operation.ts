@@ -79,6 +79,11 @@ export interface Reply<Op extends OperationId = OperationId> {
   contentType?: string;
   /** The body as JSON, once sent (a remembered reply is sent many times; see http/reply-body.ts). */
   serialized?: SerializedReply;
+  /**
+   * A text body's UTF-8 bytes once the reply is remembered (http/replies.ts): sent instead of the
+   * body, which is then decoded from them only when asked for.
+   */
+  textBytes?: Buffer;
   /** The stored version of the record the body shows: the reply gets a strong `ETag` (http/conditional.ts). */
   version?: RecordVersion;
   /** That `ETag`, once computed. */

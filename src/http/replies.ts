@@ -3,11 +3,11 @@ import { VersionedCache } from '../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
 import { readerKey } from '../policies/posts.js';
 import type { OperationContext, RememberedBy, Reply } from './operation.js';
-import { serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
+import { keepAsBytes, serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
 
-/** Bytes of JSON the remembered replies may hold in all (their objects take about twice as much). */
+/** Bytes the remembered replies may hold in all: what they send, kept as Buffers (see `rememberedWeight`). */
 // Stryker disable next-line ArithmeticOperator: a bound on memory; with any bound every reply is right, fewer are remembered.
-const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Replies to reads, remembered while the data version stays the same (db/versioned-cache.ts): a
@@ -26,7 +26,7 @@ export function replyCache(db: Knex, replyLimit: number): VersionedCache<Reply> 
 }
 
 // Stryker disable next-line ArithmeticOperator: a bound on memory; with any bound every reply is right, fewer are remembered.
-const MAX_RECORD_REPLY_BYTES = 4 * 1024 * 1024;
+const MAX_RECORD_REPLY_BYTES = 2 * 1024 * 1024;
 const recordReplyCaches = new WeakMap<Knex, VersionedCache<Reply>>();
 
 /**
@@ -43,7 +43,7 @@ export function recordReplies(ctx: OperationContext): VersionedCache<Reply> {
       maxEntries: 1024,
       maxWeight: MAX_RECORD_REPLY_BYTES,
       maxEntryWeight: STREAM_ABOVE_BYTES,
-      weigh: (reply) => serializedReply(reply, limit).bytes,
+      weigh: (reply) => rememberedWeight(reply, limit),
     });
     // Stryker disable next-line CallExpression: see above.
     recordReplyCaches.set(ctx.db, cache);
@@ -60,20 +60,28 @@ export function rememberedRecord<R extends Reply>(ctx: OperationContext, id: num
 }
 
 /**
- * The weight of a reply about to be remembered: the bytes it sends. A text reply (an iCalendar feed)
- * is sent as it is. A JSON reply is sent from its serialised JSON, so the objects it was serialised
- * from are let go (they took two to three times the memory of the JSON); the rare request that needs
- * them again (`_fields`, response validation) parses the JSON back.
+ * The weight of a reply about to be remembered: the bytes it sends, which is all it keeps (outside
+ * V8's heap, as a Buffer). A text reply (an iCalendar feed) keeps its UTF-8 bytes. A JSON reply keeps
+ * its serialised JSON (http/reply-body.ts `keepAsBytes`), and lets go of the objects it was serialised
+ * from (they took two to three times the memory of the JSON); the rare request that needs them again
+ * (`_fields`, response validation) decodes the bytes back.
  */
 function rememberedWeight(reply: Reply, limit: number): number {
-  if (typeof reply.body === 'string') return Buffer.byteLength(reply.body, 'utf8');
+  if (typeof reply.body === 'string') {
+    const bytes = Buffer.from(reply.body, 'utf8');
+    reply.textBytes = bytes;
+    // Stryker disable next-line all: what a request sees is the same either way (the string, or the same string decoded again): only memory differs.
+    Object.defineProperty(reply, 'body', { get: () => bytes.toString('utf8'), enumerable: true, configurable: true });
+    return bytes.length;
+  }
   const serialized = serializedReply(reply, limit);
   // A JSON-LD reply's body is looked at for its type (app.ts); only plain JSON replies let go of it.
   // What a request sees is the same either way (the objects, or their JSON parsed back): only memory differs.
   // Stryker disable all
-  if (serialized.complete && reply.contentType === undefined) {
-    const pieces = serialized.pieces;
-    Object.defineProperty(reply, 'body', { get: () => JSON.parse(pieces.join('')) as unknown, enumerable: true, configurable: true });
+  keepAsBytes(serialized);
+  const bytes = serialized.buffer;
+  if (bytes && reply.contentType === undefined) {
+    Object.defineProperty(reply, 'body', { get: () => JSON.parse(bytes.toString('utf8')) as unknown, enumerable: true, configurable: true });
   }
   // Stryker restore all
   return serialized.bytes;

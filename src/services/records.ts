@@ -6,6 +6,7 @@ import { jsonLdParts, toEventRecord, type EmbeddedLinked, type EventRecord, type
 import type { EventLink, EventRow } from '../events/repository.js';
 import type { Knex } from 'knex';
 import { Recent, relatedRows } from './related-rows.js';
+import { stampDigest } from '../db/versioned-cache.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { feedEntry, type FeedEntry } from '../events/ical.js';
 import { eventJsonLd } from '../events/json-ld.js';
@@ -46,7 +47,8 @@ export async function eventRecords(repositories: Repositories, rows: EventRow[],
   rows.forEach((row, at) => {
     const masked = !options.single && !maySeeProtectedText(user, row);
     const key = JSON.stringify([row.id, options.single, masked, urls.restRoot, urls.site, readerKey(user)]);
-    const stamp = stampOf(row, linksOf.get(row.id) ?? []);
+    // Kept as its digest: the stamp is the whole row (db/versioned-cache.ts `stampDigest`).
+    const stamp = stampDigest(stampOf(row, linksOf.get(row.id) ?? []));
     const known = built.get(key);
     if (known?.stamp === stamp) records[at] = known.record;
     else missing.push({ at, key, stamp, masked });

@@ -92,8 +92,20 @@ describe('remembered replies follow every write', () => {
       .http()
       .post(`${NS}/events`)
       .set('Authorization', editor.authorization)
-      .send({ title: 'Bytes', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
-    for (const path of [`${NS}/events/${created.body.id}`, `${NS}/events?start_date=2030-01-01&end_date=2030-12-31`, `${NS}/categories`]) {
+      .send({ title: 'Bytes — café 😀', description: 'Ünïcode “quoted”', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
+    const id = created.body.id as number;
+    // Remembered replies keep only their UTF-8 bytes (http/replies.ts): JSON, text (iCalendar) and
+    // JSON-LD replies, and the body decoded back for `_fields`, are the same as when first built.
+    for (const path of [
+      `${NS}/events/${id}`,
+      `${NS}/events/${id}?_fields=id,title`,
+      `${NS}/events?start_date=2030-01-01&end_date=2030-12-31`,
+      `${NS}/events?start_date=2030-01-01&end_date=2030-12-31&_fields=title`,
+      `${NS}/events.ics?start_date=2030-01-01&end_date=2030-12-31`,
+      `${NS}/events/${id}.ics`,
+      `${NS}/events.jsonld?start_date=2030-01-01&end_date=2030-12-31`,
+      `${NS}/categories`,
+    ]) {
       const expected = await validated.http().get(path);
       for (let i = 0; i < 2; i++) {
         const res = await production.http().get(path);

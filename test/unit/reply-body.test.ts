@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { serializeReply } from '../../src/http/reply-body.js';
+import { jsonParts, keepAsBytes, serializeReply, STREAM_ABOVE_BYTES } from '../../src/http/reply-body.js';
 
 describe('replies serialised piece by piece', () => {
   it('joins to exactly what JSON.stringify writes, whatever the value', () => {
@@ -30,5 +30,25 @@ describe('replies serialised piece by piece', () => {
     const serialized = serializeReply(big, 100_000);
     assert.equal(serialized.complete, false);
     assert.ok(serialized.bytes > 100_000 && serialized.bytes < 125_000, `${serialized.bytes} bytes`);
+  });
+
+  it('keeps a remembered reply as its UTF-8 bytes only, and a streamed or cut one as its pieces', () => {
+    const body = { events: [{ id: 1, title: 'Café — 😀' }], total: 1 };
+    const serialized = serializeReply(body, Infinity);
+    keepAsBytes(serialized);
+    assert.ok(Buffer.isBuffer(serialized.buffer));
+    assert.equal(serialized.buffer.toString('utf8'), JSON.stringify(body));
+    assert.equal(serialized.buffer.length, serialized.bytes);
+    assert.deepEqual([serialized.pieces, serialized.text], [[], undefined]);
+    assert.deepEqual(jsonParts(serialized), [serialized.buffer]);
+
+    const large = serializeReply({ text: 'x'.repeat(STREAM_ABOVE_BYTES) }, Infinity);
+    const cut = serializeReply({ text: 'x'.repeat(1000) }, 100);
+    for (const kept of [large, cut]) {
+      const pieces = [...kept.pieces];
+      keepAsBytes(kept);
+      assert.equal(kept.buffer, undefined);
+      assert.deepEqual(jsonParts(kept), pieces);
+    }
   });
 });
