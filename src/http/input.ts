@@ -115,7 +115,8 @@ export function normaliseList(value: unknown, names = false): unknown {
 export function trueAsText(value: unknown): unknown {
   if (value === true) return 'true';
   if (Array.isArray(value)) return value.map(trueAsText);
-  if (typeof value === 'object' && value !== null && (value as Record<string, unknown>).id === true) return { ...value, id: 'true' };
+  // `{id: true}` (a string or a number has no `id`; `null` unlinks).
+  if ((value as { id?: unknown } | null)?.id === true) return { ...(value as object), id: 'true' };
   return value;
 }
 
