@@ -57,13 +57,15 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   const parsed: ParsedEvent = { common, flags: {} };
 
   let zoneName = existing?.timezone ?? writer.siteTimezone;
-  if (body.timezone !== undefined && body.timezone !== null) {
+  // The validator turns `null` into `""` (a string field, coerced), so a sent zone is a string here.
+  if (body.timezone !== undefined) {
     const given = String(body.timezone).trim();
     if (given === '') zoneName = writer.siteTimezone;
     else if (zoneOf(given)) zoneName = given;
     else problems.timezone = 'timezone must be an IANA time zone, UTC or a UTC offset such as UTC+5.';
     parsed.timezone = zoneName;
   }
+  // Stryker disable next-line StringLiteral: a fallback never used: the site zone and every zone stored were checked when written.
   const zone = zoneOf(zoneName) ?? zoneOf('UTC')!;
   const allDay = body.all_day !== undefined ? Boolean(body.all_day) : (existing?.allDay ?? false);
   if (body.all_day !== undefined) parsed.allDay = allDay;
@@ -71,7 +73,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   const dateOf = (name: 'start_date' | 'end_date', stored: string | undefined) => {
     const value = body[name];
     if (value === undefined) return stored === undefined ? undefined : fromStorage(stored, zone);
-    const moment = value === null || value === '' ? undefined : parseDateInput(value, zone, writer.now);
+    // `null` and `""` are refused by the document (`DateInput`'s minLength) and are no date to parseDateInput either.
+    const moment = parseDateInput(value, zone, writer.now);
     if (!moment) problems[name] = `${name} is not a date this service understands.`;
     return moment;
   };
@@ -86,7 +89,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
 
   // Cost labels (`Donation`) are shown as written: plain text, cleaned like every name.
   if (body.cost !== undefined) parsed.cost = parseCost(Array.isArray(body.cost) ? body.cost.map(plainCost) : plainCost(body.cost));
-  if (body.website !== undefined && body.website !== null) {
+  // As the zone: `null` arrives as `""` (clears the website).
+  if (body.website !== undefined) {
     const website = String(body.website).trim();
     if (website !== '' && !isHttpUrl(website)) problems.website = 'website must be an http(s) URL.';
     parsed.website = website;
@@ -107,9 +111,11 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
  * `recurrence` (docs/contract.md §14): an array of content lines, or `false` / `[]` / `""` for none.
  * A single string is one line (a form body with one `recurrence` value). The lines themselves are
  * checked when the series is expanded (dates/recurrence.ts), where the event's start and zone are known.
+ * The validator has already read `"false"` and `null` as `false` (the document's `boolean` branch);
+ * `""` and blank lines are no lines.
  */
 function parseRecurrenceInput(input: unknown, problems: Record<string, string>): string[] | undefined {
-  if (input === false || input === '' || input === 'false' || input === null) return [];
+  if (input === false) return [];
   const items = Array.isArray(input) ? input : [input];
   if (!items.every((item) => typeof item === 'string')) {
     problems.recurrence = 'recurrence must be an array of RFC 5545 content lines (RRULE, RDATE, EXDATE), or false.';
@@ -118,9 +124,15 @@ function parseRecurrenceInput(input: unknown, problems: Record<string, string>):
   return items.map((item) => item.trim()).filter((item) => item !== '');
 }
 
-/** `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (docs/contract.md §6). */
-function isUnlink(value: unknown): boolean {
-  return value === null || value === '' || value === 0 || value === '0' || value === false || (Array.isArray(value) && value.length === 0);
+/**
+ * The id of an item of `venue` / `organizer`, if it names one: a number, a string of digits, or `{id}`
+ * (whose `id` the document's schema has made an integer, VenueInput / OrganizerInput).
+ */
+function linkedIdOf(item: unknown): number | undefined {
+  if (typeof item === 'number') return item;
+  if (typeof item === 'string') return /^\d+$/.test(item) ? Number(item) : undefined;
+  const id = (item as Body).id;
+  return id === undefined ? undefined : Number(id);
 }
 
 /**
@@ -131,19 +143,16 @@ function isUnlink(value: unknown): boolean {
  */
 async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<LinkedItem[] | undefined> {
   if (input === undefined) return undefined;
-  if (isUnlink(input)) return [];
+  // `0`, `""`, `null`, `[]` and `false` unlink every venue/organizer (docs/contract.md §6). The validator has
+  // already made `null`, `false` and `"0"` the integer 0 (the schema's first type); `""` and `[]` are lists of no ids.
+  if (input === 0) return [];
   const field = kind.nameField;
   // A string of ids is a list as WordPress's wp_parse_list reads it (`1, 2`, `1 2`, `1,,2`).
   const items = Array.isArray(input) ? input : typeof input === 'string' ? splitList(input) : [input];
   const repo = writer.repositories.linked(kind);
   const out: LinkedItem[] = [];
   for (const item of items) {
-    const id =
-      typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))
-        ? Number(item)
-        : item && typeof item === 'object' && (item as Body).id !== undefined && /^\d+$/.test(String((item as Body).id))
-          ? Number((item as Body).id)
-          : undefined;
+    const id = linkedIdOf(item);
     if (id !== undefined) {
       const row = await repo.findById(id);
       if (!row || !mayReference(writer.user, row)) {
@@ -151,7 +160,8 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
         return undefined;
       }
       out.push({ id });
-    } else if (item && typeof item === 'object' && !Array.isArray(item)) {
+    } else if (typeof item === 'object') {
+      // The schema leaves no `null` (made 0) and no nested list here: an object describes a new record.
       if (!mayCreate(writer.user)) {
         problems[field] = `creating a ${kind.label} needs the right to create ${kind.collection}.`;
         return undefined;
@@ -177,11 +187,11 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
  * taxonomy, and is 400 for others. An empty list removes every term of the taxonomy.
  */
 async function parseTerms(taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
-  if (input === undefined || input === null) return undefined;
-  // An embedded term sent back as read is named by its id.
-  const items = (Array.isArray(input) ? input : [input])
-    .map((item) => String(typeof item === 'object' && item !== null && 'id' in item ? (item as { id: unknown }).id : item).trim())
-    .filter((item) => item !== '');
+  if (input === undefined) return undefined;
+  // The body normaliser (http/input.ts) has made the field a list of trimmed, non-blank strings, numbers
+  // and objects, and the validator refuses anything else (`null` too). An embedded term sent back as read
+  // is named by its id (an integer: the schema's TermReference requires it).
+  const items = (input as unknown[]).map((item) => String(typeof item === 'object' ? (item as { id: unknown }).id : item));
   const repo = writer.repositories.terms;
   const found: TermsInput = { ids: [], create: [] };
   const unknown: string[] = [];

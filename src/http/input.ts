@@ -32,12 +32,19 @@ export interface BodyShape {
   nameLists: Set<string>;
   /** Integer and number fields: a JSON boolean there is refused, never coerced to 1 or 0. */
   numbers: Set<string>;
+  /**
+   * References to records (`venue`, `organizer`: an id, or one of several other forms, `anyOf`): `true`
+   * there is no id. The validator would coerce it to 1 (the integer form), so it is sent on as text.
+   */
+  references: Set<string>;
 }
 
-type Kind = 'boolean' | 'list' | 'nameList' | 'number' | 'other';
+type Kind = 'boolean' | 'list' | 'nameList' | 'number' | 'reference' | 'other';
 
 function kindOf(schema: SchemaObject | undefined): Kind {
   if (!schema) return 'other';
+  // An id among other forms, none of them a boolean (`recurrence` takes `false`).
+  if (schema.anyOf?.some((s) => s.type === 'integer') && !schema.anyOf.some((s) => s.type === 'boolean')) return 'reference';
   if (schema.type === 'boolean') return 'boolean';
   if (schema.type === 'array') return schema['x-list-items'] === 'names' ? 'nameList' : 'list';
   if (schema.type === 'integer' || schema.type === 'number') return 'number';
@@ -75,6 +82,7 @@ export function inputShapesOf(operations: OperationInfo[], namespaceRoot = ''): 
         lists: named('list'),
         nameLists: named('nameList'),
         numbers: named('number'),
+        references: named('reference'),
       };
     });
   return { queryBooleans: only('boolean'), queryLists: only('list'), queryLowercase, bodies };
@@ -97,6 +105,18 @@ export function normaliseList(value: unknown, names = false): unknown {
   if (typeof value === 'string') return splitList(value, names);
   if (Array.isArray(value)) return value.flatMap((item) => (typeof item === 'string' ? splitList(item, names) : [item]));
   if (typeof value === 'number') return [value];
+  return value;
+}
+
+/**
+ * `true` in a reference field (alone, as a list item or as `{id}`) becomes `"true"`, which the rules
+ * refuse as they refuse any other word; `false` stays (the validator makes it 0, which unlinks).
+ */
+export function trueAsText(value: unknown): unknown {
+  if (value === true) return 'true';
+  if (Array.isArray(value)) return value.map(trueAsText);
+  // `{id: true}` (a string or a number has no `id`; `null` unlinks).
+  if ((value as { id?: unknown } | null)?.id === true) return { ...(value as object), id: 'true' };
   return value;
 }
 
@@ -150,6 +170,7 @@ export function normaliseBody(shapes: InputShapes): RequestHandler {
         else if (shape.nameLists.has(name)) body[name] = normaliseList(value, true);
         // The validator would coerce `true` to 1 (`parent: true` → category 1); WordPress refuses it.
         else if (shape.numbers.has(name) && typeof value === 'boolean') body[name] = String(value);
+        else if (shape.references.has(name)) body[name] = trueAsText(value);
       }
     }
     next();

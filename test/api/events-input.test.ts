@@ -63,9 +63,32 @@ describe('event input: edge forms', () => {
     assert.equal((await messages({ venue: { id: organizer.id } })).venue, `venue ${organizer.id} is not a venue.`);
     // `{id}` that is not a number is not an id (a new venue described by its fields: here none).
     for (const id of [`${venue.id}x`, `x${venue.id}`]) assert.doesNotMatch((await messages({ venue: { id } })).venue, /is not a venue/, id);
-    for (const id of [`${venue.id}x`, `x${venue.id}`]) assert.deepEqual(Object.keys(await messages({ venue: [id] })), ['venue'], id);
-    // The unlink forms: "0" and false too.
-    for (const value of ['0', false]) {
+    for (const id of [`${venue.id}x`, `x${venue.id}`]) {
+      assert.deepEqual(await messages({ venue: [id] }), { venue: 'venue must be venue IDs or venue objects.' }, id);
+      assert.deepEqual(await messages({ organizer: id }), { organizer: 'organizer must be organizer IDs or organizer objects.' }, id);
+    }
+    // A string of ids is a list; `{id}` links, other objects describe a new record.
+    const second = await createOrganizer(http, users.editor, { organizer: 'Second' });
+    const both = await createEvent(http, users.editor, { organizer: `${second.id}, ${organizer.id}`, venue: [{ id: venue.id }] });
+    assert.deepEqual(
+      both.organizer.map((o: Rec) => o.id),
+      [second.id, organizer.id],
+    );
+    assert.equal(both.venue.id, venue.id);
+    // Every problem of a new record is named, under the event's field.
+    assert.deepEqual(await messages({ organizer: [{ email: 'nope' }] }), {
+      organizer: 'the new organizer is invalid: organizer is required. email must be an e-mail address.',
+    });
+    // A new record needs the right to create one; a subscriber learns that before anything about rights on events.
+    assert.deepEqual(await messages({ venue: { venue: 'New Hall' } }, users.subscriber), { venue: 'creating a venue needs the right to create venues.' });
+    // `true` is no id (the validator alone would read it as 1, the first record); `false` unlinks, below.
+    assert.deepEqual(await messages({ venue: true, organizer: [organizer.id, true] }), {
+      venue: 'venue must be venue IDs or venue objects.',
+      organizer: 'organizer must be organizer IDs or organizer objects.',
+    });
+    assert.deepEqual(Object.keys(await messages({ venue: { id: true } })), ['venue']);
+    // The unlink forms: 0, "0", "", null, [] and false.
+    for (const value of [0, '0', '', null, [], false]) {
       const event = await createEvent(http, users.editor, { venue: venue.id, organizer: organizer.id });
       const res = await call(http, 'post', eventPath(event.id), users.editor, { venue: value, organizer: value });
       expectStatus(res, 200);
@@ -86,11 +109,8 @@ describe('event input: edge forms', () => {
       [tag.id],
     );
     // Numbers with other characters are names, not ids: new terms for an editor.
-    const named = await createEvent(http, users.editor, { tags: [`${tag.id}a`] });
-    assert.deepEqual(
-      named.tags.map((t: Rec) => t.name),
-      [`${tag.id}a`],
-    );
+    const named = await createEvent(http, users.editor, { tags: [`${tag.id}a`, `a${tag.id}`] });
+    assert.deepEqual(named.tags.map((t: Rec) => t.name).sort(), [`${tag.id}a`, `a${tag.id}`].sort());
     const author = users.contributor;
     assert.equal((await messages({ tags: ['Unknown One', 'Another'] }, author)).tags, 'tags contains unknown tags: Unknown One, Another.');
     assert.equal((await messages({ categories: ['Nope'] }, author)).categories, 'categories contains unknown categories: Nope.');
@@ -111,6 +131,29 @@ describe('event input: edge forms', () => {
     assert.deepEqual(lines.recurrence, ['RRULE:FREQ=DAILY;COUNT=2']);
     // `true` passes the document's schema (a boolean); the rule refuses it.
     assert.match((await messages({ recurrence: true })).recurrence, /^recurrence must be an array of RFC 5545 content lines/);
+  });
+
+  it('series: an update that sends no time or all-day flag changes neither, on any occurrence', async () => {
+    const first = await createEvent(http, users.editor, { recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const occurrences = async () => {
+      const res = await call(http, 'get', `${NS}/events/${first.id}/occurrences?start_date=2030-04-01&end_date=2030-06-01`, users.editor);
+      expectStatus(res, 200);
+      return res.body.events as Rec[];
+    };
+    const [, second] = await occurrences();
+    // The first event's title alone, with scope=this: not a change of the series' start.
+    expectStatus(await call(http, 'patch', `${eventPath(first.id)}?scope=this`, users.editor, { title: 'Only the first' }), 200);
+    // The second occurrence becomes an all-day exception; a title sent from it to the whole series leaves each all-day flag as it was.
+    expectStatus(await call(http, 'patch', `${eventPath(second.id)}?scope=this`, users.editor, { all_day: true }), 200);
+    expectStatus(await call(http, 'patch', `${eventPath(second.id)}?scope=all`, users.editor, { title: 'Renamed' }), 200);
+    assert.deepEqual(
+      (await occurrences()).map((e) => [e.all_day, e.start_date]),
+      [
+        [false, '2030-05-01 10:00:00'],
+        [true, '2030-05-02 00:00:00'],
+        [false, '2030-05-03 10:00:00'],
+      ],
+    );
   });
 
   it('keeps a bad request free of side effects', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Request, Response } from 'express';
-import { inputShapesOf, nonFiniteInput, normaliseBody, normaliseBoolean, normaliseList, queryParser } from '../../src/http/input.js';
+import { inputShapesOf, nonFiniteInput, normaliseBody, normaliseBoolean, normaliseList, queryParser, trueAsText } from '../../src/http/input.js';
 import { listOperations, loadDocument, type OperationInfo, type SchemaObject } from '../../src/openapi/document.js';
 import { splitList } from '../../src/text/lists.js';
 
@@ -56,6 +56,16 @@ describe('input normalisation', () => {
     assert.ok(createEvent?.numbers.has('author'));
     assert.ok(bodyShape('PATCH', '/wp-json/tribe/events/v1/categories/3')?.numbers.has('parent'));
     assert.deepEqual([...shapes.queryLowercase], ['order']);
+    // References (an id among other forms) are the event's venue and organizer; `recurrence` takes booleans.
+    assert.deepEqual([...(createEvent?.references ?? [])].sort(), ['organizer', 'venue']);
+  });
+
+  it('sends `true` in a reference on as text, alone, in a list or as {id}; leaves everything else', () => {
+    assert.equal(trueAsText(true), 'true');
+    assert.deepEqual(trueAsText([1, true, '2', false]), [1, 'true', '2', false]);
+    assert.deepEqual(trueAsText({ id: true, venue: 'x' }), { id: 'true', venue: 'x' });
+    assert.deepEqual(trueAsText([{ id: true }, { id: 3 }]), [{ id: 'true' }, { id: 3 }]);
+    for (const kept of [false, 0, '', null, { id: 1 }, { venue: true }]) assert.deepEqual(trueAsText(kept), kept);
   });
 
   it('parses every list form of a query string into one array', () => {
