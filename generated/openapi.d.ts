@@ -2132,9 +2132,9 @@ export interface components {
             sticky?: boolean;
             /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             featured?: boolean;
-            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. */
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). */
             categories?: components["schemas"]["TermReference"][];
-            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. */
+            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). */
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];

@@ -2,6 +2,7 @@ import qs from 'qs';
 import { splitList } from '../text/lists.js';
 import { parseBooleanWord } from '../text/booleans.js';
 import type { RequestHandler } from 'express';
+import { invalidParams } from '../errors.js';
 import type { OperationInfo, SchemaObject } from '../openapi/document.js';
 
 /**
@@ -108,6 +109,11 @@ export function normaliseList(value: unknown, names = false): unknown {
   return value;
 }
 
+/** Whether a list holds a boolean, as an item or as an item's `id`. */
+export function holdsBoolean(value: unknown): boolean {
+  return Array.isArray(value) && value.some((item) => typeof item === 'boolean' || typeof (item as { id?: unknown } | null)?.id === 'boolean');
+}
+
 /**
  * `true` in a reference field (alone, as a list item or as `{id}`) becomes `"true"`, which the rules
  * refuse as they refuse any other word; `false` stays (the validator makes it 0, which unlinks).
@@ -163,17 +169,22 @@ export function normaliseBody(shapes: InputShapes): RequestHandler {
   return (req, _res, next) => {
     const body = req.body as Record<string, unknown> | undefined;
     const shape = shapes.bodies.find((b) => b.method === req.method && b.pattern.test(req.path));
+    const problems: Record<string, string> = {};
     if (shape && body && typeof body === 'object' && !Array.isArray(body)) {
       for (const [name, value] of Object.entries(body)) {
         if (shape.booleans.has(name)) body[name] = normaliseBoolean(value);
         else if (shape.lists.has(name)) body[name] = normaliseList(value);
-        else if (shape.nameLists.has(name)) body[name] = normaliseList(value, true);
+        else if (shape.nameLists.has(name)) {
+          body[name] = normaliseList(value, true);
+          // The validator would coerce `true` to 1 (`tags: [true]` → tag 1): a boolean is no term (docs/contract.md §6).
+          if (holdsBoolean(body[name])) problems[name] = `${name} must be IDs, slugs or names, not true or false.`;
+        }
         // The validator would coerce `true` to 1 (`parent: true` → category 1); WordPress refuses it.
         else if (shape.numbers.has(name) && typeof value === 'boolean') body[name] = String(value);
         else if (shape.references.has(name)) body[name] = trueAsText(value);
       }
     }
-    next();
+    next(Object.keys(problems).length ? invalidParams(problems) : undefined);
   };
 }
 

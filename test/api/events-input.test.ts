@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createUsers, NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
-import { badParams, call, createEvent, createOrganizer, createVenue, eventBody, eventPath, eventsApp, eventsPath, type Http, type Rec } from '../helpers/events.js';
+import { badParams, call, createEvent, createOrganizer, createVenue, eventBody, eventPath, eventsApp, eventsPath, tableCounts, type Http, type Rec } from '../helpers/events.js';
 import type { Role } from '../../src/auth/capabilities.js';
 
 /**
@@ -117,6 +117,15 @@ describe('event input: edge forms', () => {
     assert.equal((await messages({ categories: [`a${tag.id}`] }, author)).categories, `categories contains unknown categories: a${tag.id}.`);
     // A name that cleans to nothing is not created, even by an editor.
     assert.equal((await messages({ tags: ['<b></b>'] })).tags, 'tags contains unknown tags: <b></b>.');
+    // A boolean is no term (the validator alone would read `true` as 1, the first term, here `tag`'s
+    // neighbour or itself), and no term is created or linked.
+    const terms = await tableCounts();
+    assert.deepEqual(await messages({ tags: [true], categories: [tag.id, false] }), {
+      tags: 'tags must be IDs, slugs or names, not true or false.',
+      categories: 'categories must be IDs, slugs or names, not true or false.',
+    });
+    assert.deepEqual(await messages({ categories: [{ id: true }] }), { categories: 'categories must be IDs, slugs or names, not true or false.' });
+    assert.deepEqual(await tableCounts(), terms);
   });
 
   it('recurrence: false, "false", "", null and [] mean none; a single string is one line; non-strings are refused', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Request, Response } from 'express';
-import { inputShapesOf, nonFiniteInput, normaliseBody, normaliseBoolean, normaliseList, queryParser, trueAsText } from '../../src/http/input.js';
+import { holdsBoolean, inputShapesOf, nonFiniteInput, normaliseBody, normaliseBoolean, normaliseList, queryParser, trueAsText } from '../../src/http/input.js';
 import { listOperations, loadDocument, type OperationInfo, type SchemaObject } from '../../src/openapi/document.js';
 import { splitList } from '../../src/text/lists.js';
 
@@ -66,6 +66,11 @@ describe('input normalisation', () => {
     assert.deepEqual(trueAsText({ id: true, venue: 'x' }), { id: 'true', venue: 'x' });
     assert.deepEqual(trueAsText([{ id: true }, { id: 3 }]), [{ id: 'true' }, { id: 3 }]);
     for (const kept of [false, 0, '', null, { id: 1 }, { venue: true }]) assert.deepEqual(trueAsText(kept), kept);
+  });
+
+  it('finds a boolean in a term list, as an item or an id; nothing else counts', () => {
+    for (const list of [[true], [1, false], [{ id: true }], ['a', { id: false }]]) assert.equal(holdsBoolean(list), true, JSON.stringify(list));
+    for (const other of [true, [], [1, 'true', null, { id: 2 }, { name: true }], 'true, false']) assert.equal(holdsBoolean(other), false, JSON.stringify(other));
   });
 
   it('parses every list form of a query string into one array', () => {
