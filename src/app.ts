@@ -31,7 +31,8 @@ import { publicPages } from './pages/handlers.js';
 import { restIndex, restRouteParameter } from './discovery/rest-index.js';
 import { createOperationTable } from './operations.js';
 import { replyCache, replyKey, serializedReply } from './http/replies.js';
-import { readTurns } from './http/read-turns.js';
+import { readTurns, readsInFlightFor, READS_PER_TURN } from './http/read-turns.js';
+import { engineOf } from './db/engine.js';
 import { jsonParts, replyTooLarge, sendSerialized } from './http/reply-body.js';
 import { entityTag } from './http/conditional.js';
 import { withIdempotencyKey } from './http/idempotency.js';
@@ -112,7 +113,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   );
   app.use(requestTimeout(config.requestTimeoutSeconds));
   // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
-  app.use(readTurns().middleware);
+  const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
+  app.use(readTurns(READS_PER_TURN, readsInFlightFor(engineOf(db), poolMax)).middleware);
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.

@@ -19,45 +19,87 @@ export const READS_PER_TURN = 4;
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Probes and metrics answer at once: a load balancer must not take a busy process for a dead one. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Pooled connections kept free of reads on MySQL, for writes (docs/contract.md §17). */
+export const CONNECTIONS_FOR_WRITES = 4;
+
+/** How many reads may be in flight for a database engine and its pool size (see `readTurns`). */
+export function readsInFlightFor(engine: 'sqlite' | 'mysql', poolMax: number): number {
+  return engine === 'mysql' ? Math.max(1, poolMax - CONNECTIONS_FOR_WRITES) : Infinity;
+}
+
 export interface ReadTurns {
   middleware: RequestHandler;
   /** Reads waiting for their turn (for tests and metrics). */
   waiting(): number;
 }
 
-export function readTurns(perTurn = READS_PER_TURN): ReadTurns {
+/**
+ * `inFlightAtMost`: reads started and not yet answered, at most (MySQL: fewer than the pool's
+ * connections, so that one is always free for a write; unbounded on SQLite, whose reads run to their
+ * end in the turn they start). A read that waits on purpose (`GET /changes?wait=`) is let through
+ * like a write.
+ */
+export function readTurns(perTurn = READS_PER_TURN, inFlightAtMost = Infinity): ReadTurns {
   /** Waiting reads; each starts its read and says whether it did (not when it no longer needs to). */
   const queue: Array<() => boolean> = [];
   let startedThisTurn = 0;
+  let inFlight = 0;
   let scheduled = false;
 
+  const mayStart = () => startedThisTurn < perTurn && inFlight < inFlightAtMost;
   const drain = () => {
     scheduled = false;
     startedThisTurn = 0;
-    while (startedThisTurn < perTurn && queue.length) if (queue.shift()!()) startedThisTurn++;
-    if (queue.length) schedule();
+    while (mayStart() && queue.length) if (queue.shift()!()) startedThisTurn++;
+    if (queue.length && inFlight < inFlightAtMost) schedule();
   };
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
     setImmediate(drain);
   };
+  const start = (req: Request, res: Response, next: NextFunction) => {
+    if (inFlightAtMost !== Infinity) {
+      inFlight++;
+      let done = false;
+      const finished = () => {
+        if (done) return;
+        done = true;
+        inFlight--;
+        // A place is free: the next waiting read may start (in a later turn).
+        if (queue.length) schedule();
+      };
+      res.once('finish', finished);
+      res.once('close', finished);
+    }
+    next();
+  };
 
   const middleware = (req: Request, res: Response, next: NextFunction) => {
-    if (!READ_METHODS.has(req.method)) return next();
-    if (startedThisTurn < perTurn && queue.length === 0) {
+    // Writes, probes, and long polls (they hold their request open on purpose) never wait here.
+    if (!READ_METHODS.has(req.method) || PROBES.has(req.path) || waitsOnPurpose(req)) return next();
+    if (mayStart() && queue.length === 0) {
       startedThisTurn++;
       // The count starts again after this turn, whether or not anything waits.
       schedule();
-      return next();
+      return start(req, res, next);
     }
     queue.push(() => {
       // Answered meanwhile (the request's timeout) or the client has gone: nothing to start.
       if (res.headersSent || res.writableEnded || req.socket.destroyed) return false;
-      next();
+      start(req, res, next);
       return true;
     });
     schedule();
   };
   return { middleware, waiting: () => queue.length };
+}
+
+/** A long poll (`wait` in the query) holds its request open on purpose: it must neither wait nor hold a place. */
+function waitsOnPurpose(req: Request): boolean {
+  const wait = (req.query as Record<string, unknown> | undefined)?.wait;
+  return wait !== undefined && wait !== '0' && wait !== 0;
 }
