@@ -69,22 +69,26 @@ describe('unique slugs under concurrent writes in one process', () => {
     assert.equal(slug, 'show-151');
   });
 
-  it('passes other errors through at once', async () => {
-    let tries = 0;
-    await assert.rejects(
-      withUniqueSlug(
-        db,
-        'gig',
-        async () => [],
-        async () => {
-          tries++;
-          throw new Error('disk full');
-        },
-        'test:e',
-      ),
-      /disk full/,
+  /** `withUniqueSlug` of `base` in `scope` with nothing taken and a write that always fails with `err`; counts the writes. */
+  function failingWrite(base: string, scope: string, err: Error): { tries: number; outcome: Promise<unknown> } {
+    const counted = { tries: 0, outcome: Promise.resolve() as Promise<unknown> };
+    counted.outcome = withUniqueSlug(
+      db,
+      base,
+      async () => [],
+      async () => {
+        counted.tries++;
+        throw err;
+      },
+      scope,
     );
-    assert.equal(tries, 1);
+    return counted;
+  }
+
+  it('passes other errors through at once', async () => {
+    const write = failingWrite('gig', 'test:e', new Error('disk full'));
+    await assert.rejects(write.outcome, /disk full/);
+    assert.equal(write.tries, 1);
   });
 
   it('skips the slugs already taken without counting them as tries', async () => {
@@ -123,39 +127,16 @@ describe('unique slugs under concurrent writes in one process', () => {
   });
 
   it('frees a candidate whose write failed, so the next write tries it again', async () => {
-    await assert.rejects(
-      withUniqueSlug(
-        db,
-        'fete',
-        async () => [],
-        async () => {
-          throw new Error('disk full');
-        },
-        'test:h',
-      ),
-      /disk full/,
-    );
+    await assert.rejects(failingWrite('fete', 'test:h', new Error('disk full')).outcome, /disk full/);
     assert.equal(isClaimed('test:h', 'fete'), false);
     assert.equal(await firstFree(db, 'fete', 'test:h'), 'fete');
   });
 
   it('passes a unique violation on another column through at once', async () => {
-    let tries = 0;
     const guidTaken = Object.assign(new Error("Duplicate entry 'x' for key 'posts_guid_unique'"), { code: 'ER_DUP_ENTRY' });
-    await assert.rejects(
-      withUniqueSlug(
-        db,
-        'gig',
-        async () => [],
-        async () => {
-          tries++;
-          throw guidTaken;
-        },
-        'test:i',
-      ),
-      (err) => err === guidTaken,
-    );
-    assert.equal(tries, 1);
+    const write = failingWrite('gig', 'test:i', guidTaken);
+    await assert.rejects(write.outcome, (err) => err === guidTaken);
+    assert.equal(write.tries, 1);
   });
 
   it('claims in the default scope when none is named', async () => {
