@@ -44,6 +44,14 @@ export interface GaleraCluster {
   urls: string[];
   /** Stops the nodes one at a time (last first) and removes the folder. Safe to call twice. */
   stop(): Promise<void>;
+  /** Kills one node at once (SIGKILL), as a crash would; resolves when it has exited. */
+  kill(node: GaleraNode): Promise<void>;
+  /**
+   * Starts a killed node again from the position its data holds (`--wsrep-recover`, then
+   * `--wsrep-start-position`), so it catches up by IST from a donor's cache rather than by a full SST;
+   * resolves when it is synced.
+   */
+  rejoin(node: GaleraNode): Promise<void>;
 }
 
 /**
@@ -115,7 +123,34 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Galera
     await stop();
     throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
   }
-  return { folder, nodes, urls: nodes.map((node) => nodeUrl(node, database)), stop };
+  const kill = async (node: GaleraNode) => {
+    const child = node.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  const rejoin = async (node: GaleraNode) => {
+    if (node.process) throw new Error(`${node.name} is running`);
+    const position = recoverPosition(node, folder);
+    log(`${node.name} rejoins from ${position} (IST)`);
+    await startNode(node, folder, { bootstrap: false, startPosition: position });
+  };
+  return { folder, nodes, urls: nodes.map((node) => nodeUrl(node, database)), stop, kill, rejoin };
+}
+
+/**
+ * The last position a stopped node's data holds: `mariadbd --wsrep-recover` reads it from InnoDB,
+ * writes `WSREP: Recovered position: <uuid>:<seqno>` to the error log and exits.
+ */
+function recoverPosition(node: GaleraNode, folder: string): string {
+  const errorLog = path.join(folder, `${node.name}.err`);
+  const logged = readText(errorLog).length;
+  const result = spawnSync('/usr/sbin/mariadbd', [`--defaults-file=${node.defaultsFile}`, '--wsrep-recover'], { encoding: 'utf8', timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`${node.name}: --wsrep-recover failed (${result.status}): ${tail(errorLog)}`);
+  const found = /WSREP: Recovered position: ?([0-9a-f-]+:-?\d+)/.exec(readText(errorLog).slice(logged));
+  if (!found) throw new Error(`${node.name}: --wsrep-recover named no position: ${tail(errorLog)}`);
+  return found[1];
 }
 
 /** The URL the service uses for one node: a TCP user without password, created at bootstrap. */
@@ -207,9 +242,9 @@ function installSystemTables(node: GaleraNode): void {
 }
 
 /** Starts one node and resolves when it is synced with the cluster and accepts queries over TCP. */
-async function startNode(node: GaleraNode, folder: string, { bootstrap }: { bootstrap: boolean }): Promise<void> {
+async function startNode(node: GaleraNode, folder: string, { bootstrap, startPosition }: { bootstrap: boolean; startPosition?: string }): Promise<void> {
   // --defaults-file must come first, or mariadbd reads /etc/mysql/my.cnf as well.
-  const args = [`--defaults-file=${node.defaultsFile}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
+  const args = [`--defaults-file=${node.defaultsFile}`, ...(bootstrap ? ['--wsrep-new-cluster'] : []), ...(startPosition ? [`--wsrep-start-position=${startPosition}`] : [])];
   // Its own process group: a Ctrl-C in the terminal reaches only the harness, which stops the nodes in order.
   const child = spawn('/usr/sbin/mariadbd', args, { stdio: 'ignore', detached: true });
   node.process = child;

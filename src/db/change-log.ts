@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { formatUtc } from '../dates/storage.js';
 import { engineOf } from './engine.js';
+import { isGaleraNode } from './galera.js';
 
 /**
  * The change log behind `GET /changes` (docs/contract.md §9). Every repository write method names the
@@ -21,6 +22,14 @@ import { engineOf } from './engine.js';
  * of the committed position takes that row's exclusive lock, which waits until every writer holding
  * it has committed, and reads the highest number while no new writer can take one. SQLite runs one
  * writer at a time, so its highest number is always committed.
+ *
+ * On a Galera cluster row locks hold only on the node that takes them, so the shared lock above would
+ * not keep a writer on another node from committing out of order. There every writer instead *writes*
+ * the `change_sequence` row just before taking its numbers (`writes` + 1): on its own node the row's
+ * lock, held until the commit, makes writers take numbers in commit order; across nodes two writers of
+ * that row at once are a certification conflict, and the one certified second is rolled back and runs
+ * again (db/transactions.ts), taking new, larger numbers. So numbers become visible in order on every
+ * node, and the highest visible number is committed (docs/contract.md §18).
  */
 
 export type ChangeType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
@@ -60,7 +69,8 @@ export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   // Stryker disable next-line CallExpression: frees the notes sooner; the WeakMap lets go of them with the ended transaction anyway.
   pendingOf.delete(trx);
   if (pending.length === 0) return;
-  if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
+  if (await isGaleraNode(trx)) await trx('change_sequence').where('id', 1).increment('writes', 1);
+  else if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
   const changedUtc = formatUtc(new Date());
   const values = pending.map(() => '(?, ?, ?, ?)').join(', ');
   const bindings = pending.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
@@ -86,7 +96,8 @@ export async function committedPosition(db: Knex): Promise<number> {
     const row = await handle('changes').max({ top: 'seq' }).first();
     return Math.max(Number(row?.top ?? 0), Number(gate?.purged ?? 0));
   };
-  if (engineOf(db) !== 'mysql') return read(db, await db('change_sequence').where('id', 1).first('purged'));
+  // SQLite, and a Galera node (where numbers become visible in commit order, see the top of this file).
+  if (engineOf(db) !== 'mysql' || (await isGaleraNode(db))) return read(db, await db('change_sequence').where('id', 1).first('purged'));
   // A read-only transaction: it writes nothing, so it needs neither the change log nor a data-version bump.
   // eslint-disable-next-line no-restricted-syntax
   return db.transaction(async (trx) => read(trx, await trx('change_sequence').where('id', 1).forUpdate().first('purged')));

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 
 /**
@@ -7,13 +8,35 @@ import type { Knex } from 'knex';
  * The bump runs after the write's commit, as its own statement. So a reader that reads the version
  * first and the data second never files a result older than the version it read: a write its read
  * missed bumps the version afterwards. (Bumping inside the write's transaction would hold a lock on
- * this one row until every write commits, serialising all writers on MySQL.)
+ * the row until every write commits, serialising all writers on MySQL.)
+ *
+ * The version is the sum of the `DATA_VERSION_SLOTS` rows (ids 1 to 16, migration 20261127000002), and each process bumps one row of its own
+ * choosing. The sum grows with every bump, as one row would, but processes on different nodes of a
+ * Galera cluster rarely write the same row at once: two writes of one row from two nodes are a
+ * certification conflict (docs/contract.md §18). On one server the choice changes nothing.
  */
+export const DATA_VERSION_SLOTS = 16;
+
+/** This process's row: chosen at random, so processes started at once spread over the rows. */
+// Stryker disable next-line all: any row in range gives the same sums; the spread only avoids conflicts.
+const OWN_SLOT = crypto.randomInt(1, DATA_VERSION_SLOTS + 1);
+
 export async function readDataVersion(db: Knex): Promise<number> {
-  const row = await db('data_version').where('id', 1).first('version');
-  return row ? Number(row.version) : 0;
+  const row = await db('data_version').sum({ version: 'version' }).first();
+  return Number(row?.version ?? 0);
 }
 
+/** Bumps this process's row; a bump lost to a conflict or a deadlock is tried again a few times. */
 export async function bumpDataVersion(db: Knex): Promise<void> {
-  await db('data_version').where('id', 1).increment('version', 1);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const bumped = await db('data_version').where('id', OWN_SLOT).increment('version', 1);
+      // Before migration 20261127000002 (a migration that bumps) only row 1 exists.
+      if (Number(bumped) === 0) await db('data_version').where('id', 1).increment('version', 1);
+      return;
+    } catch (err) {
+      const errno = (err as { errno?: number }).errno;
+      if (attempt >= 4 || (errno !== 1213 && errno !== 1205)) throw err;
+    }
+  }
 }

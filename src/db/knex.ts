@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { Engine } from './engine.js';
+import { GALERA_READ_SETTING } from './galera.js';
 import { registerSqliteFunctions, type SqliteFunctions } from './sql-functions.js';
 
 /** Where a DATABASE_URL points, parsed once. */
@@ -87,8 +88,11 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: Data
         pool: {
           min: 0,
           max: 10,
-          afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-            conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
+          afterCreate(conn: MysqlConnection, done: (err: Error | null, conn: unknown) => void) {
+            prepareMysqlConnection(conn).then(
+              () => done(null, conn),
+              (err: Error) => done(err, conn),
+            );
           },
         },
         acquireConnectionTimeout: timeoutMs,
@@ -96,6 +100,22 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: Data
     };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or mysql://, got "${databaseUrl.split(':')[0]}:..."`);
+}
+
+interface MysqlConnection {
+  query(sql: string, cb: (err: Error | null, rows?: unknown) => void): void;
+}
+
+/**
+ * Every MySQL connection works in UTC. On a Galera node it also waits, before each read, until the
+ * node has applied every commit the cluster certified before the read (docs/contract.md §18): a write
+ * answered through one node is then seen through every other right after.
+ */
+async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
+  const query = (sql: string) => new Promise<unknown>((resolve, reject) => conn.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
+  await query("SET time_zone = '+00:00'");
+  const wsrep = (await query("SHOW VARIABLES LIKE 'wsrep_on'")) as Array<{ Value?: string }>;
+  if (wsrep[0]?.Value === 'ON') await query(GALERA_READ_SETTING);
 }
 
 /** SQLite's page cache per connection, in KiB (see afterCreate above). */

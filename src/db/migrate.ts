@@ -23,6 +23,8 @@ import * as dropChangeCounter from './migrations/20261124000002_drop_change_coun
 import * as createEventSeries from './migrations/20261124000100_create_event_series.js';
 import * as createPostSearch from './migrations/20261125000100_create_post_search.js';
 import * as fillPostSearch from './migrations/20261125000101_fill_post_search.js';
+import * as addChangeSequenceWrites from './migrations/20261127000001_add_change_sequence_writes.js';
+import * as addDataVersionSlots from './migrations/20261127000002_add_data_version_slots.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -60,6 +62,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261124000100_create_event_series', createEventSeries],
   ['20261125000100_create_post_search', createPostSearch],
   ['20261125000101_fill_post_search', fillPostSearch],
+  ['20261127000001_add_change_sequence_writes', addChangeSequenceWrites],
+  ['20261127000002_add_data_version_slots', addDataVersionSlots],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

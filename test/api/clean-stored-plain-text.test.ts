@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createUser, NS, testApp } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
+import { readDataVersion } from '../../src/db/data-version.js';
 import { up as cleanStoredPlainText } from '../../src/db/migrations/20261123000013_clean_stored_plain_text.js';
 
 /**
@@ -38,7 +39,7 @@ describe('cleaning plain text stored by earlier versions (migration 202611230000
       .update({ cost_raw: JSON.stringify([`Donation ${open}`]), website: 'https://x.example/`x`' });
     await db('terms').where('id', category.id).update({ name: open, name_key: open.toLowerCase() });
     await db('images').where('post_id', venue.image!.id).update({ url: 'https://img.example/<svg onload=alert(1)>.png', extension: '<svg onload=x' });
-    const before = await db('data_version').where('id', 1).first('version');
+    const before = await readDataVersion(db);
 
     await cleanStoredPlainText(db);
 
@@ -61,7 +62,7 @@ describe('cleaning plain text stored by earlier versions (migration 202611230000
     assert.equal((await read(`categories/${twin.id}`)).name, 'Talk &lt;img src=x onerror=alert(1)//');
     // Clean values are left alone, and running processes are told the data changed.
     assert.equal((await read(`events/${clean.id}`)).title, 'Rock & Roll, 1 < 2 > 0');
-    assert.ok(Number((await db('data_version').where('id', 1).first('version')).version) > Number(before.version));
+    assert.ok((await readDataVersion(db)) > before);
     // A second run changes nothing.
     const tables = ['posts', 'venues', 'organizers', 'events', 'terms', 'images'];
     const snapshot = async () => JSON.stringify(await Promise.all(tables.map((t) => db(t).orderBy(t === 'posts' || t === 'terms' ? 'id' : 'post_id'))));

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { bumpDataVersion, DATA_VERSION_SLOTS, readDataVersion } from '../../../src/db/data-version.js';
+import { openTestDatabase } from '../../helpers/database.js';
+
+/**
+ * The data version is the sum of several rows, one bumped by each process (src/db/data-version.ts,
+ * docs/contract.md §18): it must grow with every bump, whichever row a process bumps, and never go back.
+ */
+describe('the data version over several rows (src/db/data-version.ts)', () => {
+  it('has one row per slot, and the version is their sum', async () => {
+    const { db } = await openTestDatabase();
+    const rows = await db('data_version').orderBy('id').select('id', 'version');
+    assert.deepEqual(
+      rows.map((row) => Number(row.id)),
+      Array.from({ length: DATA_VERSION_SLOTS }, (_, i) => i + 1),
+    );
+    assert.equal(
+      await readDataVersion(db),
+      rows.reduce((sum, row) => sum + Number(row.version), 0),
+    );
+  });
+
+  it('grows by one with each bump, also when another process bumps another row', async () => {
+    const { db } = await openTestDatabase();
+    const before = await readDataVersion(db);
+    await bumpDataVersion(db);
+    assert.equal(await readDataVersion(db), before + 1);
+    // Another process's row (whichever this process did not pick, it is one of the slots).
+    await db('data_version').where('id', DATA_VERSION_SLOTS).increment('version', 1);
+    await db('data_version').where('id', 1).increment('version', 1);
+    assert.equal(await readDataVersion(db), before + 3);
+  });
+
+  it('bumps row 1 when its own row does not exist yet (a migration older than the slots bumps)', async () => {
+    const { db } = await openTestDatabase();
+    const saved = await db('data_version').where('id', '>', 1).select('id', 'version');
+    try {
+      await db('data_version').where('id', '>', 1).delete();
+      const before = await readDataVersion(db);
+      await bumpDataVersion(db);
+      assert.equal(await readDataVersion(db), before + 1);
+    } finally {
+      await db('data_version').where('id', '>', 1).delete();
+      await db('data_version').insert(saved);
+    }
+  });
+});
