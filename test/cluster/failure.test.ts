@@ -31,8 +31,8 @@ describe(`cluster: a node killed under load${CLUSTER_TESTS ? '' : ` (skipped: ${
   before(async function () {
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
-    services.push(await startService({ DATABASE_URL: cluster.urls[0] }));
-    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url })))));
+    services.push(await startService({ DATABASE_URL: cluster.urls[0], VALIDATE_RESPONSES: '1' }));
+    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' })))));
     const { db } = openDatabase(cluster.urls[0]);
     try {
       authorization = await addUser(db, `cluster-killer-${Date.now()}`);

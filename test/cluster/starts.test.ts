@@ -16,7 +16,7 @@ describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: 
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
     // One process migrates the cluster's database (if no other test did), then stops.
-    const first = await startService({ DATABASE_URL: cluster.urls[0] });
+    const first = await startService({ DATABASE_URL: cluster.urls[0], VALIDATE_RESPONSES: '1' });
     killService(first);
   });
   afterEach(() => {
@@ -25,7 +25,7 @@ describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: 
   });
 
   const startFive = async () => {
-    const started = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => startService({ DATABASE_URL: cluster.urls[i % 3] })));
+    const started = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => startService({ DATABASE_URL: cluster.urls[i % 3], VALIDATE_RESPONSES: '1' })));
     services = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
     const failures = started.flatMap((result) => (result.status === 'rejected' ? [String((result.reason as Error).message).slice(0, 600)] : []));
     assert.deepEqual(failures, []);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { openDatabase } from '../../src/db/knex.js';
+import { noteChange, openChangeLog, writeChangeLog } from '../../src/db/change-log.js';
 import { NS } from '../helpers/app.js';
 import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, conflictFigures, queryNode, sharedCluster, type GaleraCluster } from '../helpers/cluster.js';
 import { addUser, killService, startService, type Service } from '../ops/service.js';
@@ -23,8 +24,8 @@ describe(`cluster: three processes on three nodes${CLUSTER_TESTS ? '' : ` (skipp
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
     // The first process migrates (a fresh cluster) before the others start.
-    services.push(await startService({ DATABASE_URL: cluster.urls[0] }));
-    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url })))));
+    services.push(await startService({ DATABASE_URL: cluster.urls[0], VALIDATE_RESPONSES: '1' }));
+    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' })))));
     const { db } = openDatabase(cluster.urls[0]);
     try {
       authorization = await addUser(db, `cluster-editor-${Date.now()}`);
@@ -194,10 +195,61 @@ describe(`cluster: three processes on three nodes${CLUSTER_TESTS ? '' : ` (skipp
         `cert failures ${after.map((figure, i) => `${figure.node} +${figure.certFailures - before[i].certFailures}`).join(', ')}; ` +
         `bf aborts ${after.map((figure, i) => `${figure.node} +${figure.bfAborts - before[i].bfAborts}`).join(', ')}`,
     );
-    // Each write took its change numbers under the written row that keeps commit order across nodes.
-    assert.ok((await orderedWrites()) - orderedBefore >= 400, 'writes take change numbers under the change_sequence row (src/db/change-log.ts)');
     const missed = ids.filter((id) => !seen.has(id));
     assert.deepEqual(missed, [], `${missed.length} of ${ids.length} events never appeared in the feed`);
+    // Each write took its change numbers under the written row that keeps commit order across nodes.
+    assert.ok((await orderedWrites()) - orderedBefore >= 400, 'writes take change numbers under the change_sequence row (src/db/change-log.ts)');
+  });
+
+  it('a writer on another node that took its change number before a later commit cannot commit behind the feed', async () => {
+    // A venue whose change a transaction on node 2 records, held open after taking its number.
+    const venue = (await (await send(services[0], 'POST', '/venues', { venue: 'Held Hall' })).json()) as Rec;
+    const head = (await send(services[0], 'GET', '/events?per_page=1')).headers.get('x-tec-change-cursor')!;
+    const { db: node2 } = openDatabase(cluster.urls[1]);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let numbered!: () => void;
+    const hasNumber = new Promise<void>((resolve) => (numbered = resolve));
+    // The service's own change-log steps, with a pause before the commit.
+    const held = node2.transaction(async (trx) => {
+      openChangeLog(trx);
+      noteChange(trx, 'venue', venue.id as number);
+      await writeChangeLog(trx);
+      numbered();
+      await released;
+    });
+    const outcome = held.then(
+      () => 'committed',
+      (err: { errno?: number }) => `failed ${err.errno}`,
+    );
+    try {
+      await hasNumber;
+      // Meanwhile three events are created through node 3 (at least one takes a larger number), and the
+      // feed is read through node 1 past them.
+      for (let i = 0; i < 3; i++) {
+        const res = await send(services[2], 'POST', '/events', { title: `Overtaking ${i}`, start_date: '2027-11-01 10:00:00', end_date: '2027-11-01 11:00:00' });
+        assert.equal(res.status, 201, await res.text());
+      }
+      const page = (await (await send(services[0], 'GET', `/changes?types=event&after=${head}`)).json()) as Rec;
+      assert.equal(page.changes.length, 3);
+      release();
+      const result = await outcome;
+      // Whether the held transaction committed or was rolled back by the cluster, the feed followed
+      // from the cursor read in between must not have passed a change that commits afterwards.
+      const after = (await (await send(services[0], 'GET', `/changes?types=venue&after=${page.next_cursor}`)).json()) as Rec;
+      console.log(`      the held transaction on node 2: ${result}; venue changes after the cursor read meanwhile: ${after.changes.length}`);
+      if (result === 'committed')
+        assert.deepEqual(
+          after.changes.map((change: Rec) => change.id),
+          [venue.id],
+          'a change committed behind the feed was missed',
+        );
+      else assert.equal(result, 'failed 1213');
+    } finally {
+      release();
+      await outcome;
+      await node2.destroy();
+    }
   });
 
   it('If-Match gives 412 across nodes as on one', async () => {
