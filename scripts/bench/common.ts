@@ -283,3 +283,11 @@ export function progress(label: string, total: number): { tick(done: number): vo
     },
   };
 }
+
+/** A Markdown table: the first column left-aligned, the others right-aligned; undefined cells as `-`. */
+export function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {
+  const cells = rows.map((row) => row.map((c) => (c === undefined ? '-' : String(c))));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.map(line)].join('\n');
+}

@@ -7,6 +7,7 @@
  *   npm run bench -- [--events 100000] [--database mysql://root@127.0.0.1:3306/bench] [--duration 10]
  *                    [--connections 32] [--warmup 3] [--scale] [--skip-seed] [--scenarios a,b]
  *                    [--no-floor] [--profile DIR] [--tsx] [--seed 42] [--force] [--quiet-wait 30]
+ *   npm run bench -- --cluster [...]   (three Galera nodes and three processes: see scripts/bench/cluster.ts)
  *
  * --scale       runs the list scenarios at 10k, 100k and 1M events (--scale-sizes to change) and
  *               prints how latency grows; one connection and a 60 s timeout unless --connections /
@@ -25,16 +26,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import autocannon from 'autocannon';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import {
   BENCH_DB_DIR, LIMITS, codeFingerprint, NAMESPACE_PATH, RESULTS_DIR, ROOT, bounded, checkDatabaseUrl, cpuMsOf, defaultSqliteUrl, describeUrl, findDatabaseServerPid,
-  freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, waitForHttp, type Child,
+  freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child,
 } from './common.js';
+import { clusterBench } from './cluster.js';
 import { seedCalendar, type SeedReport } from './seed.js';
 import { FLOOR, SCENARIOS, loadSamples, type Samples, type Scenario } from './scenarios.js';
+import { buildService, drive, serviceEnv, startEnv, startFlags } from './service.js';
 
 const SPEC = {
   events: 'number', database: 'string', duration: 'number', connections: 'number', warmup: 'number', scale: 'boolean', 'scale-sizes': 'string',
@@ -226,42 +227,7 @@ async function engineVersion(url: string): Promise<string> {
 
 function build(opts: Options): void {
   if (opts.tsx) return;
-  log('building dist/ (npm run -s build)...');
-  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) {
-    log(`build failed; running the service from src/ with tsx instead:\n${(result.stdout + result.stderr).slice(-3000)}`);
-    opts.tsx = true;
-  }
-}
-
-/**
- * The service's environment: defaults for everything but the port, the database and the log level.
- * AUTH_FAILURE_LIMIT is raised unless --keep-auth-limit, so that no setting of the failed-login
- * throttle (src/http/auth-failures.ts) can shape a measurement; it counts only refused credentials,
- * which the benchmark does not send.
- */
-function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, LOG_LEVEL: 'warn', SITE_TIMEZONE: 'UTC', VALIDATE_RESPONSES: 'false', NODE_ENV: 'production' };
-  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'BODY_LIMIT', 'DEBUG', 'NODE_OPTIONS', 'AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_ADDRESS_LIMIT', 'AUTH_FAILURE_WINDOW', 'TRUST_PROXY']) delete env[name];
-  if (!keepAuthLimit) env.AUTH_FAILURE_LIMIT = '1000000';
-  return env;
-}
-
-/** The node flags `npm start` runs the service with (package.json), so the benchmark measures that process. */
-function startFlags(): string[] {
-  return startWords().filter((word) => word.startsWith('--'));
-}
-
-/** The environment `npm start` sets before `node` (package.json: `NAME=value ... node ...`, e.g. glibc's malloc settings). */
-function startEnv(): Record<string, string> {
-  const words = startWords();
-  const assignments = words.slice(0, words.indexOf('node')).filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
-  return Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
-}
-
-function startWords(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/);
+  if (!buildService()) opts.tsx = true;
 }
 
 async function startService(url: string, opts: Options): Promise<{ child: Child; base: string }> {
@@ -299,22 +265,6 @@ async function check(base: string, scenario: Scenario, samples: Samples): Promis
   return undefined;
 }
 
-async function drive(base: string, scenario: Scenario, samples: Samples, seconds: number, connections: number, timeout: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    timeout,
-    requests: [
-      {
-        setupRequest: (req) => {
-          const next = scenario.request(samples, Math.random);
-          return { ...req, method: next.method, path: next.path, headers: { ...req.headers, ...next.headers }, body: next.body ?? req.body };
-        },
-      },
-    ],
-  });
-}
 
 /**
  * Waits until the server has finished the requests autocannon abandoned when it stopped (they are
@@ -502,12 +452,6 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
 // ---------------------------------------------------------------------------------------------
 // Reports
 
-function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {
-  const cells = rows.map((row) => row.map((c) => (c === undefined ? '-' : String(c))));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  const line = (row: string[]) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(headers), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.map(line)].join('\n');
-}
 
 function suiteTable(result: SuiteResult): string {
   const rows = [
@@ -605,6 +549,8 @@ function machine(): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  // The cluster mode has its own options and runs (cluster.ts).
+  if (process.argv.includes('--cluster')) return clusterBench(process.argv.slice(2));
   const opts = options();
   const started = new Date();
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });
