@@ -25,6 +25,9 @@ import { seedCalendar } from './seed.js';
 import { SCENARIOS, loadSamples, type Samples, type Scenario } from './scenarios.js';
 import { buildService, drive, serviceEnv, startEnv, startFlags } from './service.js';
 
+/** The seeder drops the tables of databases named for the benchmark only. */
+const CLUSTER_DATABASE = 'tec_bench';
+
 const SPEC = { cluster: 'boolean', events: 'number', duration: 'number', connections: 'number', warmup: 'number', tsx: 'boolean' } as const;
 
 interface Phase {
@@ -53,7 +56,7 @@ export async function clusterBench(argv: string[]): Promise<void> {
   const tsx = Boolean(args.tsx) || !buildService();
 
   const started = new Date();
-  const cluster = await startCluster({ log });
+  const cluster = await startCluster({ log, database: CLUSTER_DATABASE });
   const services: Child[] = [];
   try {
     await seedCalendar({ events, databaseUrl: cluster.urls[0], seed: 42 });
@@ -140,7 +143,7 @@ async function conflicts(cluster: GaleraCluster): Promise<{ certFailures: number
 
 /** Mean time of one primary-key read with and without waiting for certified commits, alternating rounds. */
 async function syncWaitCost(cluster: GaleraCluster, samples: Samples): Promise<{ reads: number; withMs: number; withoutMs: number }> {
-  const connection = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[0].sqlPort, user: 'root', database: 'tec' });
+  const connection = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[0].sqlPort, user: 'root', database: CLUSTER_DATABASE });
   const reads = 2000;
   const totals = { with: 0, without: 0 };
   try {

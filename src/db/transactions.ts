@@ -12,7 +12,19 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
- * Runs `work` in a transaction, again (up to eight attempts, after a growing random pause) when a
+ * How often a write runs at most. On a Galera cluster writes through different nodes at once
+ * conflict (docs/contract.md §18), and under load one write can lose several times in a row: eight
+ * attempts answered 500 to 5 of 480 creates spread over three nodes (README, "Running on a cluster").
+ */
+export const MAX_WRITE_ATTEMPTS = 20;
+
+/** The pause before attempt `attempt + 1`: random, up to a bound that doubles from 10 ms to 250 ms. */
+function pauseBefore(attempt: number): number {
+  return Math.random() * Math.min(250, 5 * 2 ** attempt);
+}
+
+/**
+ * Runs `work` in a transaction, again (up to MAX_WRITE_ATTEMPTS, after a growing random pause) when a
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
  * The records the work changed are written to the change log as its last statements (change-log.ts,
@@ -37,8 +49,8 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
       });
       return result;
     } catch (err) {
-      if (attempt >= 8 || !isRetryable(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 25 * attempt));
+      if (attempt >= MAX_WRITE_ATTEMPTS || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseBefore(attempt)));
     }
   }
 }

@@ -252,6 +252,35 @@ describe(`cluster: three processes on three nodes${CLUSTER_TESTS ? '' : ` (skipp
     }
   });
 
+  it('one Idempotency-Key sent through two nodes at once creates one event, and replays it through a third', async () => {
+    const key = `cluster-key-${Date.now()}`;
+    const title = `Idempotent ${key}`;
+    const body = { title, start_date: '2027-12-01 10:00:00', end_date: '2027-12-01 11:00:00', venue: { venue: 'Idempotent Hall' } };
+    const answers = await Promise.all(
+      [0, 1].map(async (node) => {
+        const res = await send(services[node], 'POST', '/events', body, { 'Idempotency-Key': key });
+        return { status: res.status, body: (await res.json()) as Rec };
+      }),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    // Both finished at once (one replays the other's answer) or one found the key still in use (409).
+    assert.ok(['201,201', '201,409'].includes(statuses.join()), JSON.stringify(answers));
+    const created = answers.find((answer) => answer.status === 201)!.body;
+    for (const answer of answers.filter((a) => a.status === 201)) assert.equal(answer.body.id, created.id);
+    const replay = await send(services[2], 'POST', '/events', body, { 'Idempotency-Key': key });
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(((await replay.json()) as Rec).id, created.id);
+    for (const service of services) {
+      const found = (await (await send(service, 'GET', `/events?search=${encodeURIComponent(key)}&start_date=2027-12-01`)).json()) as Rec;
+      assert.deepEqual(
+        found.events.map((event: Rec) => event.id),
+        [created.id],
+        `one event through ${service.url}`,
+      );
+    }
+  });
+
   it('If-Match gives 412 across nodes as on one', async () => {
     const created = (await (await send(services[0], 'POST', '/events', { title: 'Tagged', start_date: '2027-08-01 10:00:00', end_date: '2027-08-01 11:00:00' })).json()) as Rec;
     // A tag read through node 1, a write with it through node 2, then the same tag again through node 3.
