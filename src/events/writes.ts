@@ -96,5 +96,8 @@ export async function writeEvent(
   const countedBefore = await repositories.events.countedTerms(row.id);
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
   await writeLinks(repositories, row.id, parsed, writer);
-  await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
+  // The terms an event counts for change only with its status or its terms; otherwise reading them
+  // again would find the same rows (still locked by this transaction): two round trips saved.
+  const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
+  if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
 }

@@ -27,4 +27,19 @@ describe('term counts', () => {
     const list = await http().get(`${NS}/categories`);
     assert.equal(list.body.total, 0, 'hide_empty hides terms no published event uses');
   });
+
+  it('follow an update of the tags alone, and stay put through an update of neither status nor terms', async () => {
+    const { http } = await testApp();
+    const { editor } = await createUsers();
+    const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
+    const count = async (id: number) => (await http().get(`${NS}/tags/${id}`)).body.count as number;
+    const red = (await as(http().post(`${NS}/tags`)).send({ name: 'Red' })).body.id as number;
+    const blue = (await as(http().post(`${NS}/tags`)).send({ name: 'Blue' })).body.id as number;
+    const event = await as(http().post(`${NS}/events`)).send({ title: 'Tagged', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', tags: [red] });
+    expectStatus(event, 201);
+    expectStatus(await as(http().patch(`${NS}/events/${event.body.id}`)).send({ tags: [blue] }), 200);
+    assert.deepEqual([await count(red), await count(blue)], [0, 1]);
+    expectStatus(await as(http().patch(`${NS}/events/${event.body.id}`)).send({ title: 'Retitled', cost: '$5' }), 200);
+    assert.deepEqual([await count(red), await count(blue)], [0, 1]);
+  });
 });
