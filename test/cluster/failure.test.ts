@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { openDatabase } from '../../src/db/knex.js';
 import { NS } from '../helpers/app.js';
-import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, queryNode, sharedCluster, type GaleraCluster, type GaleraNode } from '../helpers/cluster.js';
-import { addUser, killService, startService, type Service } from '../ops/service.js';
+import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, queryNode, servicesOnEveryNode, sharedCluster, type GaleraCluster, type GaleraNode } from '../helpers/cluster.js';
+import { killService, type Service } from '../ops/service.js';
 
 type Rec = Record<string, any>;
 
@@ -31,14 +30,7 @@ describe(`cluster: a node killed under load${CLUSTER_TESTS ? '' : ` (skipped: ${
   before(async function () {
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
-    services.push(await startService({ DATABASE_URL: cluster.urls[0], VALIDATE_RESPONSES: '1' }));
-    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' })))));
-    const { db } = openDatabase(cluster.urls[0]);
-    try {
-      authorization = await addUser(db, `cluster-killer-${Date.now()}`);
-    } finally {
-      await db.destroy();
-    }
+    ({ services, authorization } = await servicesOnEveryNode(cluster, 'cluster-killer'));
   });
   after(async () => {
     for (const service of services) killService(service);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../../src/db/knex.js';
 import { noteChange, openChangeLog, writeChangeLog } from '../../src/db/change-log.js';
 import { NS } from '../helpers/app.js';
-import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, conflictFigures, queryNode, sharedCluster, type GaleraCluster } from '../helpers/cluster.js';
-import { addUser, killService, startService, type Service } from '../ops/service.js';
+import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, conflictFigures, queryNode, servicesOnEveryNode, sharedCluster, type GaleraCluster } from '../helpers/cluster.js';
+import { killService, type Service } from '../ops/service.js';
 import { assertOneVersion, versionedUpdate } from '../ops/versioned-updates.js';
 
 type Rec = Record<string, any>;
@@ -23,15 +23,7 @@ describe(`cluster: three processes on three nodes${CLUSTER_TESTS ? '' : ` (skipp
   before(async function () {
     if (!CLUSTER_TESTS) return this.skip();
     cluster = await sharedCluster();
-    // The first process migrates (a fresh cluster) before the others start.
-    services.push(await startService({ DATABASE_URL: cluster.urls[0], VALIDATE_RESPONSES: '1' }));
-    services.push(...(await Promise.all(cluster.urls.slice(1).map((url) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' })))));
-    const { db } = openDatabase(cluster.urls[0]);
-    try {
-      authorization = await addUser(db, `cluster-editor-${Date.now()}`);
-    } finally {
-      await db.destroy();
-    }
+    ({ services, authorization } = await servicesOnEveryNode(cluster, 'cluster-editor'));
   });
   after(() => {
     for (const service of services) killService(service);

@@ -4,6 +4,8 @@
  * tests run only when asked: CLUSTER_TESTS=1.
  */
 import { startCluster, nodeStatus, type GaleraCluster } from '../../scripts/cluster/galera.js';
+import { openDatabase } from '../../src/db/knex.js';
+import { addUser, startService, type Service } from '../ops/service.js';
 
 export { startCluster, nodeStatus, queryNode, type GaleraCluster, type GaleraNode } from '../../scripts/cluster/galera.js';
 
@@ -38,4 +40,21 @@ export async function conflictFigures(cluster: GaleraCluster): Promise<Array<{ n
       bfAborts: Number(await nodeStatus(node, 'wsrep_local_bf_aborts')),
     })),
   );
+}
+
+/**
+ * One service process per node, each validating its answers against the OpenAPI document (the first
+ * starts alone: on a fresh cluster it migrates before the others start), and the credentials of a new
+ * editor named `login`.
+ */
+export async function servicesOnEveryNode(cluster: GaleraCluster, login: string): Promise<{ services: Service[]; authorization: string }> {
+  const start = (url: string) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' });
+  const services = [await start(cluster.urls[0])];
+  services.push(...(await Promise.all(cluster.urls.slice(1).map(start))));
+  const { db } = openDatabase(cluster.urls[0]);
+  try {
+    return { services, authorization: await addUser(db, `${login}-${Date.now()}`) };
+  } finally {
+    await db.destroy();
+  }
 }
