@@ -19,7 +19,8 @@ import { migrateLatest } from '../../src/db/migrate.js';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
-import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs } from './common.js';
+import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs, rng } from './common.js';
+import { SCENARIOS, loadSamples } from './scenarios.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -61,11 +62,18 @@ const organizer = Number((await db('posts').where({ type: 'organizer', status: '
 const terms = (await db('terms').orderBy('id').limit(2).pluck('id')).map(Number);
 if (ids.length === 0) throw new Error('the database has no events: seed it first (npm run bench)');
 
+// The filtered list's requests (category + 60-day range + search) in the benchmark's own mix, from a
+// fixed seed, so that two builds are timed on the same requests.
+const samples = await loadSamples(db);
+const filtered = SCENARIOS.find((scenario) => scenario.name === 'events-filtered')!;
+const filteredRandom = rng(15);
+
 let k = 0;
 const probes: Array<[string, () => [string, string, string?]]> = [
   ['GET /events/{id} (a different event each time)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[(k = (k + 7919) % ids.length)]}`]],
   ['GET /events/{id} (the same event: a remembered reply)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[0]}`]],
   ['GET /events (default window)', () => ['GET', `${NAMESPACE_PATH}/events`]],
+  ['GET /events?categories&start_date&end_date&search', () => ['GET', filtered.request(samples, filteredRandom).path]],
   ['GET /venues?only_with_upcoming=1', () => ['GET', `${NAMESPACE_PATH}/venues?only_with_upcoming=1`]],
   ['GET /categories', () => ['GET', `${NAMESPACE_PATH}/categories`]],
   ['GET /healthz (the HTTP stack alone)', () => ['GET', '/healthz']],

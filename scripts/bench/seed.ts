@@ -379,7 +379,8 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         if (random() < 0.15) terms.add(pick(random, categoryIds));
         const tagCount = Math.floor(random() * 3);
         for (let t = 0; t < tagCount && terms.size < 3; t++) terms.add(tagIds[skewed(random, tagIds.length, 1.5)]);
-        for (const termId of terms) eventTerms.push({ event_id: id, term_id: termId });
+        // Term links carry their event's local start and end (src/events/term-link-times.ts).
+        for (const termId of terms) eventTerms.push({ event_id: id, term_id: termId, start_local: startSql, end_local: endSql });
       }
       await db.transaction(async (trx) => {
         await db.batchInsert('posts', posts, BATCH).transacting(trx);

@@ -25,6 +25,8 @@ import * as createPostSearch from './migrations/20261125000100_create_post_searc
 import * as fillPostSearch from './migrations/20261125000101_fill_post_search.js';
 import * as addChangeSequenceWrites from './migrations/20261127000001_add_change_sequence_writes.js';
 import * as addDataVersionSlots from './migrations/20261127000002_add_data_version_slots.js';
+import * as addEventTermsTimes from './migrations/20261128000100_add_event_terms_times.js';
+import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_terms_times.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -64,6 +66,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261125000101_fill_post_search', fillPostSearch],
   ['20261127000001_add_change_sequence_writes', addChangeSequenceWrites],
   ['20261127000002_add_data_version_slots', addDataVersionSlots],
+  ['20261128000100_add_event_terms_times', addEventTermsTimes],
+  ['20261128000101_fill_event_terms_times', fillEventTermsTimes],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -75,9 +75,17 @@ const LISTED_CANDIDATES = 1000;
  * Narrows a list to the events whose text may contain every one of `terms` (already lower-cased as
  * the `LIKE` patterns are), on `column` (the event's post id). Terms the index cannot narrow (under
  * three characters) add nothing: the `LIKE` alone decides them. Returns whether anything was added.
- * `listedAtMost`: see LISTED_CANDIDATES (tests lower it to reach the filter form).
+ * `listedAtMost`: see LISTED_CANDIDATES (tests lower it to reach the filter form). `filterWhenMany`
+ * (SQLite): asked when the matches are too many to list; false leaves them to the `LIKE` (the
+ * caller's other filters already name fewer events than the filter would read).
  */
-export async function whereSearchCandidates(db: Knex, query: Knex.QueryBuilder, column: string, terms: string[], listedAtMost = LISTED_CANDIDATES): Promise<boolean> {
+export async function whereSearchCandidates(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  column: string,
+  terms: string[],
+  { listedAtMost = LISTED_CANDIDATES, filterWhenMany = async () => true }: { listedAtMost?: number; filterWhenMany?: () => Promise<boolean> } = {},
+): Promise<boolean> {
   const narrowing = terms.map((term) => ({ term, grams: narrowingTrigrams(term) })).filter((t): t is { term: string; grams: string[] } => t.grams !== undefined);
   if (narrowing.length === 0) return false;
   if (engineOf(db) === 'sqlite') {
@@ -95,7 +103,8 @@ export async function whereSearchCandidates(db: Knex, query: Knex.QueryBuilder, 
         column,
         listed.map((row: { id: number }) => Number(row.id)),
       );
-    else query.whereRaw(`+${column} in (select rowid from post_search where post_search match ?)`, [match]);
+    else if (await filterWhenMany()) query.whereRaw(`+${column} in (select rowid from post_search where post_search match ?)`, [match]);
+    else return false;
     return true;
   }
   for (const { grams } of narrowing) {

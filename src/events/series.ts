@@ -6,6 +6,7 @@ import { noteChange } from '../db/change-log.js';
 import { chunks, searchedFieldsOf } from '../posts/repository.js';
 import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
+import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -200,7 +201,8 @@ export class SeriesRepository {
         .where('event_id', firstId)
         .select(ordered ? [column, 'position'] : [column]);
       if (links.length === 0) continue;
-      const rows = targetIds.flatMap((id) => links.map((link: Record<string, unknown>) => ({ ...link, event_id: id })));
+      // Term links carry their own event's times (term-link-times.ts), not the first event's.
+      const rows = targetIds.flatMap((id) => links.map((link: Record<string, unknown>) => ({ ...link, event_id: id, ...(table === 'event_terms' ? linkTimesOf(trx, id) : {}) })));
       for (const part of chunks(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
     }
     for (const id of targetIds) noteChange(trx, 'event', id);
@@ -226,6 +228,7 @@ export class SeriesRepository {
         await trx('events')
           .whereIn('post_id', part)
           .update({ ...eventColumns, ...copies });
+      if (movesTimes(eventColumns)) await refreshLinkTimes(trx, part);
     }
     for (const id of targetIds) noteChange(trx, 'event', id);
   }
@@ -237,6 +240,7 @@ export class SeriesRepository {
     if (times) Object.assign(columns, { start_local: times.startLocal, end_local: times.endLocal, start_utc: times.startUtc, end_utc: times.endUtc });
     if (modified) columns.post_modified_utc = modified.modified_utc;
     await trx('events').where('post_id', id).update(columns);
+    if (times) await refreshLinkTimes(trx, [id]);
     if (modified)
       await trx('posts')
         .where('id', id)

@@ -83,7 +83,7 @@ describe('search index: candidates listed or as a filter (SQLite)', () => {
         [['polka'], []],
       ] as Array<[string[], number[]]>) {
         const query = db('events as x');
-        assert.equal(await whereSearchCandidates(db, query, 'x.post_id', terms, listedAtMost), true);
+        assert.equal(await whereSearchCandidates(db, query, 'x.post_id', terms, { listedAtMost }), true);
         assert.deepEqual((await query.orderBy('x.post_id').pluck('x.post_id')).map(Number), expected, `${terms} listing at most ${listedAtMost}`);
       }
     }
