@@ -88,4 +88,20 @@ describe('search index: candidates listed or as a filter (SQLite)', () => {
       }
     }
   });
+
+  it('adds nothing when the matches are too many to list and the caller declines the filter (the LIKE judges alone)', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'sqlite') return this.skip();
+    const ids: number[] = [];
+    for (const [i, title] of ['Jazz night', 'Blues night'].entries()) ids.push(await createEvent(db, { title, start: `2026-06-0${i + 1} 10:00:00` }));
+    const declined = db('events as x');
+    assert.equal(await whereSearchCandidates(db, declined, 'x.post_id', ['jazz'], { listedAtMost: 0, filterWhenMany: async () => false }), false);
+    assert.deepEqual((await declined.orderBy('x.post_id').pluck('x.post_id')).map(Number), ids);
+    const listed = db('events as x');
+    let asked = false;
+    const filterWhenMany = async () => (asked = true);
+    assert.equal(await whereSearchCandidates(db, listed, 'x.post_id', ['jazz'], { listedAtMost: 1, filterWhenMany }), true);
+    assert.equal(asked, false, 'a listed match never asks');
+    assert.deepEqual((await listed.pluck('x.post_id')).map(Number), [ids[0]]);
+  });
 });
