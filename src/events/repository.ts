@@ -272,6 +272,9 @@ export class EventRepository {
     }
     // On the copy of `posts.modified_utc`, indexed after the status and listing flag (events_modified_index).
     if (filter.modified) whereModified(query, 'x.post_modified_utc', filter.modified);
+    // Whether a term filter has few links inside the window (asked at most once, and only when it matters).
+    let few: Promise<boolean> | undefined;
+    const fewLinked = () => (few ??= this.fewLinked(filter));
     if (filter.search) {
       joinPosts();
       // Text behind a password is not searchable by callers who could not read it (WordPress leaves
@@ -288,7 +291,7 @@ export class EventRepository {
       // A word too common to list is a filter that reads every event it matches (25,000 of 1M events
       // for a word in 2.5 % of them); a category or tag with few links inside the window names fewer,
       // and then the LIKE alone judges those (their links carry the event's times: term-link-times.ts).
-      await whereSearchCandidates(this.db, query, 'x.post_id', include, { filterWhenMany: async () => !(await this.fewLinked(filter)) });
+      await whereSearchCandidates(this.db, query, 'x.post_id', include, { filterWhenMany: async () => !(await fewLinked()) });
       for (const term of include) {
         const pattern = `%${likeEscape(term)}%`;
         query.where((q) => matches(q, pattern));
@@ -353,9 +356,15 @@ export class EventRepository {
     else if (by === 'title') page.orderByRaw(`lower(p.title) ${direction === 'desc' ? 'desc' : 'asc'}`);
     // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
     page.orderBy('x.post_id', direction).limit(filter.limit).offset(filter.offset);
-    const rows = (await page).map((row: Record<string, unknown>) => toEventRow(row));
+    // A term filter with few links inside the window bounds the whole set, which the page reads to
+    // sort it anyway: the page counts it too, one statement instead of two (README "What limits the rest").
+    const countedByPage = filter.termLists.length > 0 && (await fewLinked());
+    if (countedByPage) page.select(this.db.raw('count(*) over () as list_total'));
+    const found: Array<Record<string, unknown>> = await page;
+    const rows = found.map((row) => toEventRow(row));
     const total =
       totalFromPage(rows.length, filter.limit, filter.offset) ??
+      (countedByPage && found.length ? Number(found[0].list_total) : undefined) ??
       (await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
         const [{ n }] = await query.clone().count({ n: '*' });
         return Number(n);

@@ -135,6 +135,10 @@ describe('term links keep their event’s times (category or tag + window lists)
     await write('patch', b.id, { start_date: '2030-05-20 21:00:00', end_date: '2030-05-20 23:00:00' });
     assert.deepEqual(await listed(may), [a.id, b.id], 'moved into the window');
     assert.deepEqual(await listed({ ...may, search: 'night' }), [b.id], 'and found by a search');
+    // A full page: the total is counted (by the page's own statement when the links are few).
+    const second = await listEvents(http, { ...may, per_page: '1', page: '2' });
+    expectStatus(second, 200);
+    assert.deepEqual([second.body.events.map((e: Rec) => e.id), second.headers['x-wp-total'], second.headers['x-wp-totalpages']], [[b.id], '2', '2']);
     await write('patch', a.id, { start_date: '2030-06-10 12:00:00', end_date: '2030-06-10 13:00:00' });
     assert.deepEqual(await listed(may), [b.id], 'moved out of it');
     await write('patch', c.id, { categories: [Number(concerts)] });
