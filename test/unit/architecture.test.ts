@@ -13,7 +13,7 @@ const LAYERS: Array<[layer: number, name: string, pattern: RegExp]> = [
   [
     2,
     'repositories and their vocabularies',
-    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|series|cost|list-window)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
+    /^(posts\/(repository|read-scope|unique-slugs|slug-claims|list-order)|events\/(repository|series|cost|list-window|term-link-times)|linked\/(repository|kinds)|terms\/(repository|taxonomies)|changes\/repository|idempotency\/repository|repositories)\.ts$/,
   ],
   [3, 'policies', /^policies\//],
   [
