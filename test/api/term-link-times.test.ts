@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createUsers, NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { up as fillLinkTimes } from '../../src/db/migrations/20261126000101_fill_event_terms_times.js';
+import { up as fillLinkTimes } from '../../src/db/migrations/20261128000101_fill_event_terms_times.js';
 import { call, createEvent, eventPath, eventsApp, listEvents, type Body, type Http, type Rec } from '../helpers/events.js';
 
 /**
