@@ -17,26 +17,69 @@ import type { ImageRecord } from '../posts/repository.js';
  * leave to be reused by another write with other content.
  */
 
-/** A map that forgets the least recently used entries beyond `max`. */
-export class Recent<V, K = number> {
-  private readonly values = new Map<K, V>();
+/** A bound on the bytes a `Recent` holds: the most it may hold, and how much one value weighs. */
+export interface ByteBound<V> {
+  maxBytes: number;
+  weigh: (value: V) => number;
+}
 
-  constructor(private readonly max: number) {}
+/**
+ * A map that forgets the least recently used entries beyond `max` entries and, with a byte bound,
+ * beyond `maxBytes` (a value heavier than that alone is not kept). A count alone does not bound
+ * memory: a venue's description can be a few bytes or a few hundred kilobytes.
+ */
+export class Recent<V, K = number> {
+  private readonly values = new Map<K, { value: V; bytes: number }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly bound?: ByteBound<V>,
+  ) {}
 
   get(id: K): V | undefined {
-    const value = this.values.get(id);
-    if (value !== undefined) {
+    const entry = this.values.get(id);
+    if (entry !== undefined) {
       this.values.delete(id);
-      this.values.set(id, value);
+      this.values.set(id, entry);
     }
-    return value;
+    return entry?.value;
   }
 
   set(id: K, value: V): void {
-    this.values.delete(id);
-    this.values.set(id, value);
-    if (this.values.size > this.max) this.values.delete(this.values.keys().next().value!);
+    this.forget(id);
+    const bytes = this.bound ? this.bound.weigh(value) : 0;
+    if (this.bound && bytes > this.bound.maxBytes) return;
+    this.values.set(id, { value, bytes });
+    this.bytes += bytes;
+    while (this.values.size > this.max || (this.bound && this.bytes > this.bound.maxBytes)) this.forget(this.values.keys().next().value!);
   }
+
+  /** What the entries weigh together (0 without a byte bound). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  private forget(id: K): void {
+    const entry = this.values.get(id);
+    if (entry === undefined) return;
+    this.values.delete(id);
+    this.bytes -= entry.bytes;
+  }
+}
+
+/**
+ * About what a row read from the database takes in the heap: 16 bytes and two a character per
+ * string (V8 keeps Latin-1 text in one, the rest in two), 8 per other value, 32 per object and 8
+ * per property, through nested objects and arrays. An estimate for bounds, not a measure: for the
+ * benchmark's venues and organizers (1.1 KB each by this count) a heap snapshot finds about 1.3 KB.
+ */
+export function roughBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + 2 * value.length;
+  if (value === null || typeof value !== 'object') return 8;
+  let bytes = 32;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) bytes += 8 + roughBytes(item);
+  return bytes;
 }
 
 interface Remembered {
@@ -49,6 +92,10 @@ interface Remembered {
 const MAX_LINKED = 5000;
 const MAX_TERMS = 2000;
 const MAX_IMAGES = 5000;
+/** Bytes (`roughBytes`) each kind of remembered row may hold: the benchmark's 4,000 venues and organizers weigh 4.2 MB. */
+const LINKED_BYTES = 6 * 1024 * 1024;
+const TERM_BYTES = 1024 * 1024;
+const IMAGE_BYTES = 2 * 1024 * 1024;
 // Stryker restore all
 
 const rememberedByHandle = new WeakMap<Knex, Remembered>();
@@ -60,7 +107,14 @@ function rememberedFor(db: Knex): Remembered {
   if ((db as Knex.Transaction).isTransaction) return { linked: new Recent(0), terms: new Recent(0), images: new Recent(0) };
   let remembered = rememberedByHandle.get(db);
   // Stryker disable next-line ConditionalExpression: rows not remembered are read again; records are the same.
-  if (!remembered) rememberedByHandle.set(db, (remembered = { linked: new Recent(MAX_LINKED), terms: new Recent(MAX_TERMS), images: new Recent(MAX_IMAGES) }));
+  if (!remembered) {
+    remembered = {
+      linked: new Recent<LinkedRow>(MAX_LINKED, { maxBytes: LINKED_BYTES, weigh: roughBytes }),
+      terms: new Recent<TermRow>(MAX_TERMS, { maxBytes: TERM_BYTES, weigh: roughBytes }),
+      images: new Recent<ImageRecord>(MAX_IMAGES, { maxBytes: IMAGE_BYTES, weigh: roughBytes }),
+    };
+    rememberedByHandle.set(db, remembered);
+  }
   return remembered;
 }
 
