@@ -16,12 +16,22 @@ export function isGaleraNode(db: Knex): Promise<boolean> {
   const key = db.client.config as object;
   let answer = answers.get(key);
   if (!answer) {
-    answer = db.raw("SHOW VARIABLES LIKE 'wsrep_on'").then(([rows]: [Array<{ Value?: string }>]) => rows[0]?.Value === 'ON');
+    answer = db.raw(WSREP_ON_QUERY).then(([rows]: [WsrepRows]) => saysWsrepOn(rows));
     answers.set(key, answer);
     // A failed question (the database unreachable) is asked again next time.
     answer.catch(() => answers.delete(key));
   }
   return answer;
+}
+
+/** The question that tells a Galera node (asked per database above and per connection in db/knex.ts). */
+export const WSREP_ON_QUERY = "SHOW VARIABLES LIKE 'wsrep_on'";
+
+export type WsrepRows = Array<{ Value?: string }>;
+
+/** Whether the rows of WSREP_ON_QUERY say the server is a Galera node. */
+export function saysWsrepOn(rows: WsrepRows): boolean {
+  return rows[0]?.Value === 'ON';
 }
 
 /** The per-connection setting of a Galera node: each read first waits for every certified commit. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { Engine } from './engine.js';
-import { GALERA_READ_SETTING } from './galera.js';
+import { GALERA_READ_SETTING, saysWsrepOn, WSREP_ON_QUERY, type WsrepRows } from './galera.js';
 import { registerSqliteFunctions, type SqliteFunctions } from './sql-functions.js';
 
 /** Where a DATABASE_URL points, parsed once. */
@@ -114,8 +114,7 @@ interface MysqlConnection {
 async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
   const query = (sql: string) => new Promise<unknown>((resolve, reject) => conn.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
   await query("SET time_zone = '+00:00'");
-  const wsrep = (await query("SHOW VARIABLES LIKE 'wsrep_on'")) as Array<{ Value?: string }>;
-  if (wsrep[0]?.Value === 'ON') await query(GALERA_READ_SETTING);
+  if (saysWsrepOn((await query(WSREP_ON_QUERY)) as WsrepRows)) await query(GALERA_READ_SETTING);
 }
 
 /** SQLite's page cache per connection, in KiB (see afterCreate above). */
