@@ -108,13 +108,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Galera
     log(`installing the first node's system tables in ${nodes[0].datadir}`);
     installSystemTables(nodes[0]);
     log(`bootstrapping ${nodes[0].name} on port ${nodes[0].sqlPort}`);
-    await startNode(nodes[0], folder, { bootstrap: true });
+    await startNode(nodes[0], folder, { bootstrap: true, log });
     await createServiceUser(nodes[0], folder, database);
     // The joiners start empty and receive the first node's state by SST, one after the other (two
     // joiners asking the one donor at once would wait on each other anyway).
     for (const node of nodes.slice(1)) {
       log(`joining ${node.name} on port ${node.sqlPort} (rsync SST)`);
-      await startNode(node, folder, { bootstrap: false });
+      await startNode(node, folder, { bootstrap: false, log });
     }
     await waitForClusterSize(nodes, 3);
   } catch (err) {
@@ -127,6 +127,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Galera
     const child = node.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    stopsAsked.add(child);
     child.kill('SIGKILL');
     await exited;
   };
@@ -134,7 +135,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Galera
     if (node.process) throw new Error(`${node.name} is running`);
     const position = recoverPosition(node, folder);
     log(`${node.name} rejoins from ${position} (IST)`);
-    await startNode(node, folder, { bootstrap: false, startPosition: position });
+    await startNode(node, folder, { bootstrap: false, startPosition: position, log });
   };
   return { folder, nodes, urls: nodes.map((node) => nodeUrl(node, database)), stop, kill, rejoin };
 }
@@ -242,14 +243,21 @@ function installSystemTables(node: GaleraNode): void {
 }
 
 /** Starts one node and resolves when it is synced with the cluster and accepts queries over TCP. */
-async function startNode(node: GaleraNode, folder: string, { bootstrap, startPosition }: { bootstrap: boolean; startPosition?: string }): Promise<void> {
+async function startNode(
+  node: GaleraNode,
+  folder: string,
+  { bootstrap, startPosition, log }: { bootstrap: boolean; startPosition?: string; log: (message: string) => void },
+): Promise<void> {
   // --defaults-file must come first, or mariadbd reads /etc/mysql/my.cnf as well.
   const args = [`--defaults-file=${node.defaultsFile}`, ...(bootstrap ? ['--wsrep-new-cluster'] : []), ...(startPosition ? [`--wsrep-start-position=${startPosition}`] : [])];
   // Its own process group: a Ctrl-C in the terminal reaches only the harness, which stops the nodes in order.
   const child = spawn('/usr/sbin/mariadbd', args, { stdio: 'ignore', detached: true });
   node.process = child;
-  child.once('exit', () => {
+  child.once('exit', (code, signal) => {
     if (node.process === child) node.process = undefined;
+    // A node that stops without being asked to (a crash, an abort after a lost quorum) says why only
+    // in its error log, which goes with the folder: show its end now.
+    if (!stopsAsked.has(child)) log(`${node.name} exited by itself (${signal ?? `code ${code}`}); its error log ends:\n${tail(path.join(folder, `${node.name}.err`), 150)}`);
   });
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -297,15 +305,22 @@ async function stopNode(node: GaleraNode): Promise<void> {
   const child = node.process;
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  stopsAsked.add(child);
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await exited;
   clearTimeout(timer);
 }
 
+/** The node processes the harness itself stopped or killed: any other exit is unexpected. */
+const stopsAsked = new WeakSet<ChildProcess>();
+
 /** The last resort when the owning process exits without stopping the cluster: nothing may outlive it. */
 function killNow(nodes: GaleraNode[], folder: string): void {
-  for (const node of nodes) node.process?.kill('SIGKILL');
+  for (const node of nodes) {
+    if (node.process) stopsAsked.add(node.process);
+    node.process?.kill('SIGKILL');
+  }
   fs.rmSync(folder, { recursive: true, force: true });
 }
 

@@ -43,9 +43,33 @@ export function isDatabaseNotReady(err: unknown): boolean {
   return code === 'ER_UNKNOWN_COM_ERROR' || errno === 1047 || code === 'ER_SERVER_SHUTDOWN' || errno === 1053;
 }
 
-/** The database cannot serve now but will (unreachable, or reachable and not ready): a 503, not a 500. */
+/**
+ * The statement did nothing and may simply run again in a moment (docs/contract.md §18):
+ * - 1213, a deadlock, which is also how a Galera node reports a write that lost certification to a
+ *   concurrent write through another node;
+ * - 1205, a lock wait timeout, which is also how MariaDB reports a read whose `wsrep_sync_wait`
+ *   failed (no lock is involved: the node could not learn the cluster's latest commit, typically while
+ *   the group changes its members after a node died);
+ * - 1047, a Galera node that is not ready (see isDatabaseNotReady);
+ * - 1180 at COMMIT with the provider's status "Not connected to Primary Component": the node was cut
+ *   off from the primary component for a moment, could not replicate the write set, and rolled the
+ *   transaction back.
+ */
+export function isPassingRefusal(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { errno, sqlMessage = '' } = err as { errno?: number; sqlMessage?: string };
+  return errno === 1213 || errno === 1205 || errno === 1047 || (errno === 1180 && NOT_PRIMARY.test(sqlMessage));
+}
+
+/** The Galera provider's status of a node outside the primary component, as MariaDB quotes it. */
+const NOT_PRIMARY = /Not connected to Primary Component/i;
+
+/**
+ * The database cannot serve now but will (unreachable, not ready, or still refusing after the
+ * retries of a passing refusal): a 503 with Retry-After, not a 500.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  return isConnectionError(err) || isDatabaseNotReady(err);
+  return isConnectionError(err) || isDatabaseNotReady(err) || isPassingRefusal(err);
 }
 
 /** A value longer than its column (MySQL in strict mode); the column name, when the driver gives it. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { Engine } from './engine.js';
 import { GALERA_READ_SETTING, saysWsrepOn, WSREP_ON_QUERY, type WsrepRows } from './galera.js';
+import { retryPassingRefusals } from './statement-retries.js';
 import { registerSqliteFunctions, type SqliteFunctions } from './sql-functions.js';
 
 /** Where a DATABASE_URL points, parsed once. */
@@ -163,5 +164,8 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     deprecate: (message: unknown) => options.log?.warn(String(message)),
     debug: () => undefined,
   };
-  return { db: knexFactory({ ...target.knexConfig, ...(log && { log }) }), target };
+  const db = knexFactory({ ...target.knexConfig, ...(log && { log }) });
+  // SQLite never refuses a statement for a moment; a MySQL server (above all a Galera node) may.
+  if (target.engine === 'mysql') retryPassingRefusals(db.client);
+  return { db, target };
 }

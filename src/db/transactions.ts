@@ -1,14 +1,13 @@
 import type { Knex } from 'knex';
 import { bumpDataVersion } from './data-version.js';
 import { discardChangeLog, openChangeLog, writeChangeLog } from './change-log.js';
-import { isUniqueViolation } from './errors.js';
+import { isPassingRefusal, isUniqueViolation } from './errors.js';
 
-/** MySQL/MariaDB errors after which the whole transaction was rolled back and may simply run again. */
+/** Errors after which the whole transaction was rolled back and may simply run again. */
 function isRetryable(err: unknown): boolean {
-  const errno = (err as { errno?: number }).errno;
-  // 1213 deadlock, 1205 lock wait timeout; a unique violation that no code path resolved is a
-  // concurrent writer that committed first: a new attempt reads a fresh snapshot and sees its row.
-  return errno === 1213 || errno === 1205 || isUniqueViolation(err);
+  // A unique violation that no code path resolved is a concurrent writer that committed first: a new
+  // attempt reads a fresh snapshot and sees its row.
+  return isPassingRefusal(err) || isUniqueViolation(err);
 }
 
 /**
@@ -18,8 +17,11 @@ function isRetryable(err: unknown): boolean {
  */
 export const MAX_WRITE_ATTEMPTS = 20;
 
-/** The pause before attempt `attempt + 1`: random, up to a bound that doubles from 10 ms to 250 ms. */
-function pauseBefore(attempt: number): number {
+/**
+ * The pause before attempt `attempt + 1`: random, up to a bound that doubles from 10 ms to 250 ms.
+ * Also the pause between attempts of a statement outside a transaction (db/statement-retries.ts).
+ */
+export function pauseBefore(attempt: number): number {
   return Math.random() * Math.min(250, 5 * 2 ** attempt);
 }
 

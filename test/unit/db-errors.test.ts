@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isConnectionError, isDatabaseNotReady } from '../../src/db/errors.js';
+import { isConnectionError, isDatabaseNotReady, isDatabaseUnavailable, isPassingRefusal } from '../../src/db/errors.js';
 
 describe('database errors told apart', () => {
   it('counts a lost or closed connection as a connection error, with or without a code', () => {
@@ -25,5 +25,28 @@ describe('database errors told apart', () => {
     const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     for (const err of [deadlock, refused, new Error('boom'), undefined, null, 'text']) assert.equal(isDatabaseNotReady(err), false, String(err));
+  });
+
+  it('counts deadlocks, lock and sync-wait timeouts, a node not ready and a commit cut off from the primary component as passing refusals, answered 503 once they outlast their retries', () => {
+    const refusals = [
+      Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213, sqlMessage: 'Deadlock found when trying to get lock' }),
+      Object.assign(new Error('Lock wait timeout exceeded'), { errno: 1205, sqlMessage: 'Lock wait timeout exceeded; try restarting transaction' }),
+      Object.assign(new Error('WSREP has not yet prepared node for application use'), { errno: 1047 }),
+      Object.assign(new Error('COMMIT failed'), {
+        errno: 1180,
+        sqlMessage: 'Error while appending streaming replication fragment(provider status: Not connected to Primary Component)',
+      }),
+    ];
+    for (const err of refusals) {
+      assert.equal(isPassingRefusal(err), true, err.message);
+      assert.equal(isDatabaseUnavailable(err), true, err.message);
+    }
+    // Another failure during COMMIT may have written something: not run again, not a 503.
+    const otherCommitError = Object.assign(new Error('Got error 5 during COMMIT'), { errno: 1180, sqlMessage: 'Got error 5 "Input/output error" during COMMIT' });
+    const duplicate = Object.assign(new Error('Duplicate entry'), { errno: 1062, code: 'ER_DUP_ENTRY' });
+    for (const err of [otherCommitError, duplicate, new Error('boom'), undefined, null, 'text']) {
+      assert.equal(isPassingRefusal(err), false, String(err));
+      assert.equal(isDatabaseUnavailable(err), false, String(err));
+    }
   });
 });

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { isPassingRefusal } from './errors.js';
+import { pauseBefore } from './transactions.js';
+
+/**
+ * How long a statement outside a transaction is tried again after a passing refusal, in
+ * milliseconds. A Galera cluster that lost a node refuses statements while its members agree on the
+ * new group (docs/contract.md §18); a refusal that lasts longer than this is answered 503 with
+ * Retry-After (db/errors.ts, isDatabaseUnavailable).
+ */
+export const STATEMENT_RETRY_WINDOW_MS = 5000;
+
+/**
+ * Runs every statement sent outside a transaction again, after the same growing random pause as a
+ * write transaction (db/transactions.ts), when the database refused it in a way that passes by itself
+ * (db/errors.ts, isPassingRefusal): the reads that authenticate a caller or find a term before a write
+ * opens its transaction, and every read of a GET. A refused statement did nothing, so running it again
+ * is safe. Statements inside a transaction are not retried one by one, because the refusal rolled the
+ * whole transaction back; inTransaction runs the whole transaction again instead. knex builds a
+ * transaction's client from the client's class (not from this instance), so a transaction never sees
+ * the wrapper installed here; test/integration/db/statement-retries.test.ts holds knex to that.
+ */
+export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_RETRY_WINDOW_MS): void {
+  const runOnce = client.query.bind(client) as (connection: unknown, statement: unknown) => Promise<unknown>;
+  client.query = async (connection: unknown, statement: unknown) => {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runOnce(connection, statement);
+      } catch (err) {
+        const pause = pauseBefore(attempt);
+        if (!isPassingRefusal(err) || Date.now() - started + pause > windowMs) throw err;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
+}
