@@ -460,6 +460,16 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       });
     }
 
+    it('returns the oldest record when several match', async () => {
+      const oldest = await named('Twin', { description: 'First text' });
+      const newer = await named('Twin', { description: 'Second text' });
+      assert.ok(newer.id > oldest.id);
+      const res = await post({ [name]: 'Twin' });
+      expectStatus(res, 201);
+      assert.equal(res.body.id, oldest.id);
+      assert.equal(await count(), 2);
+    });
+
     for (const [field, first, second] of r.notCompared) {
       it(`does not compare ${field}, and does not overwrite it on the existing record`, async () => {
         const original = await named('Twin', { ...details(), [field]: first });
