@@ -26,17 +26,12 @@ export async function readDataVersion(db: Knex): Promise<number> {
   return Number(row?.version ?? 0);
 }
 
-/** Bumps this process's row; a bump lost to a conflict or a deadlock is tried again a few times. */
+/**
+ * Bumps this process's row. It runs outside the write's transaction, so on MySQL a bump lost to a
+ * conflict or a deadlock is run again by the statement retries (db/statement-retries.ts).
+ */
 export async function bumpDataVersion(db: Knex): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const bumped = await db('data_version').where('id', OWN_SLOT).increment('version', 1);
-      // Before migration 20261127000002 (a migration that bumps) only row 1 exists.
-      if (Number(bumped) === 0) await db('data_version').where('id', 1).increment('version', 1);
-      return;
-    } catch (err) {
-      const errno = (err as { errno?: number }).errno;
-      if (attempt >= 4 || (errno !== 1213 && errno !== 1205)) throw err;
-    }
-  }
+  const bumped = await db('data_version').where('id', OWN_SLOT).increment('version', 1);
+  // Before migration 20261127000002 (a migration that bumps) only row 1 exists.
+  if (Number(bumped) === 0) await db('data_version').where('id', 1).increment('version', 1);
 }
