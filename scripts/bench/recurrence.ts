@@ -26,6 +26,7 @@ import autocannon from 'autocannon';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { UserRepository } from '../../src/auth/users.js';
+import { serviceEnv, startEnv, startFlags } from './service.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, freePort, parseArgs, round, startNode, stopChild, waitForHttp, type Child } from './common.js';
 
 const SPEC = { series: 'number', duration: 'number', connections: 'number', database: 'string', changes: 'number', reuse: 'boolean', help: 'boolean' } as const;
@@ -48,10 +49,8 @@ function summary(values: number[]) {
 
 async function startService(url: string): Promise<{ child: Child; base: string }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, LOG_LEVEL: 'warn', SITE_TIMEZONE: 'UTC', VALIDATE_RESPONSES: 'false', NODE_ENV: 'production', AUTH_FAILURE_LIMIT: '1000000' };
-  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'NODE_OPTIONS']) delete env[name];
-  // As `npm start` runs it (package.json): the build in dist/, made by main() first.
-  const child = startNode('service', ['--max-old-space-size=128', '--max-semi-space-size=8', 'dist/src/main.js'], env, true);
+  // As `npm start` runs it (package.json: its node flags and environment): the build in dist/, made by main() first.
+  const child = startNode('service', [...startFlags(), 'dist/src/main.js'], { ...serviceEnv(url, port), ...startEnv() }, true);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
   return { child, base };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { NS } from '../helpers/app.js';
 import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, queryNode, servicesOnEveryNode, sharedCluster, type GaleraCluster, type GaleraNode } from '../helpers/cluster.js';
 import { killService, type Service } from '../ops/service.js';
+import { REFUSED_THEN_RAN } from '../../src/db/statement-retries.js';
 
 type Rec = Record<string, any>;
 
@@ -100,10 +101,13 @@ describe(`cluster: a node killed under load${CLUSTER_TESTS ? '' : ` (skipped: ${
     await Promise.all(writers);
 
     const count = (writer: number, status: number) => answers.filter((a) => a.writer === writer && a.status === status).length;
+    // Statements that the node refused while the cluster regrouped and that ran again (src/db/statement-retries.ts).
+    const ranAgain = services.map((service) => service.logs().filter((line) => String(line.msg).startsWith(REFUSED_THEN_RAN)).length);
     console.log(
       `      killed ${victim.name} at ${(killedAt / 1000).toFixed(1)} s, /readyz 503 after ${unreadyAfter} ms; rejoin began at ${(rejoinedAt / 1000).toFixed(1)} s, ` +
         `/readyz 200 ${readyAfter} ms after the node synced; answers per process: ` +
-        [0, 1, 2].map((w) => `p${w + 1} ${count(w, 201)}×201 ${answers.filter((a) => a.writer === w && a.status !== 201).length}×other`).join(', '),
+        [0, 1, 2].map((w) => `p${w + 1} ${count(w, 201)}×201 ${answers.filter((a) => a.writer === w && a.status !== 201).length}×other`).join(', ') +
+        `; statements run again after a refusal: ${ranAgain.map((n, w) => `p${w + 1} ${n}`).join(', ')}`,
     );
 
     // The processes on the two live nodes never failed.

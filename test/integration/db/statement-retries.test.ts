@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import knexFactory, { type Knex } from 'knex';
 import { engineOf } from '../../../src/db/engine.js';
 import { parseDatabaseUrl } from '../../../src/db/knex.js';
-import { retryPassingRefusals, STATEMENT_RETRY_WINDOW_MS } from '../../../src/db/statement-retries.js';
+import { REFUSED_THEN_RAN, retryPassingRefusals, STATEMENT_RETRY_WINDOW_MS } from '../../../src/db/statement-retries.js';
 import { TEST_DATABASE_URL } from '../../helpers/database.js';
 
 /** A refusal the server itself raises, as a Galera node raises a failed `wsrep_sync_wait` (1205). */
@@ -16,16 +16,18 @@ describe('statements outside a transaction run again after a passing refusal (sr
   describe('with a stand-in client', () => {
     const refusal = (errno: number, sqlMessage = 'refused') => Object.assign(new Error(sqlMessage), { errno, sqlMessage });
 
-    function client(failures: unknown[]): { client: Knex.Client; calls: () => number } {
+    function client(failures: unknown[]): { client: Knex.Client; calls: () => number; warnings: string[] } {
       let calls = 0;
+      const warnings: string[] = [];
       const fake = {
         query: async () => {
           const failure = failures[calls++];
           if (failure) throw failure;
           return 'rows';
         },
+        logger: { warn: (message: string) => warnings.push(message) },
       };
-      return { client: fake as unknown as Knex.Client, calls: () => calls };
+      return { client: fake as unknown as Knex.Client, calls: () => calls, warnings };
     }
 
     it('runs a refused statement again until it succeeds: sync waits, deadlocks, a node not ready, a commit cut off from the primary component', async () => {
@@ -34,6 +36,14 @@ describe('statements outside a transaction run again after a passing refusal (sr
       retryPassingRefusals(stand.client);
       assert.equal(await stand.client.query(undefined, 'select 1'), 'rows');
       assert.equal(stand.calls(), 5);
+      assert.deepEqual(stand.warnings, [`${REFUSED_THEN_RAN} after 4 refusal(s), the last: 1180 ${notPrimary.sqlMessage}`]);
+    });
+
+    it('says nothing of a statement that ran the first time', async () => {
+      const stand = client([]);
+      retryPassingRefusals(stand.client);
+      assert.equal(await stand.client.query(undefined, 'select 1'), 'rows');
+      assert.deepEqual([stand.calls(), stand.warnings], [1, []]);
     });
 
     it('gives up with the last refusal once the window has passed', async () => {
