@@ -2319,7 +2319,7 @@ export interface components {
                 "text/calendar": components["schemas"]["ICalendar"];
             };
         };
-        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 5 s). */
+        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 10 s). */
         Error: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

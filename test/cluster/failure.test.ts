@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { NS } from '../helpers/app.js';
-import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, queryNode, servicesOnEveryNode, sharedCluster, type GaleraCluster, type GaleraNode } from '../helpers/cluster.js';
+import { CLUSTER_SKIP_REASON, CLUSTER_TESTS, nodeStatus, queryNode, servicesOnEveryNode, sharedCluster, type GaleraCluster, type GaleraNode } from '../helpers/cluster.js';
 import { killService, type Service } from '../ops/service.js';
-import { REFUSED_THEN_RAN } from '../../src/db/statement-retries.js';
+import { REFUSED_THEN_RAN, STATEMENT_RETRY_WINDOW_MS } from '../../src/db/statement-retries.js';
 
 type Rec = Record<string, any>;
 
@@ -136,6 +136,61 @@ describe(`cluster: a node killed under load${CLUSTER_TESTS ? '' : ` (skipped: ${
       assert.deepEqual(found.partial, [], `half-written creates on ${cluster.nodes[i].name}`);
       assert.deepEqual([...found.whole].sort(), [...perNode[0].whole].sort(), `${cluster.nodes[i].name} holds the same events as ${cluster.nodes[0].name}`);
     }
+  });
+
+  /**
+   * A node cut off from the primary component for a moment (Galera's `gmcast.isolate`), as the
+   * survivors of a node's death can be while they regroup: it refuses statements (a failed sync wait,
+   * 1205, then 1047). A read that arrives meanwhile runs again until the node is back and answers 200
+   * if that took less than the retry window (src/db/statement-retries.ts), 503 with Retry-After
+   * otherwise; a write answers 201 or 503 with Retry-After; nothing answers 500, and afterwards the
+   * process serves as before without a restart.
+   */
+  it('a process whose node is cut off for a moment answers once the node is back (503 only if it stayed away longer than the retry window), never 500', async () => {
+    const node: GaleraNode = cluster.nodes[0];
+    const service = services[0];
+    const headers = { Authorization: authorization, 'Content-Type': 'application/json' };
+    const body = (title: string) => JSON.stringify({ title, start_date: '2027-10-01 10:00:00', end_date: '2027-10-01 11:00:00', categories: ['Cut Off'] });
+    const created = await fetch(`${services[1].url}${NS}/events`, { method: 'POST', headers, body: body('Before the cut') });
+    assert.equal(created.status, 201);
+    const id = ((await created.json()) as Rec).id as number;
+
+    // The node leaves the primary component a few seconds after it is isolated.
+    await queryNode(node, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+    await waitUntil('the isolated node is outside the primary component', async () => (await nodeStatus(node, 'wsrep_cluster_status')) === 'non-Primary', 30_000);
+    const sent = Date.now();
+    const answer = async (res: Promise<Response>) => {
+      const reply = await res;
+      return { status: reply.status, retryAfter: reply.headers.get('retry-after'), at: Date.now() - sent, body: (await reply.json().catch(() => ({}))) as Rec };
+    };
+    const read = answer(fetch(`${service.url}${NS}/events/${id}`));
+    const write = answer(fetch(`${service.url}${NS}/events`, { method: 'POST', headers, body: body('During the cut') }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await queryNode(node, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+    const away = await waitUntil(
+      'the node is primary and synced again',
+      async () => (await nodeStatus(node, 'wsrep_local_state_comment').catch(() => undefined)) === 'Synced',
+      60_000,
+    );
+    const backAfter = Date.now() - sent;
+    const [readAnswer, writeAnswer] = await Promise.all([read, write]);
+    console.log(
+      `      node1 back ${backAfter} ms after the requests (synced ${away} ms after the cut ended); GET ${readAnswer.status} after ${readAnswer.at} ms, POST ${writeAnswer.status} after ${writeAnswer.at} ms; ` +
+        `statements run again: ${service.logs().filter((line) => String(line.msg).startsWith(REFUSED_THEN_RAN)).length}`,
+    );
+
+    const causes = service.logs().filter((line) => line.msg === 'request failed');
+    assert.deepEqual(causes, [], 'no request failed with a 500');
+    if (backAfter < STATEMENT_RETRY_WINDOW_MS - 500) assert.equal(readAnswer.status, 200, JSON.stringify(readAnswer));
+    for (const reply of [readAnswer, writeAnswer]) {
+      assert.ok([200, 201, 503].includes(reply.status), JSON.stringify(reply));
+      if (reply.status === 503) assert.ok(reply.retryAfter, JSON.stringify(reply));
+    }
+    if (readAnswer.status === 200) assert.equal(readAnswer.body.id, id);
+    // Served as before, without a restart.
+    const after = await fetch(`${service.url}${NS}/events`, { method: 'POST', headers, body: body('After the cut') });
+    assert.equal(after.status, 201);
+    assert.equal((await fetch(`${service.url}${NS}/events/${id}`)).status, 200);
   });
 
   /**
