@@ -5,8 +5,8 @@ import { pauseBefore } from './transactions.js';
 /**
  * How long a statement outside a transaction is tried again after a passing refusal, in
  * milliseconds. A Galera cluster that lost a node refuses statements while its members agree on the
- * new group (docs/contract.md §18), and a node cut off for a moment took 3.3–4.7 s to be back after
- * the cut ended (test/cluster/failure.test.ts); a refusal that lasts longer than this is answered 503
+ * new group (docs/contract.md §18), and a node cut off for a moment was back 5.0–5.2 s after requests
+ * sent meanwhile (test/cluster/failure.test.ts); a refusal that lasts longer than this is answered 503
  * with Retry-After (db/errors.ts, isDatabaseUnavailable). Well below REQUEST_TIMEOUT (30 s).
  */
 export const STATEMENT_RETRY_WINDOW_MS = 10_000;
