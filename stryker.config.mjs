@@ -25,6 +25,7 @@ export const RULE_MODULES = [
   'src/services/changes.ts',
   'src/changes/*.ts',
   'src/db/change-log.ts',
+  'src/db/statement-retries.ts',
 ];
 
 /** The tests that exercise them (unit tests, the list/paging/conditional API suites, the authorization matrix). */
@@ -32,6 +33,8 @@ export const RULE_TESTS = [
   'test/unit/*.test.ts',
   'test/integration/repositories/read-scope.test.ts',
   'test/integration/repositories/idempotency.test.ts',
+  'test/integration/db/data-version.test.ts',
+  'test/integration/db/statement-retries.test.ts',
   'test/api/paging.test.ts',
   'test/api/events-list.test.ts',
   'test/api/list-modified-order.test.ts',

