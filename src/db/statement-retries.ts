@@ -5,7 +5,7 @@ import { pauseBefore } from './transactions.js';
 /**
  * How long a statement outside a transaction is tried again after a passing refusal, in
  * milliseconds. A Galera cluster that lost a node refuses statements while its members agree on the
- * new group (docs/contract.md §18), and a node cut off for a moment was back 5.0–5.2 s after requests
+ * new group (docs/contract.md §18), and a node cut off for a moment was back 5.0–6.0 s after requests
  * sent meanwhile (test/cluster/failure.test.ts); a refusal that lasts longer than this is answered 503
  * with Retry-After (db/errors.ts, isDatabaseUnavailable). Well below REQUEST_TIMEOUT (30 s).
  */
