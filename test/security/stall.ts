@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import { UserRepository } from '../../src/auth/users.js';
+import type { Role } from '../../src/auth/capabilities.js';
+import { resetDatabase } from '../helpers/database.js';
+import { killService, serviceDatabase, startService, type Service } from '../ops/service.js';
+
+/**
+ * The service as a child process with a liveness probe beside every attack (docs/limits.md): an
+ * attack that blocks the event loop shows as a `/healthz` that does not answer in time, which an
+ * in-process test cannot see (its own loop would be the one blocked).
+ */
+
+/** How long `/healthz` may take while an attack runs. */
+export const PROBE_BUDGET_MS = 250;
+
+export interface StallService {
+  url: string;
+  service: Service;
+  db: Knex;
+  /** `Authorization` header of a user with that role (created on first use). */
+  as(role: Role): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startStallService(env: Record<string, string> = {}): Promise<StallService> {
+  const database = await serviceDatabase();
+  if (database.engine === 'mysql') await resetDatabase(database.db);
+  const service = await startService({ DATABASE_URL: database.url, ...env });
+  const users = new Map<Role, string>();
+  return {
+    url: service.url,
+    service,
+    db: database.db,
+    async as(role) {
+      let header = users.get(role);
+      if (!header) {
+        const login = `stall-${role}`;
+        const secret = `${login}-secret-0123456789`;
+        await new UserRepository(database.db).add(login, role, secret);
+        header = `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
+        users.set(role, header);
+      }
+      return header;
+    },
+    async close() {
+      killService(service);
+      await service.exited;
+      await database.close();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body when it is JSON, else undefined. */
+  json: any;
+  ms: number;
+}
+
+/** One request to the child service; rejects when it does not answer within `timeoutMs`. */
+export async function send(
+  base: string,
+  path: string,
+  init: { method?: string; authorization?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.authorization) headers.authorization = init.authorization;
+  let body: string | Buffer | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body === 'string' || Buffer.isBuffer(init.body) ? init.body : JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const began = performance.now();
+  const res = await fetch(`${base}${path}`, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json, ms: performance.now() - began };
+}
+
+/**
+ * Runs `attack` while probing `/healthz` back to back; returns the attack's result and the slowest
+ * probe, and fails when a probe took longer than PROBE_BUDGET_MS (the loop was blocked).
+ */
+export async function withoutStall<T>(base: string, attack: () => Promise<T>): Promise<{ result: T; slowestProbeMs: number }> {
+  let done = false;
+  let slowest = 0;
+  let probes = 0;
+  const probing = (async () => {
+    while (!done) {
+      const began = performance.now();
+      try {
+        const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) });
+        await res.arrayBuffer();
+      } catch {
+        // A probe that timed out is as slow as its timeout.
+      }
+      slowest = Math.max(slowest, performance.now() - began);
+      probes++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  try {
+    const result = await attack();
+    return { result, slowestProbeMs: slowest };
+  } finally {
+    done = true;
+    await probing;
+    assert.ok(probes > 0, 'no probe ran');
+    assert.ok(slowest < PROBE_BUDGET_MS, `/healthz took ${Math.round(slowest)} ms while the attack ran (budget ${PROBE_BUDGET_MS} ms)`);
+  }
+}
