@@ -130,6 +130,9 @@ function parseLines(lines: string[], zone: Zone, checks: Checks): ParsedLine[] {
     // A line break or other control character would smuggle a second line past the parser, which reads only the first.
     // eslint-disable-next-line no-control-regex
     if (/[\x00-\x1f\x7f]/.test(line)) throw new RecurrenceError(index, line, 'a line has no control characters (one line per array item, unfolded).');
+    // An RRULE's parts are checked here before ical.js reads them (its messages for a bad value are
+    // hard to read: `BYHOUR: invalid value "24" must be < 0`).
+    if (/^RRULE:/i.test(line)) return { kind: 'rrule', index, line, recur: parseRule(line.slice(6), index, line, zone, checks) };
     let property: ICAL.Property;
     try {
       property = ICAL.Property.fromString(line);
