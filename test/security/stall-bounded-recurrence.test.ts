@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { Role } from '../../src/auth/capabilities.js';
+import { UserRepository } from '../../src/auth/users.js';
 import { NS } from '../helpers/app.js';
 import { send, startStallService, withoutStall, type StallService } from './stall.js';
 
@@ -11,6 +13,18 @@ const EVENTS = `${NS}/events`;
 
 const body = (start: string, recurrence: string[]) => ({ title: 'Stall', start_date: start, end_date: start, status: 'publish', recurrence });
 
+/**
+ * A user made in the test itself: on MariaDB the service shares the tests' database, which the root
+ * hooks empty before every test (so a user made in `before` is gone by the second test).
+ */
+let users = 0;
+async function freshUser(stall: StallService, role: Role): Promise<string> {
+  const login = `stall-recurrence-${role}-${++users}`;
+  const secret = `${login}-secret-0123456789`;
+  await new UserRepository(stall.db).add(login, role, secret);
+  return `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
+}
+
 describe('stall: recurrence rules (docs/limits.md "Recurrence rules")', function () {
   this.timeout(60_000);
   let stall: StallService;
@@ -18,7 +32,10 @@ describe('stall: recurrence rules (docs/limits.md "Recurrence rules")', function
 
   before(async () => {
     stall = await startStallService();
-    contributor = await stall.as('contributor');
+  });
+
+  beforeEach(async () => {
+    contributor = await freshUser(stall, 'contributor');
     // Warm-up: the validator compiles the route on its first use.
     const warm = await send(stall.url, EVENTS, { authorization: contributor, body: body('2027-01-04 10:00:00', ['RRULE:FREQ=WEEKLY;COUNT=2']) });
     assert.equal(warm.status, 201, warm.text);
@@ -50,11 +67,7 @@ describe('stall: recurrence rules (docs/limits.md "Recurrence rules")', function
 
 describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §14)', function () {
   this.timeout(60_000);
-  let stall: StallService;
-
-  before(async () => {
-    stall = await startStallService();
-  });
+  let stall: StallService | undefined;
 
   after(async () => {
     await stall?.close();
@@ -62,8 +75,10 @@ describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §1
 
   it('marks the series instead of blocking the process when its rules exceed the budget', async () => {
     // The extension runs five seconds after the process starts (src/main.ts): the series is stored
-    // before then, with a rule written behind the API's back (as a rule accepted before the budget existed).
-    const editor = await stall.as('editor');
+    // before then, with a rule written behind the API's back (as a rule accepted before the budget
+    // existed). The service starts in the test, after the root hooks have emptied the database.
+    stall = await startStallService();
+    const editor = await freshUser(stall, 'editor');
     const created = await send(stall.url, EVENTS, { authorization: editor, body: body('2027-01-31 23:59:59', ['RRULE:FREQ=DAILY;COUNT=2']) });
     assert.equal(created.status, 201, created.text);
     const id = created.json.id as number;
@@ -72,10 +87,11 @@ describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §1
       .where('id', id)
       .update({ rules: JSON.stringify(['RRULE:FREQ=SECONDLY;COUNT=2;BYMONTH=1,5']), materialised_until: '2000-01-01 00:00:00' });
     // Probed until the first event's record shows the mark (the extension has run), 15 s at most.
-    const { result: record } = await withoutStall(stall.url, async () => {
+    const service = stall;
+    const { result: record } = await withoutStall(service.url, async () => {
       const began = Date.now();
       while (Date.now() - began < 15_000) {
-        const read = await send(stall.url, `${EVENTS}/${id}`, { authorization: editor, timeoutMs: 20_000 });
+        const read = await send(service.url, `${EVENTS}/${id}`, { authorization: editor, timeoutMs: 20_000 });
         if (read.json?.recurrence_horizon_error) return read;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
