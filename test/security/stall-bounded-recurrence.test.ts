@@ -46,7 +46,8 @@ describe('stall: recurrence rules (docs/limits.md "Recurrence rules")', function
   });
 
   const refused = async (start: string, line: string, reason: RegExp) => {
-    const { result } = await withoutStall(stall.url, () => send(stall.url, EVENTS, { authorization: contributor, body: body(start, [line]), timeoutMs: 10_000 }));
+    const { result, slowestProbeMs } = await withoutStall(stall.url, () => send(stall.url, EVENTS, { authorization: contributor, body: body(start, [line]), timeoutMs: 10_000 }));
+    console.log(`      answered in ${Math.round(result.ms)} ms; slowest /healthz ${Math.round(slowestProbeMs)} ms`);
     assert.equal(result.status, 400, result.text);
     assert.equal(result.json.code, 'rest_invalid_param');
     assert.match(result.json.data.params.recurrence, new RegExp(`^recurrence\\[0\\] "${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": ${reason.source}`));
@@ -88,7 +89,7 @@ describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §1
       .update({ rules: JSON.stringify(['RRULE:FREQ=SECONDLY;COUNT=2;BYMONTH=1,5']), materialised_until: '2000-01-01 00:00:00' });
     // Probed until the first event's record shows the mark (the extension has run), 15 s at most.
     const service = stall;
-    const { result: record } = await withoutStall(service.url, async () => {
+    const { result: record, slowestProbeMs } = await withoutStall(service.url, async () => {
       const began = Date.now();
       while (Date.now() - began < 15_000) {
         const read = await send(service.url, `${EVENTS}/${id}`, { authorization: editor, timeoutMs: 20_000 });
@@ -97,6 +98,7 @@ describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §1
       }
       return assert.fail('the extension did not mark the series within 15 s');
     });
+    console.log(`      slowest /healthz ${Math.round(slowestProbeMs)} ms`);
     assert.match(record.json.recurrence_horizon_error, /^recurrence\[0\] "RRULE:FREQ=SECONDLY;COUNT=2;BYMONTH=1,5": the rule needs too much work to expand/);
   });
 });
