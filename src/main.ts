@@ -12,6 +12,7 @@ import { openDatabase } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import { createApp } from './app.js';
 import { extendHorizons } from './events/occurrences.js';
+import { warmUpExpansion } from './dates/recurrence.js';
 import { NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';
 
@@ -51,6 +52,7 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   await fetch(`${local}${config.basePath}/${NAMESPACE}`)
     .then((res) => res.arrayBuffer())
     .catch(() => undefined);
+  warmUpExpansion();
   logger.info({ url: namespaceUrl, engine: target.engine, database: target.description }, `listening on ${namespaceUrl}`);
 
   // The rolling horizon of recurring series (docs/contract.md §14): extended in the background, a

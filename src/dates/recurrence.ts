@@ -425,3 +425,20 @@ export function calendarLines(lines: string[], timezone: string, startLocal: str
     });
   });
 }
+
+/**
+ * Expands a few common rules once, so that ical.js's iterator is compiled before a client's first
+ * recurring write: a cold process expands "the last weekday of each month" four times slower, enough
+ * to pass the expansion's time back-stop (docs/limits.md "Recurrence rules").
+ */
+export function warmUpExpansion(): void {
+  const rules = [
+    'RRULE:FREQ=DAILY;COUNT=400',
+    'RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=200',
+    'RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=12',
+    'RRULE:FREQ=YEARLY;COUNT=5',
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const rule of rules) expandOccurrences({ lines: [rule], timezone: 'Europe/Paris', startLocal: '2027-01-29 10:00:00', horizonLocal: '2037-01-01 00:00:00', max: 1000 });
+  }
+}
