@@ -1,0 +1,143 @@
+import { Tokenizer, TokenizerMode, type TokenHandler } from 'parse5';
+
+/**
+ * Structural bounds of HTML in descriptions (docs/limits.md "HTML in descriptions"). The cleaners
+ * (sanitize-html over htmlparser2) keep a stack of open elements whose every push moves the whole
+ * stack, so their cost grows with the square of the nesting depth: `'<b>'.repeat(200000)` took 28 s.
+ * These bounds are checked here, in one linear pass of parse5's tokenizer, before any cleaner runs.
+ */
+
+/** Elements open inside one another at most (HTML parsers cap theirs at a few hundred; WordPress content nests a dozen). */
+export const MAX_HTML_DEPTH = 100;
+
+/** Start tags at most (a long WordPress post has a few thousand). */
+export const MAX_HTML_ELEMENTS = 10_000;
+
+/**
+ * Elements with no end tag: they never stay open. htmlparser2's list (sanitize-html parses with it),
+ * so that the depth counted here is the depth the cleaner sees.
+ */
+const VOID_ELEMENTS = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+
+const P = ['p'];
+const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
+
+/**
+ * Start tags that close open elements first (`<li>` an open `<li>`, `<div>` an open `<p>`): HTML
+ * lets these end tags be left out, and htmlparser2 closes them as listed here, while the open
+ * element on top is one of them. Without this an unclosed list of 150 items would count 150 deep.
+ */
+const CLOSED_BY = new Map<string, Set<string>>([
+  ['tr', new Set(['tr', 'th', 'td'])],
+  ['th', new Set(['th'])],
+  ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])],
+  ['li', new Set(['li'])],
+  ['option', new Set(['option'])],
+  ['optgroup', new Set(['optgroup', 'option'])],
+  ['dd', new Set(['dd', 'dt'])],
+  ['dt', new Set(['dd', 'dt'])],
+  ['rt', new Set(['rt', 'rp'])],
+  ['rp', new Set(['rt', 'rp'])],
+  ['tbody', new Set(['thead', 'tbody'])],
+  ['tfoot', new Set(['thead', 'tbody'])],
+  ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map((tag): [string, Set<string>] => [tag, new Set(FORM)]),
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map(
+    (tag): [string, Set<string>] => [tag, new Set(P)],
+  ),
+]);
+
+/** Elements whose content is text up to their end tag, in htmlparser2 as in HTML: tags inside them are not tags. */
+const TEXT_CONTENT = new Map<string, Tokenizer['state']>([
+  ['script', TokenizerMode.RAWTEXT],
+  ['style', TokenizerMode.RAWTEXT],
+  ['xmp', TokenizerMode.RAWTEXT],
+  ['title', TokenizerMode.RCDATA],
+  ['textarea', TokenizerMode.RCDATA],
+]);
+
+/** How HTML breaks a bound: the first bound it breaks, or none. */
+export type StructureProblem = 'depth' | 'elements' | undefined;
+
+/**
+ * Walks the tags of `html` once, keeping the stack of open elements as htmlparser2 would (void
+ * elements, implied end tags, an end tag closing up to its element), and asks `admit` about each
+ * start tag with the depth it would open at and its ordinal. A refused tag is left out: it opens
+ * nothing and counts for nothing. Linear: an end tag looks through at most the admitted stack.
+ */
+function walkStartTags(html: string, admit: (depth: number, ordinal: number, start: number, end: number) => boolean): void {
+  const open: string[] = [];
+  let elements = 0;
+  const noop = () => {};
+  const handler: TokenHandler = {
+    onStartTag(token) {
+      const name = token.tagName;
+      const closes = CLOSED_BY.get(name);
+      if (closes) while (open.length > 0 && closes.has(open[open.length - 1]!)) open.pop();
+      const isVoid = VOID_ELEMENTS.has(name);
+      const location = token.location!;
+      if (!admit(open.length + (isVoid ? 0 : 1), elements + 1, location.startOffset, location.endOffset)) return;
+      elements += 1;
+      if (!isVoid) open.push(name);
+      const mode = TEXT_CONTENT.get(name);
+      if (mode !== undefined) tokenizer.state = mode;
+    },
+    onEndTag(token) {
+      const at = open.lastIndexOf(token.tagName);
+      if (at !== -1) open.length = at;
+    },
+    onCharacter: noop,
+    onWhitespaceCharacter: noop,
+    onNullCharacter: noop,
+    onComment: noop,
+    onDoctype: noop,
+    onEof: noop,
+  };
+  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, handler);
+  tokenizer.write(html, true);
+}
+
+/** Which bound `html` breaks first, if any: nesting deeper than `MAX_HTML_DEPTH`, or more than `MAX_HTML_ELEMENTS` start tags. */
+export function structureProblem(html: string): StructureProblem {
+  // Stryker disable next-line ConditionalExpression: a shortcut; without a `<` there are no tags.
+  if (!html.includes('<')) return undefined;
+  let problem: StructureProblem;
+  walkStartTags(html, (depth, ordinal) => {
+    problem ??= depth > MAX_HTML_DEPTH ? 'depth' : ordinal > MAX_HTML_ELEMENTS ? 'elements' : undefined;
+    return problem === undefined;
+  });
+  return problem;
+}
+
+/** The 400's reason for a field whose HTML breaks a bound (`field` is its body name), or undefined. */
+export function htmlStructureMessage(field: string, html: string): string | undefined {
+  switch (structureProblem(html)) {
+    case 'depth':
+      return `${field} nests HTML elements more than ${MAX_HTML_DEPTH} deep.`;
+    case 'elements':
+      return `${field} has more than ${MAX_HTML_ELEMENTS} HTML elements.`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * `html` within the bounds, for the cleaners on read: rows stored before the bounds existed may
+ * break them. Start tags that would open deeper than `MAX_HTML_DEPTH`, or come after the first
+ * `MAX_HTML_ELEMENTS`, are left out (their text stays); HTML within the bounds comes back as is.
+ */
+export function withinStructureBounds(html: string): string {
+  // Stryker disable next-line ConditionalExpression: a shortcut; without a `<` there are no tags.
+  if (!html.includes('<')) return html;
+  const kept: string[] = [];
+  let from = 0;
+  walkStartTags(html, (depth, ordinal, start, end) => {
+    if (depth <= MAX_HTML_DEPTH && ordinal <= MAX_HTML_ELEMENTS) return true;
+    kept.push(html.slice(from, start));
+    from = end;
+    return false;
+  });
+  if (kept.length === 0) return html;
+  kept.push(html.slice(from));
+  return kept.join('');
+}
