@@ -17,7 +17,27 @@ export const MAX_HTML_ELEMENTS = 10_000;
  * Elements with no end tag: they never stay open. htmlparser2's list (sanitize-html parses with it),
  * so that the depth counted here is the depth the cleaner sees.
  */
-const VOID_ELEMENTS = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID_ELEMENTS = new Set([
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 
 const P = ['p'];
 const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
@@ -42,9 +62,36 @@ const CLOSED_BY = new Map<string, Set<string>>([
   ['tbody', new Set(['thead', 'tbody'])],
   ['tfoot', new Set(['thead', 'tbody'])],
   ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map((tag): [string, Set<string>] => [tag, new Set(FORM)]),
-  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map(
-    (tag): [string, Set<string>] => [tag, new Set(P)],
-  ),
+  ...[
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'p',
+    'address',
+    'article',
+    'aside',
+    'blockquote',
+    'details',
+    'div',
+    'dl',
+    'fieldset',
+    'figcaption',
+    'figure',
+    'footer',
+    'form',
+    'header',
+    'hr',
+    'main',
+    'nav',
+    'ol',
+    'pre',
+    'section',
+    'table',
+    'ul',
+  ].map((tag): [string, Set<string>] => [tag, new Set(P)]),
 ]);
 
 /** Elements whose content is text up to their end tag, in htmlparser2 as in HTML: tags inside them are not tags. */
@@ -60,14 +107,29 @@ const TEXT_CONTENT = new Map<string, Tokenizer['state']>([
 export type StructureProblem = 'depth' | 'elements' | undefined;
 
 /**
- * Walks the tags of `html` once, keeping the stack of open elements as htmlparser2 would (void
- * elements, implied end tags, an end tag closing up to its element), and asks `admit` about each
- * start tag with the depth it would open at and its ordinal. A refused tag is left out: it opens
- * nothing and counts for nothing. Linear: an end tag looks through at most the admitted stack.
+ * The offset of the `(count + 1)`th `<` followed by an ASCII letter, or -1 when there are at most
+ * `count`. Every HTML parser starts a start tag there and nowhere else, so this bounds the elements
+ * any parser can see (it also counts such text inside comments and attribute values, which cleaned
+ * HTML never has: cleaners write a `<` in text as `&lt;`). A scan for `<`, much faster than tokenizing.
  */
-function walkStartTags(html: string, admit: (depth: number, ordinal: number, start: number, end: number) => boolean): void {
+function startTagBeyond(html: string, count: number): number {
+  let seen = 0;
+  for (let at = html.indexOf('<'); at !== -1; at = html.indexOf('<', at + 1)) {
+    const next = html.charCodeAt(at + 1) | 0x20;
+    if (next >= 0x61 && next <= 0x7a && ++seen > count) return at;
+  }
+  return -1;
+}
+
+/**
+ * Walks the tags of `html` once with parse5's tokenizer, keeping the stack of open elements as
+ * htmlparser2 would (void elements, implied end tags, an end tag closing up to its element, no tags
+ * inside `<script>` and the like), and asks `admit` about each start tag with the depth it would
+ * open at. A refused tag is left out: it opens nothing. Linear: an end tag looks through at most
+ * the admitted stack.
+ */
+function walkStartTags(html: string, admit: (depth: number, start: number, end: number) => boolean): void {
   const open: string[] = [];
-  let elements = 0;
   const noop = () => {};
   const handler: TokenHandler = {
     onStartTag(token) {
@@ -76,8 +138,7 @@ function walkStartTags(html: string, admit: (depth: number, ordinal: number, sta
       if (closes) while (open.length > 0 && closes.has(open[open.length - 1]!)) open.pop();
       const isVoid = VOID_ELEMENTS.has(name);
       const location = token.location!;
-      if (!admit(open.length + (isVoid ? 0 : 1), elements + 1, location.startOffset, location.endOffset)) return;
-      elements += 1;
+      if (!admit(open.length + (isVoid ? 0 : 1), location.startOffset, location.endOffset)) return;
       if (!isVoid) open.push(name);
       const mode = TEXT_CONTENT.get(name);
       if (mode !== undefined) tokenizer.state = mode;
@@ -97,47 +158,56 @@ function walkStartTags(html: string, admit: (depth: number, ordinal: number, sta
   tokenizer.write(html, true);
 }
 
-/** Which bound `html` breaks first, if any: nesting deeper than `MAX_HTML_DEPTH`, or more than `MAX_HTML_ELEMENTS` start tags. */
+/** Which bound `html` breaks, if any: more than `MAX_HTML_ELEMENTS` start tags, or nesting deeper than `MAX_HTML_DEPTH`. */
 export function structureProblem(html: string): StructureProblem {
-  // Stryker disable next-line ConditionalExpression: a shortcut; without a `<` there are no tags.
-  if (!html.includes('<')) return undefined;
-  let problem: StructureProblem;
-  walkStartTags(html, (depth, ordinal) => {
-    problem ??= depth > MAX_HTML_DEPTH ? 'depth' : ordinal > MAX_HTML_ELEMENTS ? 'elements' : undefined;
-    return problem === undefined;
+  if (startTagBeyond(html, MAX_HTML_ELEMENTS) !== -1) return 'elements';
+  // Fewer tags than the depth bound cannot nest past it: most descriptions stop here.
+  if (startTagBeyond(html, MAX_HTML_DEPTH) === -1) return undefined;
+  let tooDeep = false;
+  walkStartTags(html, (depth) => {
+    tooDeep ||= depth > MAX_HTML_DEPTH;
+    return !tooDeep;
   });
-  return problem;
+  return tooDeep ? 'depth' : undefined;
 }
 
 /** The 400's reason for a field whose HTML breaks a bound (`field` is its body name), or undefined. */
 export function htmlStructureMessage(field: string, html: string): string | undefined {
   switch (structureProblem(html)) {
-    case 'depth':
-      return `${field} nests HTML elements more than ${MAX_HTML_DEPTH} deep.`;
     case 'elements':
       return `${field} has more than ${MAX_HTML_ELEMENTS} HTML elements.`;
+    case 'depth':
+      return `${field} nests HTML elements more than ${MAX_HTML_DEPTH} deep.`;
     default:
       return undefined;
   }
 }
 
+/** Text with no markup left: tags dropped, and any other `<` written as `&lt;` (so no tag can form again). */
+function withoutMarkup(text: string): string {
+  return text.replace(/<\/?[A-Za-z][^<>]*>?/g, '').replace(/</g, '&lt;');
+}
+
 /**
  * `html` within the bounds, for the cleaners on read: rows stored before the bounds existed may
- * break them. Start tags that would open deeper than `MAX_HTML_DEPTH`, or come after the first
- * `MAX_HTML_ELEMENTS`, are left out (their text stays); HTML within the bounds comes back as is.
+ * break them. After the first `MAX_HTML_ELEMENTS` start tags the rest is text (its tags dropped),
+ * and start tags that would open deeper than `MAX_HTML_DEPTH` are left out (their text stays).
+ * HTML within the bounds comes back as is.
  */
 export function withinStructureBounds(html: string): string {
-  // Stryker disable next-line ConditionalExpression: a shortcut; without a `<` there are no tags.
-  if (!html.includes('<')) return html;
+  const cut = startTagBeyond(html, MAX_HTML_ELEMENTS);
+  // Fewer tags than the depth bound cannot nest past it: most descriptions stop here.
+  if (cut === -1 && startTagBeyond(html, MAX_HTML_DEPTH) === -1) return html;
+  const head = cut === -1 ? html : html.slice(0, cut);
+  const tail = cut === -1 ? '' : withoutMarkup(html.slice(cut));
   const kept: string[] = [];
   let from = 0;
-  walkStartTags(html, (depth, ordinal, start, end) => {
-    if (depth <= MAX_HTML_DEPTH && ordinal <= MAX_HTML_ELEMENTS) return true;
-    kept.push(html.slice(from, start));
+  walkStartTags(head, (depth, start, end) => {
+    if (depth <= MAX_HTML_DEPTH) return true;
+    kept.push(head.slice(from, start));
     from = end;
     return false;
   });
-  if (kept.length === 0) return html;
-  kept.push(html.slice(from));
+  kept.push(head.slice(from), tail);
   return kept.join('');
 }
