@@ -204,10 +204,18 @@ export function withinStructureBounds(html: string): string {
   let from = 0;
   walkStartTags(head, (depth, start, end) => {
     if (depth <= MAX_HTML_DEPTH) return true;
-    kept.push(head.slice(from, start));
+    kept.push(beforeDropped(head.slice(from, start)));
     from = end;
     return false;
   });
-  kept.push(head.slice(from), tail);
+  kept.push(cut === -1 ? head.slice(from) : beforeDropped(head.slice(from)), tail);
   return kept.join('');
+}
+
+/**
+ * Text kept in front of markup that is left out: a `<` at its end is written `&lt;` (the same text),
+ * so that it cannot start a tag with what follows the left-out markup (`<<b>b>` would become `<b>`).
+ */
+function beforeDropped(text: string): string {
+  return text.endsWith('<') ? `${text.slice(0, -1)}&lt;` : text;
 }
