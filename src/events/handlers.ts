@@ -7,6 +7,7 @@ import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { mayRead, postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
+import { HtmlElementBudget } from '../text/html-structure.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import type { PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
@@ -53,7 +54,7 @@ const EVENTS: PostKind<EventRow> = {
 };
 
 function writerOf(ctx: OperationContext): WriteContext {
-  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
 }
 
 async function record(ctx: OperationContext, row: EventRow, single = false, repositories = ctx.repositories) {

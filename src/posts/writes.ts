@@ -7,6 +7,7 @@ import { ImageInputError, resolveImageInput } from './images.js';
 import { parseDateInput, zoneOf } from '../dates/parse.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { htmlInput } from '../text/html.js';
+import type { HtmlElementBudget } from '../text/html-structure.js';
 import { formatUtc, toStorage, toStorageUtc } from '../dates/storage.js';
 import type { PostColumns, PostRow } from './repository.js';
 import { sanitizeTextField } from '../text/fields.js';
@@ -17,6 +18,8 @@ export interface WriteContext {
   user: User | undefined;
   now: Date;
   siteTimezone: string;
+  /** What the request's HTML fields may still bring, nested records included (one per request). */
+  html: HtmlElementBudget;
 }
 
 /** A write body: the shared fields, and the type's own. */
@@ -93,7 +96,7 @@ export async function parseCommon(input: Body, titleParam: string, writer: Write
   // Only events take an excerpt; on venues and organizers it is an output field, ignored on input.
   for (const field of titleParam === 'title' ? (['description', 'excerpt'] as const) : (['description'] as const)) {
     if (input[field] === undefined) continue;
-    const html = htmlInput(field, String(input[field]), mayWriteHtml);
+    const html = htmlInput(field, String(input[field]), mayWriteHtml, writer.html);
     if ('problem' in html) problems[field] = html.problem;
     else parsed[field] = html.value;
   }

@@ -9,6 +9,7 @@ import { mayFilterByEvent, mayWriteUnfilteredHtml, readerOf } from '../policies/
 import { termPolicy } from '../policies/terms.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { htmlInput } from '../text/html.js';
+import { HtmlElementBudget } from '../text/html-structure.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { sanitizeTextField } from '../text/plain-text.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
@@ -89,7 +90,7 @@ function termOperations(taxonomy: Taxonomy) {
       if (out.slug === '') throw invalidParam('slug', 'slug must contain a letter or a digit.');
     }
     if (body.description !== undefined) {
-      const html = htmlInput('description', body.description, mayWriteUnfilteredHtml(ctx.user));
+      const html = htmlInput('description', body.description, mayWriteUnfilteredHtml(ctx.user), new HtmlElementBudget());
       if ('problem' in html) throw invalidParam('description', html.problem);
       out.description = html.value;
     }

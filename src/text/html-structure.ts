@@ -171,6 +171,32 @@ export function structureProblem(html: string): StructureProblem {
   return tooDeep ? 'depth' : undefined;
 }
 
+/**
+ * Start tags one write may still bring in all its HTML fields together (an event's description and
+ * excerpt, and the descriptions of the venues and organizers it creates, up to 100 of each): each
+ * field within the bounds still costs cleaning time, so a request's total is bounded the same way.
+ */
+export class HtmlElementBudget {
+  remaining = MAX_HTML_ELEMENTS;
+
+  /** Takes the start tags of `html` from what remains; false (taking nothing) when they do not fit. */
+  take(html: string): boolean {
+    if (startTagBeyond(html, this.remaining) !== -1) return false;
+    this.remaining -= startTagCount(html);
+    return true;
+  }
+}
+
+/** Start tags of `html` as `startTagBeyond` counts them. */
+function startTagCount(html: string): number {
+  let seen = 0;
+  for (let at = html.indexOf('<'); at !== -1; at = html.indexOf('<', at + 1)) {
+    const next = html.charCodeAt(at + 1) | 0x20;
+    if (next >= 0x61 && next <= 0x7a) seen++;
+  }
+  return seen;
+}
+
 /** The 400's reason for a field whose HTML breaks a bound (`field` is its body name), or undefined. */
 export function htmlStructureMessage(field: string, html: string): string | undefined {
   switch (structureProblem(html)) {

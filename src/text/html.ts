@@ -1,7 +1,7 @@
 import sanitizeHtml from 'sanitize-html';
 import { autop } from '@wordpress/autop';
 import { Tokenizer, type Token, type TokenHandler } from 'parse5';
-import { htmlStructureMessage, withinStructureBounds } from './html-structure.js';
+import { htmlStructureMessage, MAX_HTML_ELEMENTS, withinStructureBounds, type HtmlElementBudget } from './html-structure.js';
 import { rememberedText } from './remembered-text.js';
 
 /**
@@ -42,12 +42,14 @@ export type HtmlInput = { value: string } | { problem: string };
 
 /**
  * The one check of HTML sent for a field (`field`, its body name: `description`, `excerpt`): refused
- * past the structural bounds whoever sends it (docs/limits.md "HTML in descriptions"), before any
- * cleaner runs; otherwise kept as sent by users with `unfiltered_html` and cleaned for the others.
+ * past the structural bounds whoever sends it (docs/limits.md "HTML in descriptions"), or when it
+ * does not fit in what remains of the request's `budget`, before any cleaner runs; otherwise kept as
+ * sent by users with `unfiltered_html` and cleaned for the others.
  */
-export function htmlInput(field: string, html: string, unfiltered: boolean): HtmlInput {
+export function htmlInput(field: string, html: string, unfiltered: boolean, budget: HtmlElementBudget): HtmlInput {
   const problem = htmlStructureMessage(field, html);
   if (problem !== undefined) return { problem };
+  if (!budget.take(html)) return { problem: `${field} brings the HTML fields of this request to more than ${MAX_HTML_ELEMENTS} elements together.` };
   return { value: unfiltered ? html : sanitizeUserHtml(html) };
 }
 

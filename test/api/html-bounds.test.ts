@@ -60,6 +60,19 @@ describe('HTML fields past the structural bounds', () => {
     );
   });
 
+  it('all the HTML fields of one write bring at most 10,000 elements together, nested venues included', async () => {
+    const { http } = await eventsApp();
+    const editor = await createUser('editor');
+    const half = '<i>a</i>'.repeat(6_000);
+    const data = expectError(await call(http, 'post', `${NS}/events`, editor, eventBody({ description: half, excerpt: half })), 400, 'rest_invalid_param');
+    assert.deepEqual(data.params, { excerpt: 'excerpt brings the HTML fields of this request to more than 10000 elements together.' });
+    const venues = Array.from({ length: 3 }, (_, i) => ({ venue: `Hall ${i}`, description: '<i>a</i>'.repeat(4_000) }));
+    const nested = expectError(await call(http, 'post', `${NS}/events`, editor, eventBody({ venue: venues })), 400, 'rest_invalid_param');
+    assert.match((nested.params as Record<string, string>).venue!, /description brings the HTML fields of this request to more than 10000 elements together\./);
+    const ok = await call(http, 'post', `${NS}/events`, editor, eventBody({ description: half, excerpt: '<i>a</i>'.repeat(4_000) }));
+    assert.equal(ok.status, 201, ok.text);
+  });
+
   it('a category and a tag are refused on their description', async () => {
     const { http } = await eventsApp();
     const admin = await createUser('administrator');

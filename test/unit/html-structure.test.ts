@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { htmlStructureMessage, MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, structureProblem, withinStructureBounds } from '../../src/text/html-structure.js';
+import { HtmlElementBudget, htmlStructureMessage, MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, structureProblem, withinStructureBounds } from '../../src/text/html-structure.js';
 import { rememberedText } from '../../src/text/remembered-text.js';
 import { autoParagraph, htmlToText, plainText, sanitizePageHtml, sanitizeUserHtml } from '../../src/text/html.js';
 
@@ -58,6 +58,17 @@ describe('the structural bounds of HTML (text/html-structure.ts)', () => {
   it('count every < followed by a letter as a start tag, wherever it is', () => {
     assert.equal(structureProblem(`<!--${'<b>'.repeat(10_001)}-->`), 'elements');
     assert.equal(structureProblem('a < b, 1<2, <3 and </b>'.repeat(10_001)), undefined);
+  });
+
+  it("bound a request's HTML fields together: a budget of 10,000 start tags, taken field by field", () => {
+    const budget = new HtmlElementBudget();
+    assert.equal(budget.take('<p>a</p>'.repeat(6_000)), true);
+    assert.equal(budget.take('<p>a</p>'.repeat(4_001)), false);
+    assert.equal(budget.remaining, 4_000);
+    assert.equal(budget.take('plain text, a < b'), true);
+    assert.equal(budget.take('<br>'.repeat(4_000)), true);
+    assert.equal(budget.remaining, 0);
+    assert.equal(budget.take('<br>'), false);
   });
 
   describe('withinStructureBounds (for rows stored before the bounds)', () => {
