@@ -82,4 +82,26 @@ describe('stall: HTML cleaning (bounded-html)', function () {
       }
     });
   });
+
+  describe('a page of 50 published events, each description at the element bound', () => {
+    /** 50 events written straight into the database, each description 10,000 elements, all different. */
+    async function fullPage(): Promise<void> {
+      for (let n = 0; n < 50; n++) await storedEvent(`Full ${n}`, `<p>${n}</p>${'<i>a</i>'.repeat(9_999)}`);
+    }
+
+    for (const [what, path] of [
+      ['events.jsonld', `${NS}/events.jsonld?per_page=50`],
+      ['the events list', `${NS}/events?per_page=50`],
+      ['the iCalendar feed', `${NS}/events.ics`],
+      ['the upcoming events page', '/events/'],
+    ]) {
+      it(`${what} builds them without blocking the loop`, async () => {
+        const warm = await send(stall.url, path);
+        assert.equal(warm.status, 200, warm.text);
+        await fullPage();
+        const { result } = await withoutStall(stall.url, () => send(stall.url, path, { timeoutMs: ATTACK_TIMEOUT_MS }));
+        assert.equal(result.status, 200, result.text.slice(0, 200));
+      });
+    }
+  });
 });
