@@ -93,7 +93,6 @@ describe('stall: HTML cleaning (bounded-html)', function () {
       ['events.jsonld', `${NS}/events.jsonld?per_page=50`],
       ['the events list', `${NS}/events?per_page=50`],
       ['the iCalendar feed', `${NS}/events.ics`],
-      ['the upcoming events page', '/events/'],
     ]) {
       it(`${what} builds them without blocking the loop`, async () => {
         const warm = await send(stall.url, path);
