@@ -17,7 +17,7 @@ function clean(html: string, options: sanitizeHtml.IOptions): string {
  * Descriptions cleaned on read are remembered by their text (text/remembered-text.ts): a page, a
  * feed and every query of `events.jsonld` showing the same description clean it once per process.
  */
-const REMEMBERED: Parameters<typeof rememberedText>[1] = { minLength: 1024, maxChars: 8 * 1024 * 1024 };
+const REMEMBERED: Parameters<typeof rememberedText>[1] = { minLength: 1024, maxChars: 4 * 1024 * 1024 };
 
 /**
  * HTML from users without `unfiltered_html` (everybody below editor) is cleaned on write, as
