@@ -104,7 +104,7 @@ function builtFor(db: Knex): Recent<{ stamp: string; record: EventRecord }, stri
  */
 export async function eventFeedEntries(repositories: Repositories, rows: EventRow[], user: User | undefined, options: RecordOptions): Promise<FeedEntry[]> {
   const related = await loadEventRelations(repositories, rows, user);
-  return mapInTurns(rows, (row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
+  return rows.map((row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
 }
 
 /**
