@@ -13,7 +13,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function mapInTurns<T, R>(items: readonly T[], build: (item: T, index: number) => R): Promise<R[]> {
   const built: R[] = [];
-  let turnStarted = performance.now();
+  // The turn this is called in has done other work already (reading the rows): start a new one.
+  let turnStarted = -Infinity;
   for (const [index, item] of items.entries()) {
     if (performance.now() - turnStarted >= TURN_BUDGET_MS) {
       await nextTurn();

@@ -5,14 +5,14 @@ import { Tokenizer, TokenizerMode, type TokenHandler } from 'parse5';
  * (sanitize-html over htmlparser2) keep a stack of open elements whose every push moves the whole
  * stack, so their cost grows with the square of the nesting depth: `'<b>'.repeat(200000)` took 28 s.
  * These bounds are checked here in linear time before any cleaner runs: a scan for start tags, then,
- * for HTML with more than 100 of them, parse5's tokenizer over at most 10,000 for the depth.
+ * for HTML with more than 100 of them, parse5's tokenizer over at most 5,000 for the depth.
  */
 
 /** Elements open inside one another at most (HTML parsers cap theirs at a few hundred; WordPress content nests a dozen). */
 export const MAX_HTML_DEPTH = 100;
 
-/** Start tags at most (a long WordPress post has a few thousand). */
-export const MAX_HTML_ELEMENTS = 10_000;
+/** Start tags at most (a long WordPress post has a few hundred to a few thousand). */
+export const MAX_HTML_ELEMENTS = 5_000;
 
 /**
  * Elements with no end tag: they never stay open. htmlparser2's list (sanitize-html parses with it),

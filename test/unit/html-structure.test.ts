@@ -16,9 +16,9 @@ function depthOf(html: string): number {
 }
 
 describe('the structural bounds of HTML (text/html-structure.ts)', () => {
-  it('are 100 levels and 10,000 elements', () => {
+  it('are 100 levels and 5,000 elements', () => {
     assert.equal(MAX_HTML_DEPTH, 100);
-    assert.equal(MAX_HTML_ELEMENTS, 10_000);
+    assert.equal(MAX_HTML_ELEMENTS, 5_000);
   });
 
   it('allow nesting 100 deep and refuse 101, naming the field', () => {
@@ -28,10 +28,10 @@ describe('the structural bounds of HTML (text/html-structure.ts)', () => {
     assert.equal(htmlStructureMessage('excerpt', '<b>'.repeat(100)), undefined);
   });
 
-  it('allow 10,000 start tags and refuse 10,001, naming the field', () => {
-    assert.equal(structureProblem('<br>'.repeat(10_000)), undefined);
-    assert.equal(structureProblem('<br>'.repeat(10_001)), 'elements');
-    assert.equal(htmlStructureMessage('description', '<p>a</p>'.repeat(10_001)), 'description has more than 10000 HTML elements.');
+  it('allow 5,000 start tags and refuse 5,001, naming the field', () => {
+    assert.equal(structureProblem('<br>'.repeat(5_000)), undefined);
+    assert.equal(structureProblem('<br>'.repeat(5_001)), 'elements');
+    assert.equal(htmlStructureMessage('description', '<p>a</p>'.repeat(5_001)), 'description has more than 5000 HTML elements.');
   });
 
   it('count depth as the cleaners parse: closed, void and implicitly closed elements do not nest', () => {
@@ -56,24 +56,24 @@ describe('the structural bounds of HTML (text/html-structure.ts)', () => {
   });
 
   it('count every < followed by a letter as a start tag, wherever it is', () => {
-    assert.equal(structureProblem(`<!--${'<b>'.repeat(10_001)}-->`), 'elements');
-    assert.equal(structureProblem('a < b, 1<2, <3 and </b>'.repeat(10_001)), undefined);
+    assert.equal(structureProblem(`<!--${'<b>'.repeat(5_001)}-->`), 'elements');
+    assert.equal(structureProblem('a < b, 1<2, <3 and </b>'.repeat(5_001)), undefined);
   });
 
-  it("bound a request's HTML fields together: a budget of 10,000 start tags, taken field by field", () => {
+  it("bound a request's HTML fields together: a budget of 5,000 start tags, taken field by field", () => {
     const budget = new HtmlElementBudget();
-    assert.equal(budget.take('<p>a</p>'.repeat(6_000)), true);
-    assert.equal(budget.take('<p>a</p>'.repeat(4_001)), false);
-    assert.equal(budget.remaining, 4_000);
+    assert.equal(budget.take('<p>a</p>'.repeat(3_000)), true);
+    assert.equal(budget.take('<p>a</p>'.repeat(2_001)), false);
+    assert.equal(budget.remaining, 2_000);
     assert.equal(budget.take('plain text, a < b'), true);
-    assert.equal(budget.take('<br>'.repeat(4_000)), true);
+    assert.equal(budget.take('<br>'.repeat(2_000)), true);
     assert.equal(budget.remaining, 0);
     assert.equal(budget.take('<br>'), false);
   });
 
   describe('withinStructureBounds (for rows stored before the bounds)', () => {
     it('returns HTML within the bounds as it is', () => {
-      for (const html of ['', 'plain', '<p>a <b>b</b></p>', '<b>'.repeat(100), '<br>'.repeat(10_000)]) assert.equal(withinStructureBounds(html), html);
+      for (const html of ['', 'plain', '<p>a <b>b</b></p>', '<b>'.repeat(100), '<br>'.repeat(5_000)]) assert.equal(withinStructureBounds(html), html);
     });
 
     it('leaves out start tags deeper than 100, keeping their text', () => {
@@ -83,8 +83,8 @@ describe('the structural bounds of HTML (text/html-structure.ts)', () => {
       assert.equal(withinStructureBounds(`😀\r\n${'<i>'.repeat(101)}😀`), `😀\r\n${'<i>'.repeat(100)}😀`);
     });
 
-    it('makes everything after the first 10,000 start tags text without markup', () => {
-      const head = '<br>'.repeat(10_000);
+    it('makes everything after the first 5,000 start tags text without markup', () => {
+      const head = '<br>'.repeat(5_000);
       assert.equal(withinStructureBounds(`${head}<b>x</b> <a href="y">z</a> <i`), `${head}x z `);
       // Dropping a tag cannot join a `<` and a letter into a new one.
       assert.equal(withinStructureBounds(`${head}<<b>b>`), `${head}&lt;b>`);
