@@ -1,4 +1,5 @@
 import { Tokenizer, TokenizerMode, type TokenHandler } from 'parse5';
+import { rememberedText } from './remembered-text.js';
 
 /**
  * Structural bounds of HTML in descriptions (docs/limits.md "HTML in descriptions"). The cleaners
@@ -222,22 +223,33 @@ function withoutMarkup(text: string): string {
  * HTML within the bounds comes back as is.
  */
 export function withinStructureBounds(html: string): string {
-  const cut = startTagBeyond(html, MAX_HTML_ELEMENTS);
   // Fewer tags than the depth bound cannot nest past it: most descriptions stop here.
-  if (cut === -1 && startTagBeyond(html, MAX_HTML_DEPTH) === -1) return html;
-  const head = cut === -1 ? html : html.slice(0, cut);
-  const tail = cut === -1 ? '' : withoutMarkup(html.slice(cut));
-  const kept: string[] = [];
-  let from = 0;
-  walkStartTags(head, (depth, start, end) => {
-    if (depth <= MAX_HTML_DEPTH) return true;
-    kept.push(beforeDropped(head.slice(from, start)));
-    from = end;
-    return false;
-  });
-  kept.push(cut === -1 ? head.slice(from) : beforeDropped(head.slice(from)), tail);
-  return kept.join('');
+  if (startTagBeyond(html, MAX_HTML_DEPTH) === -1) return html;
+  return cutToBounds(html);
 }
+
+/**
+ * The cut of HTML with more than `MAX_HTML_DEPTH` start tags, remembered by its text: a stored row
+ * past the bounds is cut once per process, not once per cleaner that reads it (text/remembered-text.ts).
+ */
+const cutToBounds = rememberedText(
+  (html) => {
+    const cut = startTagBeyond(html, MAX_HTML_ELEMENTS);
+    const head = cut === -1 ? html : html.slice(0, cut);
+    const tail = cut === -1 ? '' : withoutMarkup(html.slice(cut));
+    const kept: string[] = [];
+    let from = 0;
+    walkStartTags(head, (depth, start, end) => {
+      if (depth <= MAX_HTML_DEPTH) return true;
+      kept.push(beforeDropped(head.slice(from, start)));
+      from = end;
+      return false;
+    });
+    kept.push(cut === -1 ? head.slice(from) : beforeDropped(head.slice(from)), tail);
+    return kept.join('');
+  },
+  { minLength: 1024, maxChars: 4 * 1024 * 1024 },
+);
 
 /**
  * Text kept in front of markup that is left out: a `<` at its end is written `&lt;` (the same text),
