@@ -2094,7 +2094,7 @@ export interface components {
             date?: components["schemas"]["DateInput"];
             /** @description Publication date in UTC; any `DateInput` form. */
             date_utc?: components["schemas"]["DateInput"];
-            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). */
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /**
              * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
@@ -2117,7 +2117,7 @@ export interface components {
             start_date?: components["schemas"]["DateInput"];
             /** @description End date and time, read as `start_date` is. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
             end_date?: components["schemas"]["DateInput"];
-            /** @description Excerpt (HTML allowed, sanitized as `description`). */
+            /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). */
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
             timezone?: string;
@@ -2220,7 +2220,7 @@ export interface components {
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. */
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;

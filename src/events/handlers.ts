@@ -7,6 +7,7 @@ import { singleReadInput } from '../http/password-guesses.js';
 import { invalidParams, RestError } from '../errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { mayRead, postPolicy, readerOf, statusFilter, type WriteRequest } from '../policies/posts.js';
+import { HtmlElementBudget } from '../text/html-structure.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import type { PreparedCreate } from '../linked/writes.js';
 import { ORGANIZERS, VENUES } from '../linked/kinds.js';
@@ -53,7 +54,7 @@ const EVENTS: PostKind<EventRow> = {
 };
 
 function writerOf(ctx: OperationContext): WriteContext {
-  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
 }
 
 async function record(ctx: OperationContext, row: EventRow, single = false, repositories = ctx.repositories) {
@@ -451,7 +452,7 @@ async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedLi
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
   const entries = await seriesFeedEntries(ctx, await feedRows(ctx, rows), false);
-  const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
+  const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
   return { status: 200, body, headers, contentType: CALENDAR_TYPE };
@@ -490,7 +491,7 @@ const getFeed = operation({
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
     const entries = await seriesFeedEntries(ctx, [row], true);
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
-    const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
+    const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
   },
 });

@@ -3,6 +3,7 @@ import { calendar, type CalendarEvent, type CalendarTime } from '../calendar/ica
 import { zoneOf } from '../dates/parse.js';
 import { calendarLines } from '../dates/recurrence.js';
 import { htmlToText } from '../text/html.js';
+import { mapInTurns } from '../services/turns.js';
 import type { Urls } from '../urls.js';
 import { CATEGORIES } from '../terms/taxonomies.js';
 import type { EmbeddedLinked, EventRelations } from './mapper.js';
@@ -152,11 +153,14 @@ function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'r
   return { recurrenceId: { kind: 'local', local: row.recurrenceStart, zoneName: start.kind === 'local' ? start.zoneName : row.timezone } };
 }
 
-/** The feed: one calendar with the events, in the order given. */
-export function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): string {
+/**
+ * The feed: one calendar with the events, in the order given. The events are built in turns
+ * (services/turns.ts): each one's description is turned into text, which can take milliseconds.
+ */
+export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<string> {
   return calendar(
     { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url },
-    entries.map((entry) => calendarEvent(entry, urls, options)),
+    await mapInTurns(entries, (entry) => calendarEvent(entry, urls, options)),
     zoneOf,
   );
 }

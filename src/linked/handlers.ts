@@ -7,6 +7,7 @@ import { conditionalWrite, tagOfBody, versionOf } from '../http/conditional.js';
 import { createRecord } from '../http/idempotency.js';
 import { singleReadInput } from '../http/password-guesses.js';
 import { mayFilterByEvent, postPolicy, readerOf, statusFilter } from '../policies/posts.js';
+import { HtmlElementBudget } from '../text/html-structure.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import { formatUtc } from '../dates/storage.js';
 import { inWriteTransaction } from '../repositories.js';
@@ -39,7 +40,7 @@ type UpdateOp =
 type DeleteOp = 'deleteVenue' | 'deleteVenueBySlug' | 'deleteOrganizer' | 'deleteOrganizerBySlug';
 
 function writerOf(ctx: OperationContext): WriteContext {
-  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone };
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
 }
 
 /**

@@ -6,7 +6,8 @@ import type { Repositories } from '../repositories.js';
 import { ImageInputError, resolveImageInput } from './images.js';
 import { parseDateInput, zoneOf } from '../dates/parse.js';
 import { sanitizeSlug } from '../text/slugs.js';
-import { sanitizeUserHtml } from '../text/html.js';
+import { htmlInput } from '../text/html.js';
+import type { HtmlElementBudget } from '../text/html-structure.js';
 import { formatUtc, toStorage, toStorageUtc } from '../dates/storage.js';
 import type { PostColumns, PostRow } from './repository.js';
 import { sanitizeTextField } from '../text/fields.js';
@@ -17,6 +18,8 @@ export interface WriteContext {
   user: User | undefined;
   now: Date;
   siteTimezone: string;
+  /** What the request's HTML fields may still bring, nested records included (one per request). */
+  html: HtmlElementBudget;
 }
 
 /** A write body: the shared fields, and the type's own. */
@@ -90,9 +93,13 @@ export async function parseCommon(input: Body, titleParam: string, writer: Write
   }
   if (moment) parsed.published = { local: toStorage(moment), utc: toStorageUtc(moment) };
   const mayWriteHtml = mayWriteUnfilteredHtml(user);
-  if (input.description !== undefined) parsed.description = mayWriteHtml ? String(input.description) : sanitizeUserHtml(String(input.description));
   // Only events take an excerpt; on venues and organizers it is an output field, ignored on input.
-  if (titleParam === 'title' && input.excerpt !== undefined) parsed.excerpt = mayWriteHtml ? String(input.excerpt) : sanitizeUserHtml(String(input.excerpt));
+  for (const field of titleParam === 'title' ? (['description', 'excerpt'] as const) : (['description'] as const)) {
+    if (input[field] === undefined) continue;
+    const html = htmlInput(field, String(input[field]), mayWriteHtml, writer.html);
+    if ('problem' in html) problems[field] = html.problem;
+    else parsed[field] = html.value;
+  }
   if (input.slug !== undefined) {
     parsed.slug = sanitizeSlug(String(input.slug));
     if (parsed.slug === '') problems.slug = 'slug must contain a letter or a digit.';

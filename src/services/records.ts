@@ -10,6 +10,7 @@ import { stampDigest } from '../db/versioned-cache.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { feedEntry, type FeedEntry } from '../events/ical.js';
 import { eventJsonLd } from '../events/json-ld.js';
+import { mapInTurns } from './turns.js';
 import type { JsonLdObject } from '../linked/json-ld.js';
 import type { LinkedKind } from '../linked/kinds.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
@@ -61,11 +62,11 @@ export async function eventRecords(repositories: Repositories, rows: EventRow[],
       missingRows.flatMap((row) => linksOf.get(row.id) ?? []),
       user,
     );
-    for (const { at, key, stamp, masked } of missing) {
+    await mapInTurns(missing, ({ at, key, stamp, masked }) => {
       const record = toEventRecord(rows[at], related, urls, { single: options.single, masked });
       built.set(key, { stamp, record });
       records[at] = record;
-    }
+    });
   }
   return records;
 }
@@ -112,7 +113,7 @@ export async function eventFeedEntries(repositories: Repositories, rows: EventRo
  */
 export async function eventJsonLds(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls): Promise<JsonLdObject[]> {
   const related = await loadEventRelations(repositories, rows, user);
-  return rows.map((row) => eventJsonLd(row, jsonLdParts(row, related), urls, !maySeeProtectedText(user, row)));
+  return mapInTurns(rows, (row) => eventJsonLd(row, jsonLdParts(row, related), urls, !maySeeProtectedText(user, row)));
 }
 
 async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {
@@ -183,7 +184,7 @@ export async function linkedRecords(
 ): Promise<Array<VenueRecord | OrganizerRecord>> {
   const images = await repositories.posts.loadImages(rows.map((row) => row.imageId));
   const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
-  return rows.map((row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row) }));
+  return mapInTurns(rows, (row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row) }));
 }
 
 /** Category or tag records for some rows of one taxonomy (terms are public: nothing is masked). */

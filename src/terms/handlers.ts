@@ -8,7 +8,8 @@ import { listEnvelope, pageRequest, sentQueryNames } from '../http/paging.js';
 import { mayFilterByEvent, mayWriteUnfilteredHtml, readerOf } from '../policies/posts.js';
 import { termPolicy } from '../policies/terms.js';
 import { sanitizeSlug } from '../text/slugs.js';
-import { sanitizeUserHtml } from '../text/html.js';
+import { htmlInput } from '../text/html.js';
+import { HtmlElementBudget } from '../text/html-structure.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { sanitizeTextField } from '../text/plain-text.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
@@ -88,7 +89,11 @@ function termOperations(taxonomy: Taxonomy) {
       out.slug = sanitizeSlug(body.slug);
       if (out.slug === '') throw invalidParam('slug', 'slug must contain a letter or a digit.');
     }
-    if (body.description !== undefined && !mayWriteUnfilteredHtml(ctx.user)) out.description = sanitizeUserHtml(body.description);
+    if (body.description !== undefined) {
+      const html = htmlInput('description', body.description, mayWriteUnfilteredHtml(ctx.user), new HtmlElementBudget());
+      if ('problem' in html) throw invalidParam('description', html.problem);
+      out.description = html.value;
+    }
     if (!taxonomy.hierarchical && 'parent' in body) {
       throw new RestError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
     }
