@@ -1135,6 +1135,8 @@ export interface components {
             /** @description Only on occurrences of a recurring series: the series' rules, as the RFC 5545 content lines stored (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`). */
             recurrence?: string[];
             json_ld?: components["schemas"]["EventJsonLd"];
+            /** @description Only in the answer of an update or delete of an event of a recurring series (any `scope`; docs/contract.md §14): the ids of the series' occurrences the write left as they were because the caller may not edit them (an update) or delete them (a delete), in series order; empty when it wrote every occurrence in its scope. An update leaves them as they are, as exceptions of the series; a delete leaves them in the series when it is trashed, or as single events when the series no longer holds them (deleted for good with `force=true`, or ended before them by `scope=following`). */
+            skipped_occurrences?: number[];
         };
         /**
          * @description A venue. Keys appear in this order; keys whose value is empty are absent, except `show_map`, `show_map_link`, `global_id` and `global_id_lineage`, which are always present. Venues have no `rest_url`. `json_ld` is present only on single GET responses (also when embedded in a single event). Password-protected venues are masked in lists and inside events (the name stays visible).

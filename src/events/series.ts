@@ -18,15 +18,18 @@ export interface SeriesRow {
   materialisedUntil: string;
 }
 
-/** What the series writes need of each of its events. */
+/** What the series writes need of each of its events (the facts of the post rules included: policies/posts.ts). */
 export interface OccurrenceRow {
   id: number;
+  type: 'event';
   recurrenceStart: string;
   exception: boolean;
   startLocal: string;
   endLocal: string;
   timezone: string;
   status: string;
+  authorId: number | null;
+  trashedFrom: string | null;
   version: number;
 }
 
@@ -123,15 +126,18 @@ export class SeriesRepository {
       .join('posts as p', 'p.id', 'x.post_id')
       .where('x.series_id', seriesId)
       .orderBy('x.recurrence_start')
-      .select('x.post_id', 'x.recurrence_start', 'x.exception', 'x.start_local', 'x.end_local', 'x.timezone', 'p.status', 'p.version');
+      .select('x.post_id', 'x.recurrence_start', 'x.exception', 'x.start_local', 'x.end_local', 'x.timezone', 'p.status', 'p.author_id', 'p.trashed_from', 'p.version');
     return rows.map((row: Record<string, unknown>) => ({
       id: Number(row.post_id),
+      type: 'event' as const,
       recurrenceStart: String(row.recurrence_start),
       exception: Boolean(Number(row.exception)),
       startLocal: String(row.start_local),
       endLocal: String(row.end_local),
       timezone: String(row.timezone),
       status: String(row.status),
+      authorId: row.author_id === null ? null : Number(row.author_id),
+      trashedFrom: row.trashed_from === null ? null : String(row.trashed_from),
       version: Number(row.version),
     }));
   }
@@ -250,7 +256,35 @@ export class SeriesRepository {
 
   /** Marks an occurrence as edited on its own (an exception) or not. */
   async markException(id: number, exception: boolean): Promise<void> {
-    await requireTransaction(this.db)('events').where('post_id', id).update({ exception });
+    await this.markExceptions([id], exception);
+  }
+
+  /** Marks occurrences as edited on their own (exceptions) or not. */
+  async markExceptions(ids: number[], exception: boolean): Promise<void> {
+    const trx = requireTransaction(this.db);
+    for (const part of chunks(ids)) await trx('events').whereIn('post_id', part).update({ exception });
+  }
+
+  /**
+   * Takes occurrences out of their series, as they are otherwise: each becomes a single event (no
+   * series, RECURRENCE-ID or parent), with a new version and `modified` (its record's `series_id` and
+   * `recurrence` change).
+   */
+  async detachOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
+    if (ids.length === 0) return;
+    const trx = requireTransaction(this.db);
+    for (const part of chunks(ids)) {
+      await trx('events').whereIn('post_id', part).update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
+      await trx('posts')
+        .whereIn('id', part)
+        .update({ ...modified, version: trx.raw('version + 1') });
+    }
+    for (const id of ids) noteChange(trx, 'event', id);
+  }
+
+  /** Forgets a series whose first event was deleted for good (its occurrences are gone or detached). */
+  async forget(id: number): Promise<void> {
+    await requireTransaction(this.db)('event_series').where('id', id).delete();
   }
 
   /** Moves occurrences into another series (a split): new series id, parent, RECURRENCE-IDs kept. */
