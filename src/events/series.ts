@@ -274,7 +274,9 @@ export class SeriesRepository {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
     for (const part of chunks(ids)) {
-      await trx('events').whereIn('post_id', part).update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
+      await trx('events')
+        .whereIn('post_id', part)
+        .update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
       await trx('posts')
         .whereIn('id', part)
         .update({ ...modified, version: trx.raw('version + 1') });
