@@ -6,6 +6,7 @@ import type { EventTimes } from '../dates/event-times.js';
 import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../repositories.js';
+import { loopTurn } from '../db/loop-turns.js';
 
 /**
  * The occurrences of recurring series (docs/contract.md §14): what the rules give, and the writes
@@ -118,6 +119,7 @@ export async function syncOccurrences(
   const forward = naiveMs(template.startLocal) > naiveMs(previousStart);
   staying.sort((a, b) => (forward ? b.row.recurrenceStart.localeCompare(a.row.recurrenceStart) : a.row.recurrenceStart.localeCompare(b.row.recurrenceStart)));
   for (const { row, key } of staying) {
+    await loopTurn();
     if (row.id === template.id || row.exception) {
       if (key !== row.recurrenceStart) await series.moveOccurrence(row.id, key, undefined, undefined);
       continue;

@@ -6,6 +6,7 @@ import type { PostColumns } from '../posts/repository.js';
 import { commonColumns, modifiedNow, type Body, type WriteContext } from '../posts/writes.js';
 import { endBefore, exdateLine, shiftLocal, startFrom } from '../dates/recurrence.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
+import { loopTurn } from '../db/loop-turns.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from './repository.js';
 import type { OccurrenceRow, SeriesRow } from './series.js';
@@ -219,6 +220,8 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   const columns = commonColumns(parsed.common, first, writer);
   const own = eventColumns(firstParsed, false, writer.siteTimezone);
   const modified = modifiedNow(writer.now, writer.siteTimezone);
+  // The plan (the rules expanded) took a while: the loop gets a turn before the transaction's statements.
+  await loopTurn();
   return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
     if (row.id !== first.id) await repositories.series.expectVersion(row.id, expected);
@@ -274,6 +277,7 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
     end_utc: times.endUtc,
   };
   const modified = modifiedNow(writer.now, writer.siteTimezone);
+  await loopTurn();
   return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
     const termsBefore = await repositories.series.termIds(first.id);

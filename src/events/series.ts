@@ -7,6 +7,7 @@ import { chunks, searchedFieldsOf } from '../posts/repository.js';
 import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
+import { loopTurn } from '../db/loop-turns.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -71,6 +72,21 @@ const LINK_TABLES = [
 
 /** Rows per multi-row INSERT: SQLite limits the bound variables of one statement. */
 const INSERT_CHUNK = 100;
+
+/** Rows per bulk UPDATE or DELETE of a series write: each statement stays short, so the loop gets its turns between them. */
+const WRITE_CHUNK = 100;
+
+/**
+ * The chunks of `items`, in order, with a turn of the event loop before a chunk once the work has held
+ * it for a while (db/loop-turns.ts): a series write over a thousand occurrences keeps the service
+ * answering (docs/limits.md).
+ */
+async function* inTurns<T>(items: T[], size = WRITE_CHUNK): AsyncGenerator<T[]> {
+  for (const part of chunks(items, size)) {
+    await loopTurn();
+    yield part;
+  }
+}
 
 /**
  * All Knex for recurring series: the series rows, and the bulk writes of their occurrences (each an
@@ -160,7 +176,7 @@ export class SeriesRepository {
     );
     const postColumns = Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]]));
     const ids = new Map<string, number>();
-    for (const part of chunks(
+    for await (const part of inTurns(
       occurrences.map((o, i) => ({ ...postColumns, type: 'event', slug: slugs[i] })),
       INSERT_CHUNK,
     )) {
@@ -187,7 +203,7 @@ export class SeriesRepository {
       exception: false,
       post_parent: firstId,
     }));
-    for (const part of chunks(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
+    for await (const part of inTurns(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
     await indexSearchText(trx, newIds, searchedFieldsOf(post), true);
     await this.copyLinks(firstId, newIds, true);
     for (const id of newIds) noteChange(trx, 'event', id);
@@ -202,14 +218,14 @@ export class SeriesRepository {
     if (targetIds.length === 0) return;
     const trx = requireTransaction(this.db);
     for (const { table, column, ordered } of LINK_TABLES) {
-      if (!isNew) for (const part of chunks(targetIds)) await trx(table).whereIn('event_id', part).delete();
+      if (!isNew) for await (const part of inTurns(targetIds)) await trx(table).whereIn('event_id', part).delete();
       const links = await trx(table)
         .where('event_id', firstId)
         .select(ordered ? [column, 'position'] : [column]);
       if (links.length === 0) continue;
       // Term links carry their own event's times (term-link-times.ts), not the first event's.
       const rows = targetIds.flatMap((id) => links.map((link: Record<string, unknown>) => ({ ...link, event_id: id, ...(table === 'event_terms' ? linkTimesOf(trx, id) : {}) })));
-      for (const part of chunks(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
+      for await (const part of inTurns(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
     }
     for (const id of targetIds) noteChange(trx, 'event', id);
   }
@@ -225,7 +241,7 @@ export class SeriesRepository {
     if (postColumns.status !== undefined) copies.post_status = postColumns.status;
     if (postColumns.date_utc !== undefined) copies.post_date_utc = postColumns.date_utc;
     if (postColumns.modified_utc !== undefined) copies.post_modified_utc = postColumns.modified_utc;
-    for (const part of chunks(targetIds)) {
+    for await (const part of inTurns(targetIds)) {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...postColumns, version: trx.raw('version + 1') });
@@ -262,7 +278,7 @@ export class SeriesRepository {
   /** Marks occurrences as edited on their own (exceptions) or not. */
   async markExceptions(ids: number[], exception: boolean): Promise<void> {
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) await trx('events').whereIn('post_id', part).update({ exception });
+    for await (const part of inTurns(ids)) await trx('events').whereIn('post_id', part).update({ exception });
   }
 
   /**
@@ -273,7 +289,7 @@ export class SeriesRepository {
   async detachOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('events')
         .whereIn('post_id', part)
         .update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
@@ -292,7 +308,7 @@ export class SeriesRepository {
   /** Moves occurrences into another series (a split): new series id, parent, RECURRENCE-IDs kept. */
   async moveToSeries(ids: number[], seriesId: number): Promise<void> {
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('events')
         .whereIn('post_id', part)
         .update({ series_id: seriesId, post_parent: trx.raw('case when post_id = ? then null else ? end', [seriesId, seriesId]) });
@@ -304,7 +320,7 @@ export class SeriesRepository {
   async deleteOccurrences(ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) await trx('posts').whereIn('id', part).delete();
+    for await (const part of inTurns(ids)) await trx('posts').whereIn('id', part).delete();
     for (const id of ids) noteChange(trx, 'event', id, true);
   }
 
@@ -312,7 +328,7 @@ export class SeriesRepository {
   async trashOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('posts')
         .whereIn('id', part)
         .whereNot('status', 'trash')
@@ -329,7 +345,7 @@ export class SeriesRepository {
   async touchAll(seriesId: number, modified: { modified: string; modified_utc: string }): Promise<void> {
     const trx = requireTransaction(this.db);
     const ids = (await trx('events').where('series_id', seriesId).pluck('post_id')).map(Number);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...modified, version: trx.raw('version + 1') });
