@@ -22,6 +22,9 @@ describe('stall: series writes over 1,000 occurrences with other people\u2019s a
 
   before(async () => {
     service = await startStallService();
+  });
+  // Users after the root hook emptied the database (on MariaDB the service shares the test database).
+  beforeEach(async () => {
     contributor = await service.as('contributor');
     administrator = await service.as('administrator');
   });
