@@ -340,6 +340,14 @@ const get = operation({
   },
 });
 
+/**
+ * The answer of a write of an event of a series: the event's record, and the occurrences the write
+ * left as they were because the caller may not change them (docs/contract.md §14).
+ */
+function withSkipped<T extends object>(built: T, skipped: number[]): T & { skipped_occurrences: number[] } {
+  return { ...built, skipped_occurrences: skipped };
+}
+
 const update = operation({
   parse: parseWrite,
   load: (ctx: OperationContext<UpdateOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
@@ -353,14 +361,15 @@ const update = operation({
     if (Object.keys(problems).length) throw invalidParams(problems);
     // A single event, or the scope of a series it belongs to (docs/contract.md §14).
     const scope = resolveScope(ctx.query.scope, row);
-    await conditionalWrite(
+    const skipped = await conditionalWrite(
       ctx,
       versionOf('event', row),
       () => currentTag(ctx, row.id),
       (expected) => updateInScope({ db: ctx.db, writer, settings: recurrenceSettings(ctx) }, row, body, parsed, scope, expected),
     );
     const updated = await reload(EVENTS, ctx.repositories, row.id);
-    return { status: 200, body: await record(ctx, updated), version: versionOf('event', updated) };
+    const built = await record(ctx, updated);
+    return { status: 200, body: scope === 'single' ? built : withSkipped(built, skipped), version: versionOf('event', updated) };
   },
 });
 
@@ -374,7 +383,7 @@ const remove = operation({
     const scope = row.seriesId === row.id ? 'all' : resolveScope(query.scope, row);
     if (scope !== 'single') {
       const before = await record(ctx, row);
-      await conditionalWrite(
+      const skipped = await conditionalWrite(
         ctx,
         versionOf('event', row),
         () => currentTag(ctx, row.id),
@@ -382,7 +391,7 @@ const remove = operation({
       );
       // The record as it is now, or as it was when it is gone (deleted for good, as `force` answers).
       const after = await EVENTS.findById(ctx.repositories, row.id);
-      return { status: 200, body: after ? await record(ctx, after) : before, version: versionOf('event', after ?? row) };
+      return { status: 200, body: withSkipped(after ? await record(ctx, after) : before, skipped), version: versionOf('event', after ?? row) };
     }
     const removed = await conditionalWrite(
       ctx,

@@ -6,6 +6,7 @@ import type { EventTimes } from '../dates/event-times.js';
 import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../repositories.js';
+import { loopTurn } from '../db/loop-turns.js';
 
 /**
  * The occurrences of recurring series (docs/contract.md §14): what the rules give, and the writes
@@ -92,7 +93,9 @@ export async function startSeries(repositories: Repositories, template: SeriesTe
  * keeps its id when its RECURRENCE-ID (moved by the same wall-clock shift as the first event's start,
  * `previousStart` → the template's start) is still one of the starts; occurrences that follow the
  * series get the new times; exceptions keep their own; the others are deleted, and new starts get
- * new events. The first event (already written) only takes its new RECURRENCE-ID.
+ * new events. The first event (already written) only takes its new RECURRENCE-ID. `kept`: occurrences
+ * the writer may not change (series-writes.ts), already marked as exceptions; one that no new start
+ * holds leaves the series as a single event instead of being deleted.
  */
 export async function syncOccurrences(
   repositories: Repositories,
@@ -100,6 +103,7 @@ export async function syncOccurrences(
   starts: string[],
   previousStart: string,
   modified: { modified: string; modified_utc: string },
+  kept: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   const series = repositories.series;
   const termsBefore = await series.termIds(template.id);
@@ -107,21 +111,25 @@ export async function syncOccurrences(
   const used = new Set<string>();
   const existing = await series.occurrences(template.id);
   const keyOf = (recurrenceStart: string) => (previousStart === template.startLocal ? recurrenceStart : shiftLocal(recurrenceStart, previousStart, template.startLocal));
-  const kept: Array<{ row: (typeof existing)[number]; key: string }> = [];
+  const staying: Array<{ row: (typeof existing)[number]; key: string }> = [];
   const removed: number[] = [];
+  const leaving: number[] = [];
   for (const row of existing) {
     const key = row.id === template.id ? template.startLocal : keyOf(row.recurrenceStart);
     if (wanted.has(key) && !used.has(key)) {
       used.add(key);
-      kept.push({ row, key });
-    } else removed.push(row.id);
+      staying.push({ row, key });
+    } else if (kept.has(row.id)) leaving.push(row.id);
+    else removed.push(row.id);
   }
   await series.deleteOccurrences(removed);
+  await series.detachOccurrences(leaving, modified);
   // Every RECURRENCE-ID moves by the same shift: moving them against its direction never lands one
   // on another's current value (they are unique within a series).
   const forward = naiveMs(template.startLocal) > naiveMs(previousStart);
-  kept.sort((a, b) => (forward ? b.row.recurrenceStart.localeCompare(a.row.recurrenceStart) : a.row.recurrenceStart.localeCompare(b.row.recurrenceStart)));
-  for (const { row, key } of kept) {
+  staying.sort((a, b) => (forward ? b.row.recurrenceStart.localeCompare(a.row.recurrenceStart) : a.row.recurrenceStart.localeCompare(b.row.recurrenceStart)));
+  for (const { row, key } of staying) {
+    await loopTurn();
     if (row.id === template.id || row.exception) {
       if (key !== row.recurrenceStart) await series.moveOccurrence(row.id, key, undefined, undefined);
       continue;

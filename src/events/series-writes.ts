@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { invalidParams, RestError } from '../errors.js';
-import { postPolicy } from '../policies/posts.js';
+import { mayDelete, mayEdit, postPolicy } from '../policies/posts.js';
+import type { User } from '../auth/capabilities.js';
 import type { PostColumns } from '../posts/repository.js';
 import { commonColumns, modifiedNow, type Body, type WriteContext } from '../posts/writes.js';
 import { endBefore, exdateLine, shiftLocal, startFrom } from '../dates/recurrence.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
+import { loopTurn } from '../db/loop-turns.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from './repository.js';
-import type { SeriesRow } from './series.js';
+import type { OccurrenceRow, SeriesRow } from './series.js';
 import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
 import { eventColumns, writeEvent } from './writes.js';
 
@@ -16,6 +18,11 @@ import { eventColumns, writeEvent } from './writes.js';
  * `scope`: `this` occurrence (it becomes an exception; a delete adds an EXDATE), this and the
  * `following` ones (a split: the series ends before it, a new one starts there), or `all` of them.
  * Each is one transaction; the rules are expanded (and refused with 400) before it starts.
+ *
+ * Rights: the caller needs the right on the event in the path (the request's policy) and, for a
+ * write beyond it, on the series' first event (its rules are stored with it; `seriesOf`). Every
+ * other occurrence is written only when the caller may edit it (an update) or delete it (a delete);
+ * the others are left as they are and reported (`Skipped`; docs/contract.md §14).
  */
 
 export type Scope = 'this' | 'following' | 'all';
@@ -27,6 +34,21 @@ export function resolveScope(requested: Scope | undefined, row: EventRow): Resol
   if (row.seriesId === null) return 'single';
   if (row.seriesId === row.id) return requested === 'this' ? 'this' : 'all';
   return requested ?? 'this';
+}
+
+/**
+ * The ids of the occurrences a series write left as they were because the caller may not edit (or
+ * delete) them, in series order: the answer's `skipped_occurrences`.
+ */
+export type Skipped = number[];
+
+/**
+ * The occurrences among `occurrences` the caller may not edit (`edit`) or delete (`remove`), by the
+ * post rules of policies/posts.ts: a series write leaves them alone.
+ */
+function keptFrom(user: User | undefined, occurrences: OccurrenceRow[], action: 'edit' | 'remove'): Set<number> {
+  const may = action === 'edit' ? mayEdit : mayDelete;
+  return new Set(occurrences.filter((occurrence) => !may(user, occurrence)).map((occurrence) => occurrence.id));
 }
 
 /** What a series write needs besides the event and its body. */
@@ -80,7 +102,7 @@ async function expectAsPlanned(repositories: Repositories, series: SeriesRow, fi
  * Runs a series write on the event in the path, and again (bounded) while a concurrent write changed
  * the series under it: each new plan starts from that event as committed now.
  */
-async function replanned(c: SeriesWriteContext, row: EventRow, write: (current: EventRow) => Promise<void>): Promise<void> {
+async function replanned<T>(c: SeriesWriteContext, row: EventRow, write: (current: EventRow) => Promise<T>): Promise<T> {
   let current = row;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -90,6 +112,18 @@ async function replanned(c: SeriesWriteContext, row: EventRow, write: (current: 
       current = (await c.writer.repositories.events.findById(row.id)) ?? row;
     }
   }
+}
+
+/**
+ * Marks the occurrences a series update leaves alone as exceptions: from now on they differ from the
+ * series, as an occurrence edited on its own does (they keep their own content and times when the
+ * series changes again, and iCalendar feeds write them with their own content).
+ */
+async function leaveAlone(repositories: Repositories, occurrences: OccurrenceRow[], kept: ReadonlySet<number>): Promise<void> {
+  await repositories.series.markExceptions(
+    occurrences.filter((o) => kept.has(o.id) && !o.exception).map((o) => o.id),
+    true,
+  );
 }
 
 /** Copies a change of the series' content to its occurrences that follow it (and a status change to its exceptions too). */
@@ -114,9 +148,9 @@ async function copyChange(
  * named for the event in the path (docs/contract.md §10); for `all` from a later occurrence it is
  * compared with that occurrence, whose version every series write grows.
  */
-export async function updateInScope(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, scope: ResolvedScope, expected: number | undefined): Promise<void> {
-  if (scope === 'single') return updateSingle(c, row, body, parsed, expected);
-  if (scope === 'this') return updateThis(c, row, body, parsed, expected);
+export async function updateInScope(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, scope: ResolvedScope, expected: number | undefined): Promise<Skipped> {
+  if (scope === 'single') return updateSingle(c, row, body, parsed, expected).then(() => []);
+  if (scope === 'this') return updateThis(c, row, body, parsed, expected).then(() => []);
   if (scope === 'all') return replanned(c, row, (current) => updateAll(c, current, body, parsed, expected));
   return replanned(c, row, (current) => updateFollowing(c, current, body, parsed, expected));
 }
@@ -163,7 +197,7 @@ async function updateThis(c: SeriesWriteContext, row: EventRow, body: Body, pars
  * the first event by the same wall-clock shift), the occurrences that follow the series copy it, and
  * the occurrences are regenerated when the rules or times changed. `recurrence: []` ends the series.
  */
-async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<void> {
+async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<Skipped> {
   const { writer } = c;
   const { series, first, stillAsPlanned } = await seriesOf(c, row, 'edit', parsed);
   let firstParsed = parsed;
@@ -186,21 +220,28 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   const columns = commonColumns(parsed.common, first, writer);
   const own = eventColumns(firstParsed, false, writer.siteTimezone);
   const modified = modifiedNow(writer.now, writer.siteTimezone);
-  await inWriteTransaction(c.db, async (repositories) => {
+  // The plan (the rules expanded) took a while: the loop gets a turn before the transaction's statements.
+  await loopTurn();
+  return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
     if (row.id !== first.id) await repositories.series.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     await writeEvent(repositories, first, firstParsed, columns, body, writer, row.id === first.id ? expected : undefined, own);
     const occurrences = (await repositories.series.occurrences(first.id)).filter((o) => o.id !== first.id);
+    const kept = keptFrom(writer.user, occurrences, 'edit');
+    const written = occurrences.filter((o) => !kept.has(o.id));
     if (lines.length === 0) {
-      // No rules any more: the first event stays, a single event; the other occurrences go.
-      await repositories.series.deleteOccurrences(occurrences.map((o) => o.id));
+      // No rules any more: the first event stays, a single event; the other occurrences go, but
+      // those the caller may not change stay too, as single events.
+      await repositories.series.deleteOccurrences(written.map((o) => o.id));
+      await repositories.series.detachOccurrences([...kept], modified);
       await repositories.series.dissolve(first.id);
     } else {
-      await copyChange(repositories, first.id, occurrences, columns, own, parsed);
+      await leaveAlone(repositories, occurrences, kept);
+      await copyChange(repositories, first.id, written, columns, own, parsed);
       if (plan) {
         await repositories.series.update(first.id, { rules: lines, materialisedUntil: plan.horizon });
-        await syncOccurrences(repositories, template, plan.starts, first.startLocal, modified);
+        await syncOccurrences(repositories, template, plan.starts, first.startLocal, modified, kept);
       }
       if (rulesChanged) await repositories.series.touchAll(first.id, modified);
     }
@@ -208,6 +249,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
     if (lines.length === 0 || plan || columns.status !== undefined || changesLinks(parsed)) {
       await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id))]);
     }
+    return [...kept];
   });
 }
 
@@ -216,7 +258,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
  * starts at it with the change (the rest of a COUNT, or the `recurrence` sent). The following
  * occurrences move into the new series (keeping their ids where they still fall on an occurrence).
  */
-async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<void> {
+async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body, parsed: ParsedEvent, expected: number | undefined): Promise<Skipped> {
   const { writer } = c;
   const { series, first, template: firstTemplate, stillAsPlanned } = await seriesOf(c, row, 'edit', parsed);
   const splitAt = row.recurrenceStart!;
@@ -236,29 +278,39 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
     end_utc: times.endUtc,
   };
   const modified = modifiedNow(writer.now, writer.siteTimezone);
-  await inWriteTransaction(c.db, async (repositories) => {
+  await loopTurn();
+  return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
     const termsBefore = await repositories.series.termIds(first.id);
     const following = (await repositories.series.occurrences(first.id)).filter((o) => o.recurrenceStart > splitAt);
+    const kept = keptFrom(writer.user, following, 'edit');
+    const written = following.filter((o) => !kept.has(o.id));
     await writeEvent(repositories, row, parsed, columns, body, writer, expected, own);
     await repositories.series.markException(row.id, false);
     if (!newPlan) {
-      await repositories.series.deleteOccurrences(following.map((o) => o.id));
+      // The occurrence ends up a single event and the following ones go, but those the caller may
+      // not change stay, as single events.
+      await repositories.series.deleteOccurrences(written.map((o) => o.id));
+      await repositories.series.detachOccurrences([...kept], modified);
       await repositories.series.detach(row.id);
     } else {
+      // The following occurrences move into the new series, those the caller may not change as
+      // exceptions, as they are.
       await repositories.series.create(row.id, newLines, newTemplate.timezone, newPlan.horizon, newTemplate.startLocal);
       await repositories.series.moveToSeries(
         following.map((o) => o.id),
         row.id,
       );
-      await copyChange(repositories, row.id, following, columns, own, parsed);
-      await syncOccurrences(repositories, newTemplate, newPlan.starts, splitAt, modified);
+      await leaveAlone(repositories, following, kept);
+      await copyChange(repositories, row.id, written, columns, own, parsed);
+      await syncOccurrences(repositories, newTemplate, newPlan.starts, splitAt, modified, kept);
       await repositories.series.touchAll(row.id, modified);
     }
     await repositories.series.update(first.id, { rules: oldLines, materialisedUntil: oldPlan.horizon });
     await syncOccurrences(repositories, { ...firstTemplate, lines: oldLines }, oldPlan.starts, first.startLocal, modified);
     await repositories.series.touchAll(first.id, modified);
     await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id)), ...(await repositories.series.termIds(row.id))]);
+    return [...kept];
   });
 }
 
@@ -266,40 +318,52 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
  * A delete under a scope, for an event of a series (docs/contract.md §14): `all` (the default on the
  * first event) trashes the whole series, or deletes it for good with `force` (410 when the first event
  * is already in the trash); `this` (the default on a later occurrence) adds an EXDATE for it and deletes
- * it; `following` ends the series before it and deletes it and the following ones.
+ * it; `following` ends the series before it and deletes it and the following ones. Occurrences the
+ * caller may not delete stay as they are: in the series when it stays (a trash), as single events when
+ * the series no longer holds them (its first event deleted for good, or its rules ended before them).
  */
-export async function removeInScope(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
+export async function removeInScope(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<Skipped> {
   return replanned(c, row, (current) => removeOnce(c, current, scope, force, expected));
 }
 
-async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<void> {
+async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<ResolvedScope, 'single'>, force: boolean, expected: number | undefined): Promise<Skipped> {
   const { writer } = c;
   const { series, first, stillAsPlanned } = await seriesOf(c, row, 'remove');
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   if (scope === 'all') {
     if (!force && first.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
-    await inWriteTransaction(c.db, async (repositories) => {
+    return inWriteTransaction(c.db, async (repositories) => {
       await stillAsPlanned(repositories);
       await repositories.series.expectVersion(row.id, expected);
       const termsBefore = await repositories.series.termIds(first.id);
-      const ids = (await repositories.series.occurrences(first.id)).map((o) => o.id);
-      if (force) await repositories.series.deleteOccurrences(ids);
-      else await repositories.series.trashOccurrences(ids, modified);
+      const occurrences = await repositories.series.occurrences(first.id);
+      const kept = keptFrom(writer.user, occurrences, 'remove');
+      const removed = occurrences.filter((o) => !kept.has(o.id)).map((o) => o.id);
+      if (force) {
+        await repositories.series.deleteOccurrences(removed);
+        // The series goes with its first event.
+        await repositories.series.detachOccurrences([...kept], modified);
+        await repositories.series.forget(first.id);
+      } else await repositories.series.trashOccurrences(removed, modified);
       await repositories.terms.recount(termsBefore);
+      return [...kept];
     });
-    return;
   }
   const at = row.recurrenceStart!;
   const lines = scope === 'this' ? [...series.rules, exdateLine(first.timezone, at)] : endBefore(series.rules, first.timezone, at);
-  await inWriteTransaction(c.db, async (repositories) => {
+  return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
     await repositories.series.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     const occurrences = await repositories.series.occurrences(first.id);
-    const removed = scope === 'this' ? [row.id] : occurrences.filter((o) => o.recurrenceStart >= at && o.id !== first.id).map((o) => o.id);
-    await repositories.series.deleteOccurrences(removed);
+    const following = scope === 'this' ? [] : occurrences.filter((o) => o.recurrenceStart > at && o.id !== first.id);
+    const kept = keptFrom(writer.user, following, 'remove');
+    await repositories.series.deleteOccurrences([row.id, ...following.filter((o) => !kept.has(o.id)).map((o) => o.id)]);
+    // The rules end before the occurrences kept: they leave the series, as single events.
+    await repositories.series.detachOccurrences([...kept], modified);
     await repositories.series.update(first.id, { rules: lines });
     await repositories.series.touchAll(first.id, modified);
     await repositories.terms.recount(termsBefore);
+    return [...kept];
   });
 }

@@ -7,6 +7,7 @@ import { chunks, searchedFieldsOf } from '../posts/repository.js';
 import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
+import { loopTurn } from '../db/loop-turns.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -18,15 +19,18 @@ export interface SeriesRow {
   materialisedUntil: string;
 }
 
-/** What the series writes need of each of its events. */
+/** What the series writes need of each of its events (the facts of the post rules included: policies/posts.ts). */
 export interface OccurrenceRow {
   id: number;
+  type: 'event';
   recurrenceStart: string;
   exception: boolean;
   startLocal: string;
   endLocal: string;
   timezone: string;
   status: string;
+  authorId: number | null;
+  trashedFrom: string | null;
   version: number;
 }
 
@@ -68,6 +72,21 @@ const LINK_TABLES = [
 
 /** Rows per multi-row INSERT: SQLite limits the bound variables of one statement. */
 const INSERT_CHUNK = 100;
+
+/** Rows per bulk UPDATE or DELETE of a series write: each statement stays short, so the loop gets its turns between them. */
+const WRITE_CHUNK = 100;
+
+/**
+ * The chunks of `items`, in order, with a turn of the event loop before a chunk once the work has held
+ * it for a while (db/loop-turns.ts): a series write over a thousand occurrences keeps the service
+ * answering (docs/limits.md).
+ */
+async function* inTurns<T>(items: T[], size = WRITE_CHUNK): AsyncGenerator<T[]> {
+  for (const part of chunks(items, size)) {
+    await loopTurn();
+    yield part;
+  }
+}
 
 /**
  * All Knex for recurring series: the series rows, and the bulk writes of their occurrences (each an
@@ -127,15 +146,18 @@ export class SeriesRepository {
       .join('posts as p', 'p.id', 'x.post_id')
       .where('x.series_id', seriesId)
       .orderBy('x.recurrence_start')
-      .select('x.post_id', 'x.recurrence_start', 'x.exception', 'x.start_local', 'x.end_local', 'x.timezone', 'p.status', 'p.version');
+      .select('x.post_id', 'x.recurrence_start', 'x.exception', 'x.start_local', 'x.end_local', 'x.timezone', 'p.status', 'p.author_id', 'p.trashed_from', 'p.version');
     return rows.map((row: Record<string, unknown>) => ({
       id: Number(row.post_id),
+      type: 'event' as const,
       recurrenceStart: String(row.recurrence_start),
       exception: Boolean(Number(row.exception)),
       startLocal: String(row.start_local),
       endLocal: String(row.end_local),
       timezone: String(row.timezone),
       status: String(row.status),
+      authorId: row.author_id === null ? null : Number(row.author_id),
+      trashedFrom: row.trashed_from === null ? null : String(row.trashed_from),
       version: Number(row.version),
     }));
   }
@@ -158,7 +180,7 @@ export class SeriesRepository {
     );
     const postColumns = Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]]));
     const ids = new Map<string, number>();
-    for (const part of chunks(
+    for await (const part of inTurns(
       occurrences.map((o, i) => ({ ...postColumns, type: 'event', slug: slugs[i] })),
       INSERT_CHUNK,
     )) {
@@ -185,7 +207,7 @@ export class SeriesRepository {
       exception: false,
       post_parent: firstId,
     }));
-    for (const part of chunks(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
+    for await (const part of inTurns(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
     await indexSearchText(trx, newIds, searchedFieldsOf(post), true);
     await this.copyLinks(firstId, newIds, true);
     for (const id of newIds) noteChange(trx, 'event', id);
@@ -200,14 +222,14 @@ export class SeriesRepository {
     if (targetIds.length === 0) return;
     const trx = requireTransaction(this.db);
     for (const { table, column, ordered } of LINK_TABLES) {
-      if (!isNew) for (const part of chunks(targetIds)) await trx(table).whereIn('event_id', part).delete();
+      if (!isNew) for await (const part of inTurns(targetIds)) await trx(table).whereIn('event_id', part).delete();
       const links = await trx(table)
         .where('event_id', firstId)
         .select(ordered ? [column, 'position'] : [column]);
       if (links.length === 0) continue;
       // Term links carry their own event's times (term-link-times.ts), not the first event's.
       const rows = targetIds.flatMap((id) => links.map((link: Record<string, unknown>) => ({ ...link, event_id: id, ...(table === 'event_terms' ? linkTimesOf(trx, id) : {}) })));
-      for (const part of chunks(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
+      for await (const part of inTurns(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
     }
     for (const id of targetIds) noteChange(trx, 'event', id);
   }
@@ -223,7 +245,7 @@ export class SeriesRepository {
     if (postColumns.status !== undefined) copies.post_status = postColumns.status;
     if (postColumns.date_utc !== undefined) copies.post_date_utc = postColumns.date_utc;
     if (postColumns.modified_utc !== undefined) copies.post_modified_utc = postColumns.modified_utc;
-    for (const part of chunks(targetIds)) {
+    for await (const part of inTurns(targetIds)) {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...postColumns, version: trx.raw('version + 1') });
@@ -254,13 +276,43 @@ export class SeriesRepository {
 
   /** Marks an occurrence as edited on its own (an exception) or not. */
   async markException(id: number, exception: boolean): Promise<void> {
-    await requireTransaction(this.db)('events').where('post_id', id).update({ exception });
+    await this.markExceptions([id], exception);
+  }
+
+  /** Marks occurrences as edited on their own (exceptions) or not. */
+  async markExceptions(ids: number[], exception: boolean): Promise<void> {
+    const trx = requireTransaction(this.db);
+    for await (const part of inTurns(ids)) await trx('events').whereIn('post_id', part).update({ exception });
+  }
+
+  /**
+   * Takes occurrences out of their series, as they are otherwise: each becomes a single event (no
+   * series, RECURRENCE-ID or parent), with a new version and `modified` (its record's `series_id` and
+   * `recurrence` change).
+   */
+  async detachOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
+    if (ids.length === 0) return;
+    const trx = requireTransaction(this.db);
+    for await (const part of inTurns(ids)) {
+      await trx('events')
+        .whereIn('post_id', part)
+        .update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
+      await trx('posts')
+        .whereIn('id', part)
+        .update({ ...modified, version: trx.raw('version + 1') });
+    }
+    for (const id of ids) noteChange(trx, 'event', id);
+  }
+
+  /** Forgets a series whose first event was deleted for good (its occurrences are gone or detached). */
+  async forget(id: number): Promise<void> {
+    await requireTransaction(this.db)('event_series').where('id', id).delete();
   }
 
   /** Moves occurrences into another series (a split): new series id, parent, RECURRENCE-IDs kept. */
   async moveToSeries(ids: number[], seriesId: number): Promise<void> {
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('events')
         .whereIn('post_id', part)
         .update({ series_id: seriesId, post_parent: trx.raw('case when post_id = ? then null else ? end', [seriesId, seriesId]) });
@@ -272,7 +324,7 @@ export class SeriesRepository {
   async deleteOccurrences(ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) await trx('posts').whereIn('id', part).delete();
+    for await (const part of inTurns(ids)) await trx('posts').whereIn('id', part).delete();
     for (const id of ids) noteChange(trx, 'event', id, true);
   }
 
@@ -280,7 +332,7 @@ export class SeriesRepository {
   async trashOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('posts')
         .whereIn('id', part)
         .whereNot('status', 'trash')
@@ -297,7 +349,7 @@ export class SeriesRepository {
   async touchAll(seriesId: number, modified: { modified: string; modified_utc: string }): Promise<void> {
     const trx = requireTransaction(this.db);
     const ids = (await trx('events').where('series_id', seriesId).pluck('post_id')).map(Number);
-    for (const part of chunks(ids)) {
+    for await (const part of inTurns(ids)) {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...modified, version: trx.raw('version + 1') });

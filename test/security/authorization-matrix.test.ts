@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { TestUser } from '../helpers/app.js';
+import { createUser, type TestUser } from '../helpers/app.js';
 import {
   an,
   CALLERS,
@@ -604,6 +604,161 @@ describe('authorization matrix: recurring series', () => {
           if (forced.status !== expected) mismatches.push(`${label} DELETE the series force=true: expected ${expected}, got ${forced.status}`);
           const secondGone = (await send(w.http, 'get', itemPath(EVENT_KIND, second), w.admin)).status === 404;
           if (secondGone !== (expected === 200)) mismatches.push(`${label}: series ${secondGone ? 'deleted' : 'kept'} after ${forced.status}`);
+        }
+      }
+      expectNoMismatch(mismatches);
+    });
+  }
+});
+
+/**
+ * Scoped writes over a series whose occurrences belong to different authors and statuses
+ * (docs/contract.md §14 "Rights"): every caller × a series of its own or someone else's, drafted or
+ * published × `scope=this|following|all` on PATCH and POST, and DELETE with each scope, with and
+ * without `force`. The request needs the right on the event in the path and on the series' first
+ * event (401/403 otherwise, nothing changed); then every other occurrence in the scope is written
+ * only when the caller may edit (or delete) it, by MAY_EDIT, and the answer's `skipped_occurrences`
+ * names the others, which stay as they were.
+ */
+describe('authorization matrix: scoped writes over a series of several owners', () => {
+  const EVENT_KIND = KINDS[0];
+  const SERIES_STATES = ['draft', 'publish'] as const;
+  type Scope = 'this' | 'following' | 'all';
+  interface Op {
+    label: string;
+    method: 'patch' | 'post' | 'delete';
+    scope: Scope;
+    /** The occurrence in the path: 0 the first event, 1 the one after it. */
+    at: 0 | 1;
+    force?: boolean;
+  }
+  const OPS: Op[] = [
+    ...(['this', 'following', 'all'] as const).flatMap((scope): Op[] => [
+      { label: `PATCH scope=${scope}`, method: 'patch', scope, at: scope === 'all' ? 0 : 1 },
+      { label: `POST scope=${scope}`, method: 'post', scope, at: 1 },
+    ]),
+    ...(['this', 'following', 'all'] as const).flatMap((scope): Op[] => [
+      { label: `DELETE scope=${scope}`, method: 'delete', scope, at: scope === 'all' ? 0 : 1 },
+      { label: `DELETE scope=${scope} force=true`, method: 'delete', scope, at: 1, force: true },
+    ]),
+  ];
+  /** An occurrence of the series: who owns it (as the caller sees it) and its status. */
+  interface Occurrence {
+    id: number;
+    owner: Owner;
+    user: TestUser;
+    state: 'draft' | 'publish';
+    /** Edited on its own before (scope=this): a change of the series copies only its status to it. */
+    exception: boolean;
+  }
+
+  /**
+   * Seven daily occurrences, by the administrator: the first (0), the next (1) and the last (6) as the
+   * series is (its owner and status); 2 and 3 the caller's (someone else's for anonymous visitors and
+   * subscribers), a draft and a published one; 4 someone else's draft; 5 another user's published one.
+   */
+  async function seedSeries(w: World, another: TestUser, caller: Caller, owner: Owner, state: 'draft' | 'publish', label: string): Promise<Occurrence[]> {
+    const ownUser = (w.users[caller] as TestUser | undefined) ?? w.someone;
+    const ownOwner: Owner = w.users[caller] ? 'own' : 'others';
+    const seriesUser = owner === 'own' ? ownUser : w.someone;
+    const created = await send(w.http, 'post', collectionPath(EVENT_KIND), w.admin, {
+      ...EVENT_KIND.body(label),
+      status: state,
+      author: seriesUser.id,
+      description: 'As seeded',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=7'],
+    });
+    assert.equal(created.status, 201, created.text);
+    const listed = await send(w.http, 'get', `${itemPath(EVENT_KIND, created.body.id)}/occurrences?start_date=2027-01-01&end_date=2027-12-31&status=any`, w.admin);
+    const ids = (listed.body.events as Array<{ id: number }>).map((e) => e.id);
+    assert.equal(ids.length, 7, `${label}: ${listed.text}`);
+    const layout: Array<[Owner, TestUser, 'draft' | 'publish', boolean]> = [
+      [owner, seriesUser, state, false],
+      [owner, seriesUser, state, false],
+      [ownOwner, ownUser, 'draft', true],
+      [ownOwner, ownUser, 'publish', true],
+      ['others', w.someone, 'draft', true],
+      ['others', another, 'publish', true],
+      [owner, seriesUser, state, false],
+    ];
+    const occurrences = layout.map(([o, user, s, exception], i) => ({ id: ids[i], owner: o, user, state: s, exception }));
+    for (const o of occurrences.filter((one) => one.exception)) {
+      const res = await send(w.http, 'patch', `${itemPath(EVENT_KIND, o.id)}?scope=this`, w.admin, { author: o.user.id, status: o.state });
+      assert.equal(res.status, 200, `${label}: seeding occurrence ${o.id}: ${res.text}`);
+    }
+    return occurrences;
+  }
+
+  for (const caller of CALLERS) {
+    it(`as ${an(caller)}: every scope of PATCH, POST and DELETE over own and others' occurrences`, async function () {
+      this.timeout(300_000);
+      const w = await world();
+      const another = await createUser('editor', 'another');
+      const mismatches: string[] = [];
+      const may = (o: Pick<Occurrence, 'owner' | 'state'>) => MAY_EDIT[caller][o.owner].includes(o.state);
+      let n = 0;
+      for (const owner of ownersOf(caller)) {
+        for (const state of SERIES_STATES) {
+          for (const op of OPS) {
+            const label = `${caller} ${op.label}${op.at === 0 ? ' on the first event' : ''} over ${owner} ${state} series`;
+            const occurrences = await seedSeries(w, another, caller, owner, state, `Scoped ${(n += 1)}`);
+            const path = occurrences[op.at];
+            const inScope = op.scope === 'this' ? [path] : op.scope === 'following' ? occurrences.slice(1) : occurrences;
+            const expected = caller === 'anonymous' ? 401 : may(occurrences[0]) ? 200 : 403;
+            const query = `scope=${op.scope}${op.force ? '&force=true' : ''}`;
+            const res = await send(
+              w.http,
+              op.method,
+              `${itemPath(EVENT_KIND, path.id)}?${query}`,
+              w.users[caller],
+              op.method === 'delete' ? undefined : { description: 'Changed by the matrix', status: 'pending' },
+            );
+            if (res.status !== expected || (expected !== 200 && res.body.code !== 'rest_forbidden')) {
+              mismatches.push(`${label}: expected ${expected}, got ${res.status} ${res.body.code ?? ''}`);
+              continue;
+            }
+            const written = (o: Occurrence) => expected === 200 && inScope.includes(o) && may(o);
+            if (expected === 200) {
+              const skipped = inScope.filter((o) => o !== path && !may(o)).map((o) => o.id);
+              if (JSON.stringify(res.body.skipped_occurrences) !== JSON.stringify(skipped))
+                mismatches.push(`${label}: skipped_occurrences ${JSON.stringify(res.body.skipped_occurrences)}, expected ${JSON.stringify(skipped)}`);
+            }
+            for (const [i, o] of occurrences.entries()) {
+              const after = await send(w.http, 'get', itemPath(EVENT_KIND, o.id), w.admin);
+              const what = `${label}: occurrence ${i} (${o.owner} ${o.state})`;
+              if (op.method !== 'delete') {
+                if (after.status !== 200) {
+                  mismatches.push(`${what}: ${after.status} after the update`);
+                  continue;
+                }
+                const wantStatus = written(o) ? 'pending' : o.state;
+                // A change of the series copies its content to the occurrences that follow it; its exceptions take only the status.
+                const copiesContent = written(o) && (op.scope === 'this' || o === path || o === occurrences[0] || !o.exception);
+                const changed = after.body.description.includes('Changed by the matrix');
+                if (after.body.status !== wantStatus) mismatches.push(`${what}: status ${after.body.status}, expected ${wantStatus}`);
+                if (changed !== copiesContent) mismatches.push(`${what}: description ${changed ? 'changed' : 'unchanged'}`);
+                if (after.body.author !== String(o.user.id)) mismatches.push(`${what}: author ${after.body.author}`);
+                // A split moves every following occurrence into the new series, named by the one in the path.
+                const wantSeries = op.scope === 'following' && expected === 200 && i >= 1 ? occurrences[1].id : occurrences[0].id;
+                if (after.body.series_id !== wantSeries) mismatches.push(`${what}: series_id ${after.body.series_id}, expected ${wantSeries}`);
+                continue;
+              }
+              // Deletes: the scope goes (to the trash for `all` without force, else for good); occurrences
+              // the caller may not delete stay, in the series while it stays, else as single events.
+              const toTrash = op.scope === 'all' && !op.force;
+              const gone = written(o) && !toTrash;
+              if ((after.status === 404) !== gone) {
+                mismatches.push(`${what}: ${after.status === 404 ? 'deleted' : 'kept'} after ${res.status}`);
+                continue;
+              }
+              if (gone) continue;
+              const wantStatus = written(o) ? 'trash' : o.state;
+              if (after.body.status !== wantStatus) mismatches.push(`${what}: status ${after.body.status}, expected ${wantStatus}`);
+              const leftSeries = expected === 200 && inScope.includes(o) && !written(o) && !toTrash;
+              const wantSeries = leftSeries ? null : occurrences[0].id;
+              if (after.body.series_id !== wantSeries) mismatches.push(`${what}: series_id ${after.body.series_id}, expected ${wantSeries}`);
+            }
+          }
         }
       }
       expectNoMismatch(mismatches);
