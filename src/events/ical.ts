@@ -3,7 +3,7 @@ import { calendar, type CalendarEvent, type CalendarTime } from '../calendar/ica
 import { zoneOf } from '../dates/parse.js';
 import { calendarLines } from '../dates/recurrence.js';
 import { htmlToText } from '../text/html.js';
-import { mapInTurns } from '../services/turns.js';
+import { mapInTurns } from '../loop-turns.js';
 import type { Urls } from '../urls.js';
 import { CATEGORIES } from '../terms/taxonomies.js';
 import type { EmbeddedLinked, EventRelations } from './mapper.js';
@@ -155,7 +155,7 @@ function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'r
 
 /**
  * The feed: one calendar with the events, in the order given. The events are built in turns
- * (services/turns.ts): each one's description is turned into text, which can take milliseconds.
+ * (loop-turns.ts): each one's description is turned into text, which can take milliseconds.
  */
 export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<string> {
   return calendar(

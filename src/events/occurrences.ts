@@ -6,7 +6,7 @@ import type { EventTimes } from '../dates/event-times.js';
 import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../dates/recurrence.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../repositories.js';
-import { loopTurn } from '../db/loop-turns.js';
+import { loopTurn } from '../loop-turns.js';
 
 /**
  * The occurrences of recurring series (docs/contract.md §14): what the rules give, and the writes

@@ -6,7 +6,7 @@ import type { PostColumns } from '../posts/repository.js';
 import { commonColumns, modifiedNow, type Body, type WriteContext } from '../posts/writes.js';
 import { endBefore, exdateLine, shiftLocal, startFrom } from '../dates/recurrence.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
-import { loopTurn } from '../db/loop-turns.js';
+import { loopTurn } from '../loop-turns.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from './repository.js';
 import type { OccurrenceRow, SeriesRow } from './series.js';

@@ -7,7 +7,7 @@ import { chunks, searchedFieldsOf } from '../posts/repository.js';
 import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
-import { loopTurn } from '../db/loop-turns.js';
+import { loopTurn } from '../loop-turns.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -78,7 +78,7 @@ const WRITE_CHUNK = 100;
 
 /**
  * The chunks of `items`, in order, with a turn of the event loop before a chunk once the work has held
- * it for a while (db/loop-turns.ts): a series write over a thousand occurrences keeps the service
+ * it for a while (loop-turns.ts): a series write over a thousand occurrences keeps the service
  * answering (docs/limits.md).
  */
 async function* inTurns<T>(items: T[], size = WRITE_CHUNK): AsyncGenerator<T[]> {

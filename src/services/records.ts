@@ -10,7 +10,7 @@ import { stampDigest } from '../db/versioned-cache.js';
 import type { LinkedRow } from '../linked/repository.js';
 import { feedEntry, type FeedEntry } from '../events/ical.js';
 import { eventJsonLd } from '../events/json-ld.js';
-import { mapInTurns } from './turns.js';
+import { mapInTurns } from '../loop-turns.js';
 import type { JsonLdObject } from '../linked/json-ld.js';
 import type { LinkedKind } from '../linked/kinds.js';
 import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';

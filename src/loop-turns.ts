@@ -1,0 +1,44 @@
+/**
+ * Turns of the event loop for long work (docs/limits.md). Work whose size a caller chooses (a list
+ * of records with long descriptions, a series write over a thousand occurrences, which SQLite's
+ * synchronous driver runs on the loop statement by statement) gives the loop back every
+ * TURN_BUDGET_MS, so no other request, not even `/healthz`, waits for all of it. Short work pays
+ * nothing: a turn is given only once the budget has passed.
+ */
+
+/** How long work may hold the event loop between two turns: well under the 100 ms a request may hold it. */
+// Stryker disable next-line ArithmeticOperator: a bound on latency for others; with any bound every answer is the same.
+export const TURN_BUDGET_MS = 20;
+
+/** One turn of the event loop: whatever else is ready runs first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** When `loopTurn` last gave the loop a turn (one clock for the process: the loop is one). */
+let lastTurn = 0;
+
+/** Gives the event loop a turn when TURN_BUDGET_MS have passed since the last one given here. */
+export async function loopTurn(): Promise<void> {
+  if (performance.now() - lastTurn < TURN_BUDGET_MS) return;
+  await nextTurn();
+  lastTurn = performance.now();
+}
+
+/**
+ * `build` of each item, in order, giving the event loop back whenever one turn has spent
+ * TURN_BUDGET_MS. A record can cost milliseconds to build (its description cleaned within the
+ * bounds of docs/limits.md "HTML in descriptions"), so a page of 50 such records is built over
+ * several turns instead of keeping every other request waiting for all of it.
+ */
+export async function mapInTurns<T, R>(items: readonly T[], build: (item: T, index: number) => R): Promise<R[]> {
+  const built: R[] = [];
+  // The turn this is called in has done other work already (reading the rows): start a new one.
+  let turnStarted = -Infinity;
+  for (const [index, item] of items.entries()) {
+    if (performance.now() - turnStarted >= TURN_BUDGET_MS) {
+      await nextTurn();
+      turnStarted = performance.now();
+    }
+    built.push(build(item, index));
+  }
+  return built;
+}
