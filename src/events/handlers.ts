@@ -451,7 +451,7 @@ async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedLi
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
   const entries = await seriesFeedEntries(ctx, await feedRows(ctx, rows), false);
-  const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
+  const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
   return { status: 200, body, headers, contentType: CALENDAR_TYPE };
@@ -490,7 +490,7 @@ const getFeed = operation({
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
     const entries = await seriesFeedEntries(ctx, [row], true);
     const name = `${ctx.config.siteName ?? feedHost(ctx)} Events: ${htmlToText(row.title)}`;
-    const body = eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
+    const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
   },
 });

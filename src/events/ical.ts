@@ -153,7 +153,7 @@ function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'r
 }
 
 /** The feed: one calendar with the events, in the order given. */
-export function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): string {
+export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<string> {
   return calendar(
     { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url },
     entries.map((entry) => calendarEvent(entry, urls, options)),
