@@ -78,7 +78,7 @@ export interface paths {
         };
         /**
          * Events as an iCalendar feed
-         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events cover) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`) plus one with `RECURRENCE-ID` per listed exception, all with the series' UID (docs/contract.md §14).
+         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events need: those of each event's start and end, a series' every year through its last occurrence; at most 500 zone-years per calendar, docs/limits.md) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`) plus one with `RECURRENCE-ID` per listed exception, all with the series' UID (docs/contract.md §14).
          */
         get: operations["listEventsIcs"];
         put?: never;
@@ -2113,9 +2113,9 @@ export interface components {
         EventFields: components["schemas"]["PostFields"] & {
             /** @description Event title. */
             title?: string;
-            /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. */
+            /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
             start_date?: components["schemas"]["DateInput"];
-            /** @description End date and time, read as `start_date` is. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
+            /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
             end_date?: components["schemas"]["DateInput"];
             /** @description Excerpt (HTML allowed, sanitized as `description`). */
             excerpt?: string;
@@ -2334,7 +2334,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
+        /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
