@@ -1,8 +1,10 @@
-import { DateTime, type Zone } from 'luxon';
+import type { Zone } from 'luxon';
+import { offsetSeconds, transitionsOfYears, yearTransitions, type Transition } from './zone-transitions.js';
+import { loopTurn } from '../loop-turns.js';
 
 /**
  * A small iCalendar (RFC 5545) writer: content lines, their escaping and folding, and VTIMEZONE
- * components built from the tz database (through luxon). Pure: it knows nothing of events as the
+ * components built from the tz database (zone-transitions.ts). Pure: it knows nothing of events as the
  * service stores them (events/ical.ts maps records into `CalendarEvent`s). The rules it follows are
  * docs/contract.md §11.
  */
@@ -39,7 +41,7 @@ export interface CalendarEvent {
   recurrence?: string[];
   /** An occurrence of a series written on its own: the start the rules give it. */
   recurrenceId?: CalendarTime;
-  /** The UTC instants the event covers (`YYYY-MM-DD HH:MM:SS`), for the span of its zone's VTIMEZONE. */
+  /** The UTC instants the event covers (`YYYY-MM-DD HH:MM:SS`; a series' first event: through its last occurrence), for its zone's VTIMEZONE. */
   spanUtc: [string, string];
 }
 
@@ -117,74 +119,118 @@ export function offsetText(minutes: number): string {
   return `${sign}${pad(h)}${pad(m)}${s ? pad(s) : ''}`;
 }
 
-interface Transition {
-  /** Epoch milliseconds of the change. */
-  at: number;
-  from: number;
-  to: number;
-}
-
-const DAY_MS = 86_400_000;
-
-/** The offset changes of a zone between two instants (epoch ms), found day by day and narrowed to the second. */
-export function transitions(zone: Zone, fromMs: number, toMs: number): Transition[] {
-  const found: Transition[] = [];
-  let previous = zone.offset(fromMs);
-  for (let t = fromMs; t < toMs;) {
-    const next = Math.min(t + DAY_MS, toMs);
-    const offset = zone.offset(next);
-    if (offset !== previous) {
-      let low = t;
-      let high = next;
-      while (high - low > 1000) {
-        const mid = low + Math.floor((high - low) / 2000) * 1000;
-        if (zone.offset(mid) === previous) low = mid;
-        else high = mid;
-      }
-      found.push({ at: high, from: previous, to: zone.offset(high) });
-      previous = zone.offset(high);
-    }
-    t = next;
-  }
-  return found;
-}
-
-/** Whether an offset is the zone's summer time: above the year's smallest offset. */
+/** Whether an offset (seconds) is the zone's summer time: above the smaller of its year's January and July offsets. */
 function isDaylight(zone: Zone, at: number, offset: number): boolean {
   const year = new Date(at).getUTCFullYear();
-  const january = zone.offset(Date.UTC(year, 0, 1));
-  const july = zone.offset(Date.UTC(year, 6, 1));
-  return offset > Math.min(january, july);
+  return offset > Math.min(offsetSeconds(zone, Date.UTC(year, 0, 1)), offsetSeconds(zone, Date.UTC(year, 6, 1)));
 }
 
-const vtimezoneCache = new Map<string, string[]>();
+/** Epoch ms → `YYYYMMDDTHHMMSS` of that instant shown as UTC (a local time once the offset is added). */
+function basicOfMillis(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace(/[-:]/g, '');
+}
+
+/** Whole UTC years `[first, last]`; `last < first` is a run of no years (see zoneBlock). */
+export type YearRun = [number, number];
 
 /**
- * The VTIMEZONE of a zone for the whole UTC years `fromYear`..`toYear`: an observance for the
- * offset at the start, then one observance per transition within those years (each with its own
- * DTSTART, the local time before the change, and TZOFFSETFROM/TZOFFSETTO), DAYLIGHT when the new
- * offset is the zone's summer time. Fixed offsets (`UTC+5.5`) are one STANDARD observance.
- * Remembered per zone and span (the tz database does not change while the process runs).
+ * The VTIMEZONE of a zone over runs of whole UTC years, each run with the changes within it (in
+ * order): an observance at the start of each run for the offset then (the first with that offset on
+ * both sides; a later one coming from the offset just before it), then one per change (each with
+ * its own DTSTART, the local time before the change, and TZOFFSETFROM/TZOFFSETTO), DAYLIGHT when the
+ * new offset is the zone's summer time. Fixed offsets (`UTC+5.5`) have no changes: one STANDARD
+ * observance. A run of no years is its starting observance alone.
  */
-export function vtimezone(zoneName: string, zone: Zone, fromYear: number, toYear: number): string[] {
-  const key = `${zoneName}\n${fromYear}\n${toYear}`;
-  const cached = vtimezoneCache.get(key);
-  if (cached) return cached;
-  const fromMs = Date.UTC(fromYear, 0, 1);
-  const toMs = Date.UTC(toYear + 1, 0, 1);
+export function zoneBlock(zoneName: string, zone: Zone, runs: Array<{ run: YearRun; changes: Transition[] }>): string[] {
   const lines: string[] = ['BEGIN:VTIMEZONE', `TZID:${escapeText(zoneName)}`];
   const observance = (at: number, from: number, to: number) => {
     const type = isDaylight(zone, at, to) ? 'DAYLIGHT' : 'STANDARD';
-    const local = DateTime.fromMillis(at + Math.round(from * 60_000), { zone: 'utc' }).toFormat("yyyyMMdd'T'HHmmss");
-    lines.push(`BEGIN:${type}`, `DTSTART:${local}`, `TZOFFSETFROM:${offsetText(from)}`, `TZOFFSETTO:${offsetText(to)}`, `END:${type}`);
+    lines.push(`BEGIN:${type}`, `DTSTART:${basicOfMillis(at + from * 1000)}`, `TZOFFSETFROM:${offsetText(from / 60)}`, `TZOFFSETTO:${offsetText(to / 60)}`, `END:${type}`);
   };
-  const initial = zone.offset(fromMs);
-  observance(fromMs, initial, initial);
-  for (const change of zone.isUniversal ? [] : transitions(zone, fromMs, toMs)) observance(change.at, change.from, change.to);
+  runs.forEach(({ run: [first], changes }, index) => {
+    const start = Date.UTC(first, 0, 1);
+    const offset = offsetSeconds(zone, start);
+    observance(start, index === 0 ? offset : offsetSeconds(zone, start - 1000), offset);
+    for (const change of changes) observance(change.at, change.from, change.to);
+  });
   lines.push('END:VTIMEZONE');
-  if (vtimezoneCache.size > 1000) vtimezoneCache.clear();
-  vtimezoneCache.set(key, lines);
   return lines;
+}
+
+/** The VTIMEZONE of a zone for the whole UTC years `fromYear`..`toYear` (see zoneBlock). */
+export function vtimezone(zoneName: string, zone: Zone, fromYear: number, toYear: number): string[] {
+  const changes: Transition[] = [];
+  for (let year = fromYear; year <= toYear; year++) changes.push(...yearTransitions(zone, year));
+  return zoneBlock(zoneName, zone, [{ run: [fromYear, toYear], changes }]);
+}
+
+/**
+ * Most UTC years the VTIMEZONEs of one calendar describe, summed over its zones (docs/limits.md
+ * "Time-zone blocks in iCalendar feeds"). A year costs ~365 offset probes the first time (a third of
+ * a millisecond) and ~200 bytes of output.
+ */
+export const MAX_ZONE_YEARS = 500;
+
+/** UTC years of one zone an event needs described. */
+export interface ZoneNeed {
+  zoneName: string;
+  run: YearRun;
+}
+
+/**
+ * The years an event needs its zone described for: a series' first event every year from its start
+ * through its last occurrence (a client expands its rules over them); any other event the years of
+ * its start and of its end, the only times it names.
+ */
+export function zoneNeeds(event: CalendarEvent): ZoneNeed[] {
+  if (event.start.kind !== 'local') return [];
+  const zoneName = event.start.zoneName;
+  const first = Number(event.spanUtc[0].slice(0, 4));
+  const last = Number(event.spanUtc[1].slice(0, 4));
+  if (event.recurrence || first === last) return [{ zoneName, run: [first, last] }];
+  return [
+    { zoneName, run: [first, first] },
+    { zoneName, run: [last, last] },
+  ];
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The runs of years each zone's VTIMEZONE describes: every year its events need while they add up to
+ * at most `budget`; past that, the shortest needs are met first (a single event's years before a
+ * long series), and the need that does not fit keeps its first years. A zone left with no year is
+ * described by its offset at the start of its first need (a run of no years).
+ */
+export function coveredYears(needs: ZoneNeed[], budget: number = MAX_ZONE_YEARS): Map<string, YearRun[]> {
+  const distinct = new Map(needs.map((need) => [`${need.zoneName}\n${need.run.join('\n')}`, need]));
+  const ordered = [...distinct.values()].sort((a, b) => a.run[1] - a.run[0] - (b.run[1] - b.run[0]) || byName(a.zoneName, b.zoneName) || a.run[0] - b.run[0]);
+  const years = new Map<string, Set<number>>();
+  const firstNeeded = new Map<string, number>();
+  let left = budget;
+  for (const { zoneName, run } of ordered) {
+    const zoneYears = years.get(zoneName) ?? new Set<number>();
+    years.set(zoneName, zoneYears);
+    firstNeeded.set(zoneName, Math.min(firstNeeded.get(zoneName) ?? run[0], run[0]));
+    for (let year = run[0]; year <= run[1] && left > 0; year++) {
+      if (zoneYears.has(year)) continue;
+      zoneYears.add(year);
+      left--;
+    }
+  }
+  const covered = new Map<string, YearRun[]>();
+  for (const [zoneName, zoneYears] of [...years].sort(([a], [b]) => byName(a, b))) {
+    const sorted = [...zoneYears].sort((a, b) => a - b);
+    const runs: YearRun[] = [];
+    for (const year of sorted) {
+      const last = runs[runs.length - 1];
+      if (last && last[1] === year - 1) last[1] = year;
+      else runs.push([year, year]);
+    }
+    const first = firstNeeded.get(zoneName)!;
+    covered.set(zoneName, runs.length ? runs : [[first, first - 1]]);
+  }
+  return covered;
 }
 
 function timeProperty(name: 'DTSTART' | 'DTEND' | 'RECURRENCE-ID', time: CalendarTime): Property {
@@ -227,7 +273,7 @@ function eventProperties(event: CalendarEvent): Property[] {
 }
 
 /** A whole calendar: header, one VTIMEZONE per zone used, the events; CRLF line ends, folded lines. */
-export function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf: (name: string) => Zone | undefined): string {
+export async function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf: (name: string) => Zone | undefined): Promise<string> {
   const parts: string[] = [];
   const line = (name: string, value: string, params?: Array<[string, string]>) => parts.push(contentLine({ name, value, params }));
   parts.push('BEGIN:VCALENDAR\r\n');
@@ -244,23 +290,17 @@ export function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf
   if (header.url) line('URL', header.url, [['VALUE', 'URI']]);
   line('REFRESH-INTERVAL', 'PT1H', [['VALUE', 'DURATION']]);
   line('X-PUBLISHED-TTL', 'PT1H');
-  // The span of each zone: the UTC years its events cover.
-  const spans = new Map<string, [number, number]>();
-  for (const event of events) {
-    for (const time of [event.start, event.end]) {
-      if (time.kind !== 'local') continue;
-      const first = Number(event.spanUtc[0].slice(0, 4));
-      const last = Number(event.spanUtc[1].slice(0, 4));
-      const span = spans.get(time.zoneName);
-      spans.set(time.zoneName, span ? [Math.min(span[0], first), Math.max(span[1], last)] : [first, last]);
-    }
-  }
-  for (const [name, [fromYear, toYear]] of [...spans].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  // One VTIMEZONE per zone, over the years its events need (within the calendar's budget of years).
+  for (const [name, runs] of coveredYears(events.flatMap(zoneNeeds))) {
     const zone = zoneOf(name);
     if (!zone) continue;
-    for (const text of vtimezone(name, zone, fromYear, toYear)) parts.push(foldLine(text));
+    const described: Array<{ run: YearRun; changes: Transition[] }> = [];
+    for (const run of runs) described.push({ run, changes: await transitionsOfYears(zone, run[0], run[1]) });
+    for (const text of zoneBlock(name, zone, described)) parts.push(foldLine(text));
   }
   for (const event of events) {
+    // Thousands of events take longer to write than one turn of the event loop may (docs/limits.md).
+    await loopTurn();
     parts.push('BEGIN:VEVENT\r\n');
     for (const prop of eventProperties(event)) parts.push(contentLine(prop));
     parts.push('END:VEVENT\r\n');

@@ -1,4 +1,4 @@
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import moment from 'moment-timezone';
 import { zoneOf } from './parse.js';
 import { fromStorage, toStorage, toStorageUtc } from './storage.js';
@@ -42,4 +42,21 @@ export function applyAllDay(start: DateTime, end: DateTime): [DateTime, DateTime
 
 export function timesOf(start: DateTime, end: DateTime): EventTimes {
   return { startLocal: toStorage(start), endLocal: toStorage(end), startUtc: toStorageUtc(start), endUtc: toStorageUtc(end) };
+}
+
+/**
+ * How far from today an event's start and end may lie (docs/limits.md "Time-zone blocks in iCalendar
+ * feeds"): the years an iCalendar feed describes grow with the events' span. WordPress-era clients
+ * schedule events for the coming years and archive those of past decades; a century either way
+ * leaves them all their room.
+ */
+export const MAX_YEARS_FROM_TODAY = 100;
+
+/** Undefined when `moment` lies within MAX_YEARS_FROM_TODAY of `now`, else the reason it does not, naming `field`. */
+export function outsideEventYears(field: string, moment: DateTime, now: Date): string | undefined {
+  const today = DateTime.fromJSDate(now, { zone: 'utc' });
+  const earliest = today.minus({ years: MAX_YEARS_FROM_TODAY });
+  const latest = today.plus({ years: MAX_YEARS_FROM_TODAY });
+  if (moment >= earliest && moment <= latest) return undefined;
+  return `${field} must lie within ${MAX_YEARS_FROM_TODAY} years of today (from ${earliest.toISODate()} to ${latest.toISODate()}).`;
 }

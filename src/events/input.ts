@@ -10,7 +10,7 @@ import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds.js';
 import { prepareCreate, type PreparedCreate } from '../linked/writes.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { parseCost, type ParsedCost } from './cost.js';
-import { applyAllDay, timesOf, type EventTimes } from '../dates/event-times.js';
+import { applyAllDay, outsideEventYears, timesOf, type EventTimes } from '../dates/event-times.js';
 import type { EventRow } from './repository.js';
 
 /** A venue or organizer of an event: an existing one, or one to create (or find as a duplicate). */
@@ -76,6 +76,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
     // `null` and `""` are refused by the document (`DateInput`'s minLength) and are no date to parseDateInput either.
     const moment = parseDateInput(value, zone, writer.now);
     if (!moment) problems[name] = `${name} is not a date this service understands.`;
+    const outside = moment && outsideEventYears(name, moment, writer.now);
+    if (outside) problems[name] = outside;
     return moment;
   };
   let start = dateOf('start_date', existing?.startLocal);

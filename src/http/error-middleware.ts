@@ -63,6 +63,14 @@ function fromValidation(err: ValidatorError): RestError {
   return invalidParams({ body: { message: err.message } });
 }
 
+/**
+ * body-parser's own 400 for a body it could not read (http-errors marks client errors `expose`): the
+ * caller's fault, never a 500. Those with a known `type` are translated by name above.
+ */
+function isBodyReadError(err: unknown): boolean {
+  return err instanceof Error && (err as { status?: unknown }).status === 400 && (err as { expose?: unknown }).expose === true;
+}
+
 /** Everything that can reach the error middleware, as a RestError. Driver text never leaks. */
 export function toRestError(err: unknown): RestError {
   if (err instanceof RestError) return err;
@@ -83,6 +91,11 @@ export function toRestError(err: unknown): RestError {
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new RestError(415, 'rest_unsupported_media_type', 'The request body encoding is not supported.');
+  }
+  if (isBodyReadError(err)) {
+    // A body-parser failure without a type is its decompression stream's (zlib) error: the bytes are not what Content-Encoding says.
+    const reason = typeof (err as { errno?: unknown }).errno === 'number' ? 'does not decompress as its Content-Encoding says' : 'could not be read';
+    return invalidParams({ body: { message: `The request body ${reason}.` } });
   }
   // Express's router could not decode a path parameter (`/docs/%ff`): no route can match it.
   if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) return noRoute();

@@ -84,8 +84,9 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     const slug = segments[segments.length - 1] ?? '';
     const term = await termBySlug(repositories, taxonomy, urls, slug);
     if (!term || page === undefined) return notFound(res, site, urls);
-    // A child category lives under its ancestors' slugs: any other path to it is sent there.
-    if (term.url !== urls.permalink(...taxonomy.permalinkBase, ...segments)) return res.redirect(301, term.url);
+    // A child category lives under its ancestors' slugs: any other path to it is sent there, with
+    // its query (`?page=2`), as WordPress's canonical redirects keep theirs.
+    if (term.url !== urls.permalink(...taxonomy.permalinkBase, ...segments)) return res.redirect(301, term.url + queryOf(req));
     const list = await listFor(repositories, urls, { termId: term.id }, page);
     if (!list.paging) return notFound(res, site, urls);
     const query = `${taxonomy.collection}=${encodeURIComponent(term.slug)}`;
@@ -113,6 +114,12 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
 
 function filterOf(kind: LinkedKind, id: number): UpcomingFilter {
   return kind === VENUES ? { venueId: id } : { organizerId: id };
+}
+
+/** The request's query string as sent, `?` included (`''` without one). */
+function queryOf(req: Request): string {
+  const start = req.originalUrl.indexOf('?');
+  return start === -1 ? '' : req.originalUrl.slice(start);
 }
 
 /** `?page=N`: absent is 1; anything but a whole number from 1 up is no page (404). */

@@ -148,6 +148,10 @@ describe('public pages', () => {
     const short = await w.http().get('/events/category/jazz-nights/');
     assert.equal(short.status, 301);
     assert.equal(short.headers.location, record.body.url);
+    // The page asked for (and any other query) goes along.
+    const second = await w.http().get('/events/category/jazz-nights/?page=2&utm_source=x');
+    assert.equal(second.status, 301);
+    assert.equal(second.headers.location, `${record.body.url}?page=2&utm_source=x`);
     // The parent's page answers too.
     checkPage(await w.http().get('/events/category/music/'), `${NS_URL}/events/?categories=music`);
   });

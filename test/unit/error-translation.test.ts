@@ -61,6 +61,16 @@ describe('error translation (docs/contract.md §4)', () => {
         });
       });
 
+      it('a body that does not decompress, or that could not be read otherwise → 400 rest_invalid_param on body, not 500', () => {
+        // body-parser's 400 around a zlib error (Content-Encoding: gzip on bytes that are not gzip): no `type`, zlib's errno.
+        const zlib = Object.assign(new Error('incorrect header check'), { errno: -3, code: 'Z_DATA_ERROR', status: 400, statusCode: 400, expose: true });
+        assert.deepEqual([translated(zlib).status, translated(zlib).body.data.params], [400, { body: 'The request body does not decompress as its Content-Encoding says.' }]);
+        const other = Object.assign(new Error('something body-parser refused'), { status: 400, expose: true });
+        assert.deepEqual([translated(other).status, translated(other).body.data.params], [400, { body: 'The request body could not be read.' }]);
+        // An error that is not a client error stays a fault.
+        assert.equal(translated(Object.assign(new Error('broken'), { status: 400 })).status, 500);
+      });
+
       it('a form nested too deeply → 400 rest_invalid_param on body', () => {
         const err = Object.assign(new RangeError('Input depth exceeded depth option of 5'), { type: 'querystring.parse.rangeError' });
         assert.deepEqual(translated(err).body, {
