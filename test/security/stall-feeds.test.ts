@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { bumpDataVersion } from '../../src/db/data-version.js';
+import { insertEvent } from '../helpers/event-rows.js';
+import { send, startStallService, withoutStall, type StallService } from './stall.js';
+
+/**
+ * The largest answers a caller can ask for without any attack (docs/limits.md): an iCalendar feed
+ * of ICAL_MAX_EVENTS (2,000) events and a change-feed page of 500 changes, each event with an
+ * ordinary description of 4 KB. Before lists and feeds were built in turns, the feed held the event
+ * loop for about half a second on this 2-core machine.
+ */
+describe('stall: the largest feeds', function () {
+  this.timeout(300_000);
+  const NS = '/wp-json/tribe/events/v1';
+  let stall: StallService;
+
+  before(async () => {
+    stall = await startStallService();
+  });
+
+  after(async () => {
+    await stall.close();
+  });
+
+  const DESCRIPTION = '<p>Lorem ipsum dolor sit amet, <b>consectetur</b> adipiscing elit; sed do eiusmod.</p>\n'.repeat(48);
+
+  async function storeEvents(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const day = String(1 + (i % 28)).padStart(2, '0');
+      const month = String(1 + (i % 12)).padStart(2, '0');
+      const id = await insertEvent(stall.db, { title: `Event ${i}`, startUtc: `2027-${month}-${day} 10:00:00`, endUtc: `2027-${month}-${day} 11:00:00` });
+      await stall.db('posts').where({ id }).update({ description: DESCRIPTION });
+    }
+    await bumpDataVersion(stall.db);
+  }
+
+  it('an iCalendar feed of 2,000 events and a change-feed page of 500 are served without blocking the loop', async () => {
+    await storeEvents(2000);
+    const warm = await send(stall.url, `${NS}/events.ics?per_page=1&start_date=2027-01-01`);
+    assert.equal(warm.status, 200, warm.text);
+    // Two different queries, so that neither is a remembered answer.
+    for (const query of ['start_date=2026-12-01&end_date=2028-01-01', 'start_date=2026-12-02&end_date=2028-01-01']) {
+      const { result } = await withoutStall(stall.url, () => send(stall.url, `${NS}/events.ics?${query}`, { timeoutMs: 60_000 }));
+      assert.equal(result.status, 200, result.text.slice(0, 500));
+      assert.ok((result.text.match(/BEGIN:VEVENT/g) ?? []).length > 1000, 'the feed holds the events');
+    }
+    const admin = await stall.as('administrator');
+    const changes = await withoutStall(stall.url, () => send(stall.url, `${NS}/changes?per_page=500`, { authorization: admin, timeoutMs: 60_000 }));
+    assert.equal(changes.result.status, 200, changes.result.text.slice(0, 500));
+  });
+});
