@@ -2092,7 +2092,7 @@ export interface components {
             date?: components["schemas"]["DateInput"];
             /** @description Publication date in UTC; any `DateInput` form. */
             date_utc?: components["schemas"]["DateInput"];
-            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). */
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             description?: string;
             /**
              * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
@@ -2109,13 +2109,13 @@ export interface components {
         };
         /** @description The fields of an event that clients write (`EventCreate`, `EventUpdate`). */
         EventFields: components["schemas"]["PostFields"] & {
-            /** @description Event title. */
+            /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             title?: string;
             /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. */
             start_date?: components["schemas"]["DateInput"];
             /** @description End date and time, read as `start_date` is. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
             end_date?: components["schemas"]["DateInput"];
-            /** @description Excerpt (HTML allowed, sanitized as `description`). */
+            /** @description Excerpt (HTML allowed, sanitized as `description`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
             timezone?: string;
@@ -2132,16 +2132,16 @@ export interface components {
             sticky?: boolean;
             /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             featured?: boolean;
-            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). */
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). At most 10 categories per event (docs/limits.md: what one event embeds is bounded so that a page of events stays within the reply limit); a new category's name is at most 200 characters. */
             categories?: components["schemas"]["TermReference"][];
-            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). */
+            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). At most 20 tags per event (docs/limits.md); a new tag's name is at most 200 characters. */
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];
             recurrence?: components["schemas"]["RecurrenceInput"];
         };
         /**
-         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line.
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 20,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
          * @example [
          *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
          *       "EXDATE;TZID=Europe/Paris:20300514T190000"
@@ -2158,7 +2158,7 @@ export interface components {
         EventUpdate: components["schemas"]["EventFields"];
         /** @description The fields of a venue that clients write (`VenueCreate`, `VenueUpdate`, and new venues inside an event, `VenueInput`). */
         VenueFields: components["schemas"]["PostFields"] & {
-            /** @description The venue name. */
+            /** @description The venue name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             venue?: string;
             show_map?: components["schemas"]["FlexibleBoolean"];
             show_map_link?: components["schemas"]["FlexibleBoolean"];
@@ -2196,7 +2196,7 @@ export interface components {
         } & components["schemas"]["VenueFields"];
         /** @description The fields of an organizer that clients write (`OrganizerCreate`, `OrganizerUpdate`, and new organizers inside an event, `OrganizerInput`). */
         OrganizerFields: components["schemas"]["PostFields"] & {
-            /** @description The organizer name. */
+            /** @description The organizer name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             organizer?: string;
             /** @description Phone number. */
             phone?: string;
@@ -2218,7 +2218,7 @@ export interface components {
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. */
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
@@ -2258,15 +2258,15 @@ export interface components {
         ImageReference: number | (string | null) | boolean | {
             id: number;
         };
-        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
+        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
         CostInput: string | number | (string | number)[];
         /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
         TermReference: number | string | {
             id: number;
         };
-        /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
+        /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. At most 3 venues per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `venue`. */
         VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
-        /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
+        /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). At most 5 organizers per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `organizer`. */
         OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
         /** @description A venue map switch (`show_map`, `show_map_link`). Accepts JSON booleans and the strings `true`, `false`, `1`, `0`, `yes`, `no`, `on`, `off` in any case (the plugin rejects JSON booleans with 400). */
         FlexibleBoolean: boolean | string;

@@ -11,6 +11,7 @@ import { sanitizeSlug } from '../text/slugs.js';
 import { sanitizeUserHtml } from '../text/html.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { sanitizeTextField } from '../text/plain-text.js';
+import { TEXT_LIMITS, tooLong } from '../text/limits.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
 import { TermNameTaken, type TermListFilter, type TermRow } from './repository.js';
 import { termRecords } from '../services/records.js';
@@ -83,12 +84,16 @@ function termOperations(taxonomy: Taxonomy) {
     if (body.name !== undefined) {
       out.name = sanitizeTextField(body.name);
       if (out.name === '') throw invalidParam('name', 'name must not be empty.');
+      const long = tooLong('name', out.name, TEXT_LIMITS.termName);
+      if (long) throw invalidParam('name', long);
     }
     if (body.slug !== undefined) {
       out.slug = sanitizeSlug(body.slug);
       if (out.slug === '') throw invalidParam('slug', 'slug must contain a letter or a digit.');
     }
     if (body.description !== undefined && !mayWriteUnfilteredHtml(ctx.user)) out.description = sanitizeUserHtml(body.description);
+    const longDescription = out.description === undefined ? undefined : tooLong('description', out.description, TEXT_LIMITS.termDescription);
+    if (longDescription) throw invalidParam('description', longDescription);
     if (!taxonomy.hierarchical && 'parent' in body) {
       throw new RestError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
     }
