@@ -30,7 +30,7 @@ export const TEXT_LIMITS = {
   /** All cost texts of an event together (WordPress: the `_EventCost` meta). */
   cost: 255,
   /** All `recurrence` lines of an event together (each line is at most 2,000, 100 lines at most). */
-  recurrence: 20_000,
+  recurrence: 10_000,
   /**
    * The description and excerpt of a venue, organizer, category or tag embedded in an event: cut to
    * this length there (the whole text is on the record's own route). Without the cut, the records one

@@ -144,6 +144,85 @@ describe('text-field limits and reply sizes', function () {
     });
   });
 
+  describe('a page of default size stays within REPLY_LIMIT (8 MiB), whatever its records hold', () => {
+    /**
+     * The worst case of docs/limits.md, built through the API: ten events (the default page), each
+     * linking the most venues, organizers, categories and tags it may, every text field at its limit
+     * and filled with what grows most once sent (`\u0001` is six bytes of JSON; `\u0001\n` in a
+     * description becomes `\u0001<br />\n`, seven bytes a character).
+     */
+    it('the worst case: ten events embedding 3 venues, 5 organizers, 10 categories and 20 tags, every field full', async () => {
+      const admin = users.administrator;
+      const plain = (n: number, tail = '') => '\u0001'.repeat(n - tail.length) + tail;
+      const html = (n: number) => '\u0001\n'.repeat(n / 2);
+      const url = (n: number) => `http://a.example/${'\u0001'.repeat(n - 'http://a.example/'.length - 1)}x`;
+      const image = `http://a.example/${'%01'.repeat(200)}.png`;
+      const post = async (path: string, body: Record<string, unknown>) => {
+        const res = await call(http, 'post', `${NS}/${path}`, admin, body);
+        expectStatus(res, 201);
+        return res.body.id as number;
+      };
+      const linkedBody = (i: number) => ({ description: html(TEXT_LIMITS.description), website: url(TEXT_LIMITS.url), image, phone: plain(TEXT_LIMITS.field, `${i}`) });
+      const venueFields = Object.fromEntries(['address', 'city', 'country', 'province', 'state', 'zip', 'stateprovince'].map((f) => [f, plain(TEXT_LIMITS.field)]));
+      const venues: number[] = [];
+      for (let i = 0; i < EMBED_LIMITS.venues; i++) venues.push(await post('venues', { venue: plain(TEXT_LIMITS.title, `${i}`), ...venueFields, ...linkedBody(i) }));
+      const organizers: number[] = [];
+      for (let i = 0; i < EMBED_LIMITS.organizers; i++)
+        organizers.push(await post('organizers', { organizer: plain(TEXT_LIMITS.title, `${i}`), email: `${'a'.repeat(TEXT_LIMITS.email - 12)}@${i}.example`, ...linkedBody(i) }));
+      const terms = async (collection: string, n: number) => {
+        const ids: number[] = [];
+        for (let i = 0; i < n; i++) ids.push(await post(collection, { name: plain(TEXT_LIMITS.termName, `${i}`), description: plain(TEXT_LIMITS.termDescription) }));
+        return ids;
+      };
+      const categories = await terms('categories', EMBED_LIMITS.categories);
+      const tags = await terms('tags', EMBED_LIMITS.tags);
+      // Ten occurrences of one series: each carries the series' rules (10,000 characters of lines).
+      const exdates = Array.from({ length: 5 }, (_, line) => `EXDATE:${Array.from({ length: 116 }, (_, i) => `2029${String(1 + (line % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}0000Z`).join(',')}`);
+      const recurrence = ['RRULE:FREQ=DAILY;COUNT=10', ...exdates];
+      const event = await createEvent(http, admin, {
+        start_date: '2027-05-01 10:00:00',
+        end_date: '2027-05-01 12:00:00',
+        title: plain(TEXT_LIMITS.title),
+        description: html(TEXT_LIMITS.description),
+        excerpt: html(TEXT_LIMITS.excerpt),
+        website: url(TEXT_LIMITS.url),
+        cost: plain(TEXT_LIMITS.cost),
+        image,
+        venue: venues,
+        organizer: organizers,
+        categories,
+        tags,
+        recurrence,
+      });
+      assert.equal((event.venue as Rec[]).length, EMBED_LIMITS.venues);
+      const res = await call(http, 'get', eventsPath);
+      expectStatus(res, 200);
+      assert.equal((res.body.events as Rec[]).length, 10);
+      const bytes = Buffer.byteLength(res.text);
+      console.log(`      worst-case default page: ${bytes.toLocaleString('en-US')} bytes (${(bytes / (8 * 1024 * 1024)).toFixed(2)} of REPLY_LIMIT)`);
+      assert.ok(bytes <= 8 * 1024 * 1024);
+      if (process.env.SIZES) {
+        const e = (res.body.events as Rec[])[0];
+        const b = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+        console.log({ event: b(e), own: b({ ...e, venue: [], organizer: [], categories: [], tags: [] }), venue: b((e.venue as Rec[])[0]), organizer: b((e.organizer as Rec[])[0]), category: b((e.categories as Rec[])[0]), tag: b((e.tags as Rec[])[0]), description: b(e.description), recurrence: b(e.recurrence) });
+        const v = await call(http, 'get', `${NS}/venues/${venues[0]}`);
+        const o = await call(http, 'get', `${NS}/organizers/${organizers[0]}`);
+        const one = await call(http, 'get', eventPath(event.id as number));
+        const vl = await call(http, 'get', `${NS}/venues`);
+        const tl = await call(http, 'get', `${NS}/tags`);
+        const slug = 's'.repeat(200);
+        const mv = await post('venues', { venue: 'v', slug });
+        const mo = await post('organizers', { organizer: 'o', slug });
+        const mc = await post('categories', { name: 'c', slug });
+        const mt = await post('tags', { name: 't', slug });
+        const me = await createEvent(http, admin, { title: 'e', slug, start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 12:00:00', venue: [mv], organizer: [mo], categories: [mc], tags: [mt], recurrence: ['RRULE:FREQ=DAILY;COUNT=2'] });
+        const ml = (await call(http, 'get', `${eventsPath}?include=${me.id}`)).body.events[0] as Rec;
+        console.log({ minOwn: b({ ...ml, venue: [], organizer: [], categories: [], tags: [] }), minVenue: b(ml.venue), minOrganizer: b((ml.organizer as Rec[])[0]), minCategory: b((ml.categories as Rec[])[0]), minTag: b((ml.tags as Rec[])[0]) });
+        console.log({ venueSingle: v.text.length, organizerSingle: o.text.length, eventSingle: Buffer.byteLength(one.text), venueList: Buffer.byteLength(vl.text), tagList: Buffer.byteLength(tl.text) });
+      }
+    });
+  });
+
   describe('rows written before the limits (straight into the database)', () => {
     /** Reproduction 5: three published venues whose descriptions are a million `<` each (4 MB escaped), and an event with all three. */
     async function oversizedRows(): Promise<{ eventId: number; venueIds: number[] }> {
