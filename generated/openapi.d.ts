@@ -2141,7 +2141,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
         };
         /**
-         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 20,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 10,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
          * @example [
          *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
          *       "EXDATE;TZID=Europe/Paris:20300514T190000"
@@ -2957,9 +2957,9 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Number of events matching the filters; sent only when the feed is cut at `ICAL_MAX_EVENTS`. */
+        /** @description Number of events matching the filters; sent only when the feed is cut (at `ICAL_MAX_EVENTS`, or where the next event would make it larger than `REPLY_LIMIT`). */
         XTecTotalFeed: number;
-        /** @description `true` when the feed holds only the first `ICAL_MAX_EVENTS` of the matching events (in the list's order); absent otherwise. */
+        /** @description `true` when the feed holds only the first `ICAL_MAX_EVENTS` of the matching events (in the list's order), or only the first ones that fit in `REPLY_LIMIT` bytes (docs/limits.md); absent otherwise. */
         XTecTruncated: "true";
         /** @description Number of records matching the filters. */
         XTecTotal: number;
@@ -4831,7 +4831,7 @@ export interface operations {
                 after?: string;
                 /** @description Only changes of these kinds of records (default: all). Items may be separated by commas or whitespace (`types=event,venue`, `types=event venue`); repeated (`types=event&types=venue`) and bracket (`types[]=event`) forms are accepted too. */
                 types?: ("event" | "venue" | "organizer" | "category" | "tag")[];
-                /** @description Changes per page, 1 to 500. */
+                /** @description Changes per page, 1 to 500. A page is cut short (with `has_more: true`) before the change that would make it larger than the smaller of REPLY_LIMIT less 4 KiB and 2 MiB (docs/limits.md); its first change is always sent. */
                 per_page?: number;
                 /** @description Seconds (0 to 30) to hold the request when no change follows the cursor: the answer comes as soon as a change commits (from any process), or with no changes when the time is up. The request timeout (`REQUEST_TIMEOUT`) is extended by the wait. */
                 wait?: number;

@@ -177,7 +177,11 @@ describe('text-field limits and reply sizes', function () {
       const categories = await terms('categories', EMBED_LIMITS.categories);
       const tags = await terms('tags', EMBED_LIMITS.tags);
       // Ten occurrences of one series: each carries the series' rules (10,000 characters of lines).
-      const exdates = Array.from({ length: 5 }, (_, line) => `EXDATE:${Array.from({ length: 116 }, (_, i) => `2029${String(1 + (line % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}0000Z`).join(',')}`);
+      const exdates = Array.from(
+        { length: 5 },
+        (_, line) =>
+          `EXDATE:${Array.from({ length: 116 }, (_, i) => `2029${String(1 + (line % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}0000Z`).join(',')}`,
+      );
       const recurrence = ['RRULE:FREQ=DAILY;COUNT=10', ...exdates];
       const event = await createEvent(http, admin, {
         start_date: '2027-05-01 10:00:00',
@@ -204,7 +208,16 @@ describe('text-field limits and reply sizes', function () {
       if (process.env.SIZES) {
         const e = (res.body.events as Rec[])[0];
         const b = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
-        console.log({ event: b(e), own: b({ ...e, venue: [], organizer: [], categories: [], tags: [] }), venue: b((e.venue as Rec[])[0]), organizer: b((e.organizer as Rec[])[0]), category: b((e.categories as Rec[])[0]), tag: b((e.tags as Rec[])[0]), description: b(e.description), recurrence: b(e.recurrence) });
+        console.log({
+          event: b(e),
+          own: b({ ...e, venue: [], organizer: [], categories: [], tags: [] }),
+          venue: b((e.venue as Rec[])[0]),
+          organizer: b((e.organizer as Rec[])[0]),
+          category: b((e.categories as Rec[])[0]),
+          tag: b((e.tags as Rec[])[0]),
+          description: b(e.description),
+          recurrence: b(e.recurrence),
+        });
         const v = await call(http, 'get', `${NS}/venues/${venues[0]}`);
         const o = await call(http, 'get', `${NS}/organizers/${organizers[0]}`);
         const one = await call(http, 'get', eventPath(event.id as number));
@@ -215,11 +228,81 @@ describe('text-field limits and reply sizes', function () {
         const mo = await post('organizers', { organizer: 'o', slug });
         const mc = await post('categories', { name: 'c', slug });
         const mt = await post('tags', { name: 't', slug });
-        const me = await createEvent(http, admin, { title: 'e', slug, start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 12:00:00', venue: [mv], organizer: [mo], categories: [mc], tags: [mt], recurrence: ['RRULE:FREQ=DAILY;COUNT=2'] });
+        const me = await createEvent(http, admin, {
+          title: 'e',
+          slug,
+          start_date: '2027-05-01 10:00:00',
+          end_date: '2027-05-01 12:00:00',
+          venue: [mv],
+          organizer: [mo],
+          categories: [mc],
+          tags: [mt],
+          recurrence: ['RRULE:FREQ=DAILY;COUNT=2'],
+        });
         const ml = (await call(http, 'get', `${eventsPath}?include=${me.id}`)).body.events[0] as Rec;
-        console.log({ minOwn: b({ ...ml, venue: [], organizer: [], categories: [], tags: [] }), minVenue: b(ml.venue), minOrganizer: b((ml.organizer as Rec[])[0]), minCategory: b((ml.categories as Rec[])[0]), minTag: b((ml.tags as Rec[])[0]) });
-        console.log({ venueSingle: v.text.length, organizerSingle: o.text.length, eventSingle: Buffer.byteLength(one.text), venueList: Buffer.byteLength(vl.text), tagList: Buffer.byteLength(tl.text) });
+        console.log({
+          minOwn: b({ ...ml, venue: [], organizer: [], categories: [], tags: [] }),
+          minVenue: b(ml.venue),
+          minOrganizer: b((ml.organizer as Rec[])[0]),
+          minCategory: b((ml.categories as Rec[])[0]),
+          minTag: b((ml.tags as Rec[])[0]),
+        });
+        console.log({
+          venueSingle: v.text.length,
+          organizerSingle: o.text.length,
+          eventSingle: Buffer.byteLength(one.text),
+          venueList: Buffer.byteLength(vl.text),
+          tagList: Buffer.byteLength(tl.text),
+        });
       }
+    });
+  });
+
+  describe('feeds of many records stay within REPLY_LIMIT', () => {
+    const replyLimit = 256 * 1024;
+    /** Twelve events of 16,384 `é` (two bytes each): about 40 KB each in JSON, 30 KB in iCalendar. */
+    async function bigEvents(n: number): Promise<void> {
+      for (let i = 0; i < n; i++)
+        await createEvent(http, users.administrator, {
+          title: `Big ${i}`,
+          start_date: '2027-05-01 10:00:00',
+          end_date: '2027-05-01 12:00:00',
+          description: 'é'.repeat(TEXT_LIMITS.description),
+        });
+    }
+
+    it('GET /events.ics is cut before the event that would pass it, with X-TEC-Truncated and X-TEC-Total', async () => {
+      ({ http } = await eventsApp({ replyLimit }));
+      await bigEvents(12);
+      const res = await call(http, 'get', `${eventsPath}.ics`);
+      expectStatus(res, 200);
+      assert.ok(Buffer.byteLength(res.text) <= replyLimit, `${Buffer.byteLength(res.text)} bytes`);
+      const vevents = res.text.split('BEGIN:VEVENT').length - 1;
+      assert.ok(vevents > 0 && vevents < 12, `${vevents} events`);
+      assert.equal(res.headers['x-tec-truncated'], 'true');
+      assert.equal(res.headers['x-tec-total'], '12');
+      assert.ok(res.text.trimEnd().endsWith('END:VCALENDAR'));
+    });
+
+    it('GET /changes cuts a page short, always moving on, and every change is read', async () => {
+      ({ http } = await eventsApp({ replyLimit }));
+      await bigEvents(12);
+      let after: string | undefined;
+      const ids: number[] = [];
+      for (let page = 0; page < 30; page++) {
+        const res = await call(http, 'get', `${NS}/changes?types=event${after ? `&after=${after}` : ''}`);
+        expectStatus(res, 200);
+        assert.ok(Buffer.byteLength(res.text) <= replyLimit);
+        const changes = res.body.changes as Rec[];
+        assert.ok(changes.length > 0 || !res.body.has_more);
+        ids.push(...changes.map((change) => change.id as number));
+        after = res.body.next_cursor as string;
+        if (!res.body.has_more) break;
+      }
+      assert.equal(new Set(ids).size, 12, 'every event, once');
+      // A larger per_page does not lift the cut.
+      const tiny = await call(http, 'get', `${NS}/changes?types=event&per_page=500`);
+      assert.ok((tiny.body.changes as Rec[]).length < 12 && tiny.body.has_more === true);
     });
   });
 
