@@ -2240,7 +2240,7 @@ export interface components {
         } & components["schemas"]["TermFields"];
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
         TagUpdate: components["schemas"]["TermFields"];
-        /** @description A date as clients send it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, or a relative phrase such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm` (PHP's strtotime phrases). Read in the event's (or the site's) time zone unless it carries an offset. An unparseable value, or a day or time that does not exist (`2027-02-30`, `2027-13-01`, `24:30`; PHP rolls them over), is rejected with 400 `rest_invalid_param` naming the parameter. */
+        /** @description A date as clients send it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, or a relative phrase such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm` (PHP's strtotime phrases). Read in the event's (or the site's) time zone unless it carries an offset. An unparseable value, or a day or time that does not exist (`2027-02-30`, `2027-13-01`, `24:30`; PHP rolls them over), is rejected with 400 `rest_invalid_param` naming the parameter. At most 100 characters (docs/limits.md). */
         DateInput: string;
         /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
         FeaturedImage: components["schemas"]["Image"] | false;

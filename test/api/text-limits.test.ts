@@ -205,6 +205,14 @@ describe('text-field limits and reply sizes', function () {
       const bytes = Buffer.byteLength(res.text);
       console.log(`      worst-case default page: ${bytes.toLocaleString('en-US')} bytes (${(bytes / (8 * 1024 * 1024)).toFixed(2)} of REPLY_LIMIT)`);
       assert.ok(bytes <= 8 * 1024 * 1024);
+      // The single record, the public pages and the .ics feed of the same events.
+      for (const path of [eventPath(event.id as number), new URL(event.url as string).pathname, '/events/', `${eventsPath}.ics`, `${eventPath(event.id as number)}.ics`]) {
+        const answer = await call(http, 'get', path);
+        expectStatus(answer, 200);
+        const size = Buffer.byteLength(answer.text);
+        console.log(`      ${path.replace(/^.*\/v1/, '')}: ${size.toLocaleString('en-US')} bytes`);
+        assert.ok(size <= 8 * 1024 * 1024);
+      }
       if (process.env.SIZES) {
         const e = (res.body.events as Rec[])[0];
         const b = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
