@@ -150,6 +150,7 @@ describe('fuzz: size attacks on every text field of every resource', function ()
           };
           const res = await send(http, world, req);
           const problems = responseProblems(op, res);
+          if (process.env.SIZE_DEBUG) console.log(op.operationId, name, res.status, res.text.slice(0, 150));
           if (res.status < 400 || res.status >= 500) problems.push(`status ${res.status}`);
           if (res.body?.code === 'rest_invalid_param' && !(name in (res.body.data?.params ?? {})))
             problems.push(`params do not name ${name}: ${JSON.stringify(res.body.data?.params).slice(0, 200)}`);

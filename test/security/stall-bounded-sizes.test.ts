@@ -44,13 +44,14 @@ describe('stall: one author’s huge texts break no list, record or feed (reprod
     const warm = await send(stall.url, `${API}/venues`, { authorization: author, body: { venue: 'Warm-up', status: 'publish' } });
     assert.equal(warm.status, 201, warm.text.slice(0, 300));
     const venuesBefore = Number((await get('/venues')).headers.get('x-wp-total'));
-    const { result } = await withoutStall(stall.url, async () => {
+    const { result, slowestProbeMs } = await withoutStall(stall.url, async () => {
       const answers: Answer[] = [];
       for (let i = 0; i < 3; i++) {
         answers.push(await send(stall.url, `${API}/venues`, { authorization: author, body: { venue: `Huge ${i}`, status: 'publish', description: '<'.repeat(1_000_000) } }));
       }
       return answers;
     });
+    console.log(`      slowest /healthz probe: ${Math.round(slowestProbeMs)} ms`);
     for (const res of result) {
       assert.equal(res.status, 400, res.text.slice(0, 300));
       assert.equal(res.json.code, 'rest_invalid_param');
@@ -80,7 +81,7 @@ describe('stall: one author’s huge texts break no list, record or feed (reprod
     // Warm-up: each route once (the validator compiles a route on its first use).
     for (const path of ['/events?per_page=1&search=nothing-matches', '/venues?search=nothing-matches', '/changes?types=tag', '/events.ics?search=nothing-matches']) await get(path);
 
-    await withoutStall(stall.url, async () => {
+    const { slowestProbeMs } = await withoutStall(stall.url, async () => {
       expectOk(await get('/events'), 'GET /events');
       expectOk(await get(`/events/${eventId}`), 'GET /events/{id}');
       expectOk(await get(`/events/${eventId}`, admin), 'GET /events/{id} as an administrator');
@@ -95,5 +96,6 @@ describe('stall: one author’s huge texts break no list, record or feed (reprod
       }
       assert.fail('the change feed did not reach its end');
     });
+    console.log(`      slowest /healthz probe: ${Math.round(slowestProbeMs)} ms`);
   });
 });
