@@ -275,12 +275,17 @@ describe('attacks that once worked (regressions)', () => {
 
     // Response validation (on in every other test) serialises the reply itself; these tests run the
     // production path.
-    it('refuses a reply larger than REPLY_LIMIT before sending any of it: 500 rest_response_too_large', async () => {
+    it('refuses a page larger than REPLY_LIMIT before sending any of it: 400 on per_page (docs/limits.md), a record 500 rest_response_too_large', async () => {
       const { http } = await testApp({ validateResponses: false, replyLimit: 64 * 1024 });
       await many(http, 20, 'x'.repeat(5_000));
       const res = await http().get(`${NS}/events?per_page=20&starts_after=2029-12-31`);
-      expectError(res, 500, 'rest_response_too_large');
+      const data = expectError(res, 400, 'rest_invalid_param') as { params: Record<string, string>; details: Record<string, { code: string }> };
+      assert.match(data.params.per_page, /per_page is too large for these records/);
+      assert.equal(data.details.per_page.code, 'rest_response_too_large');
       assert.ok(res.text.length < 1_000);
+      // A single record larger than REPLY_LIMIT is the server's configuration: 500.
+      const { http: tiny } = await testApp({ validateResponses: false, replyLimit: 4 * 1024 });
+      expectError(await tiny().get(`${NS}/events?per_page=1&starts_after=2029-12-31`), 500, 'rest_response_too_large');
       // A smaller page fits.
       const small = await http().get(`${NS}/events?per_page=5&starts_after=2029-12-31`);
       assert.equal(small.status, 200);
