@@ -108,7 +108,11 @@ export function serializeReply(body: unknown, limit: number): SerializedReply {
  */
 export function replyTooLarge(limit: number, perPage?: unknown): RestError {
   if (typeof perPage === 'number' && perPage > 1) {
-    return invalidParam('per_page', `per_page is too large for these records: the page would be larger than ${limit} bytes. Ask for fewer records per page.`, 'rest_response_too_large');
+    return invalidParam(
+      'per_page',
+      `per_page is too large for these records: the page would be larger than ${limit} bytes. Ask for fewer records per page.`,
+      'rest_response_too_large',
+    );
   }
   return new RestError(500, 'rest_response_too_large', 'The answer is larger than this service sends. Ask for fewer records per page (per_page).', { limit });
 }
