@@ -92,9 +92,14 @@ export function boundedText(text: string, limit: number): string {
  * closed by any HTML parser) and stays as inert as the stored text was.
  */
 export function boundedHtml(html: string, limit: number): string {
-  const cut = boundedText(html, limit);
+  let cut = boundedText(html, limit);
   if (cut.length === html.length) return cut;
-  return cut.replace(/<[^>]*$/, '').replace(/&[#A-Za-z0-9]*$/, '');
+  // With lastIndexOf, not a regex anchored at the end: that would rescan a long run of `<` at each one.
+  const open = cut.lastIndexOf('<');
+  if (open > cut.lastIndexOf('>')) cut = cut.slice(0, open);
+  const reference = cut.lastIndexOf('&');
+  if (reference !== -1 && /^&[#A-Za-z0-9]*$/.test(cut.slice(reference))) cut = cut.slice(0, reference);
+  return cut;
 }
 
 /** The items of `items`, in order, while their lengths together stay within `limit` (the rest are left out). */
