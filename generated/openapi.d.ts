@@ -1209,9 +1209,9 @@ export interface components {
             url?: string;
             /** @description The venue name. */
             venue?: string;
-            /** @description Description as HTML with auto-paragraphs. */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 500 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML. */
+            /** @description Excerpt as HTML; embedded in an event, its first 500 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1300,9 +1300,9 @@ export interface components {
             url?: string;
             /** @description The organizer name. */
             organizer?: string;
-            /** @description Description as HTML with auto-paragraphs. */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 500 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML. */
+            /** @description Excerpt as HTML; embedded in an event, its first 500 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1426,7 +1426,7 @@ export interface components {
             term_taxonomy_id: number;
             /** @description `tribe_events_cat` for categories, `post_tag` for tags. */
             taxonomy: string;
-            /** @description Term description. */
+            /** @description Term description, its first 500 characters only (docs/limits.md); the term's own route has it whole. */
             description: string;
             /** @description Parent category ID; 0 for top-level categories and for tags. */
             parent: number;
