@@ -1134,6 +1134,8 @@ export interface components {
             series_id: number | null;
             /** @description Only on occurrences of a recurring series: the series' rules, as the RFC 5545 content lines stored (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`). */
             recurrence?: string[];
+            /** @description Only on the first event of a series whose occurrences the rolling horizon could not extend (docs/contract.md §14, docs/limits.md "Recurrence rules"): why, as the 400 of a write of the same rules would say it (`recurrence[0] "RRULE:…": the rule needs too much work to expand …`, or more than RECURRENCE_MAX_OCCURRENCES). The series keeps the occurrences it has and is not extended again until its rules, times or zone are written (which clears this field, or answers 400 with the same reason). */
+            recurrence_horizon_error?: string;
             json_ld?: components["schemas"]["EventJsonLd"];
         };
         /**

@@ -2,6 +2,8 @@ import ICAL from 'ical.js';
 import { DateTime, type Zone } from 'luxon';
 import { zoneOf } from './parse.js';
 import { STORAGE_FORMAT } from './storage.js';
+import { budgetedIterator, ExpansionBudget, ExpansionBudgetExceeded, IteratorRefused } from './recurrence-budget.js';
+import { ruleProblem } from './rrule-parts.js';
 
 /**
  * Recurrence rules as RFC 5545 content lines (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`), as Google
@@ -34,6 +36,12 @@ const RULE_PARTS = new Set(['FREQ', 'UNTIL', 'COUNT', 'INTERVAL', 'BYSECOND', 'B
 /** Longest accepted line and most lines, so a body cannot make the expansion arbitrarily long. */
 export const MAX_LINE_LENGTH = 2000;
 export const MAX_LINES = 100;
+/**
+ * Most RDATE and EXDATE values of a series, all lines together: as many as a series has occurrences
+ * (RECURRENCE_MAX_OCCURRENCES' default). Each value is converted into the event's zone, so 100 lines of
+ * dates (about 20,000 values) would hold the event loop for most of a second (docs/limits.md).
+ */
+export const MAX_DATES = 1000;
 
 /** One parsed line. Dates of RDATE/EXDATE are local wall-clock strings in the event's zone. */
 type ParsedLine =
@@ -72,21 +80,30 @@ function toLocal(time: ICAL.Time, sourceZone: Zone | undefined, zone: Zone): str
   return DateTime.fromFormat(wall, STORAGE_FORMAT, { zone: sourceZone }).setZone(zone).toFormat(STORAGE_FORMAT);
 }
 
-function parseRule(value: string, index: number, line: string, zone: Zone): ICAL.Recur {
+/**
+ * Which checks a line gets: `expanded` lines (every expansion: a write, the rolling horizon) get
+ * every check of RFC 5545 §3.3.10 (dates/rrule-parts.ts); `stored` lines are only read back (a feed,
+ * a split's rewrite), so rules stored before a check existed stay readable.
+ */
+type Checks = 'expanded' | 'stored';
+
+function parseRule(value: string, index: number, line: string, zone: Zone, checks: Checks): ICAL.Recur {
   const parts = value.split(';').filter((part) => part !== '');
-  const names = new Set<string>();
+  const names = new Map<string, string>();
   for (const part of parts) {
     const [name, partValue, extra] = part.split('=');
     const upper = (name ?? '').toUpperCase();
     if (!RULE_PARTS.has(upper) || partValue === undefined || partValue === '' || extra !== undefined) throw new RecurrenceError(index, line, `"${part}" is not an RRULE part.`);
     if (names.has(upper)) throw new RecurrenceError(index, line, `${upper} appears twice.`);
-    names.add(upper);
+    names.set(upper, partValue);
     // ical.js reads numbers with parseInt ("1e3" is 1), INTERVAL=0 as 1, and loops for ever on an enormous INTERVAL.
     if (upper === 'COUNT' && !/^[1-9][0-9]*$/.test(partValue)) throw new RecurrenceError(index, line, 'COUNT must be a positive whole number.');
     if (upper === 'INTERVAL' && !/^[1-9][0-9]{0,2}$|^1000$/.test(partValue)) throw new RecurrenceError(index, line, `INTERVAL must be a whole number from 1 to ${MAX_INTERVAL}.`);
   }
   if (!names.has('FREQ')) throw new RecurrenceError(index, line, 'an RRULE needs FREQ.');
   if (names.has('COUNT') && names.has('UNTIL')) throw new RecurrenceError(index, line, 'an RRULE takes COUNT or UNTIL, not both.');
+  const problem = checks === 'expanded' ? ruleProblem(names) : undefined;
+  if (problem) throw new RecurrenceError(index, line, problem);
   let recur: ICAL.Recur;
   try {
     recur = ICAL.Recur.fromString(value);
@@ -105,13 +122,17 @@ function parseRule(value: string, index: number, line: string, zone: Zone): ICAL
 }
 
 /** Parses and checks the lines (without expanding them); throws RecurrenceError naming the first bad line. */
-function parseLines(lines: string[], zone: Zone): ParsedLine[] {
+function parseLines(lines: string[], zone: Zone, checks: Checks): ParsedLine[] {
   if (lines.length > MAX_LINES) throw new RecurrenceError(MAX_LINES, lines[MAX_LINES], `at most ${MAX_LINES} lines.`);
+  let dateCount = 0;
   return lines.map((line, index): ParsedLine => {
     if (line.length > MAX_LINE_LENGTH) throw new RecurrenceError(index, line.slice(0, 40), `a line has at most ${MAX_LINE_LENGTH} characters.`);
     // A line break or other control character would smuggle a second line past the parser, which reads only the first.
     // eslint-disable-next-line no-control-regex
     if (/[\x00-\x1f\x7f]/.test(line)) throw new RecurrenceError(index, line, 'a line has no control characters (one line per array item, unfolded).');
+    // An RRULE's parts are checked here before ical.js reads them (its messages for a bad value are
+    // hard to read: `BYHOUR: invalid value "24" must be < 0`).
+    if (/^RRULE:/i.test(line)) return { kind: 'rrule', index, line, recur: parseRule(line.slice(6), index, line, zone, checks) };
     let property: ICAL.Property;
     try {
       property = ICAL.Property.fromString(line);
@@ -122,7 +143,7 @@ function parseLines(lines: string[], zone: Zone): ParsedLine[] {
     if (name === 'rrule') {
       const value = line.slice(line.indexOf(':') + 1);
       if (line.slice(0, line.indexOf(':')).includes(';')) throw new RecurrenceError(index, line, 'RRULE takes no parameters.');
-      return { kind: 'rrule', index, line, recur: parseRule(value, index, line, zone) };
+      return { kind: 'rrule', index, line, recur: parseRule(value, index, line, zone, checks) };
     }
     if (name !== 'rdate' && name !== 'exdate') throw new RecurrenceError(index, line, `unknown property ${name.toUpperCase()}: only RRULE, RDATE and EXDATE are accepted.`);
     const valueType = property.type.toUpperCase();
@@ -140,12 +161,15 @@ function parseLines(lines: string[], zone: Zone): ParsedLine[] {
       throw new RecurrenceError(index, line, (err as Error).message);
     }
     const dates = values.map((value) => {
-      if (!(value instanceof ICAL.Time) || !value.toJSDate || Number.isNaN(value.year) || !DateTime.fromFormat(localOf(value), STORAGE_FORMAT).isValid)
+      // A calendar check by naive arithmetic: luxon's parser costs far more per value (docs/limits.md).
+      if (!(value instanceof ICAL.Time) || !value.toJSDate || Number.isNaN(value.year) || naiveText(naiveMs(localOf(value))) !== localOf(value))
         throw new RecurrenceError(index, line, 'a value is not a date.');
       const zoneOfValue = value.zone === ICAL.Timezone.utcTimezone ? zoneOf('UTC') : sourceZone;
       return { local: toLocal(value, zoneOfValue, zone), dateOnly: value.isDate };
     });
     if (dates.length === 0) throw new RecurrenceError(index, line, 'no date given.');
+    dateCount += dates.length;
+    if (checks === 'expanded' && dateCount > MAX_DATES) throw new RecurrenceError(index, line, `at most ${MAX_DATES} RDATE and EXDATE values in all.`);
     return { kind: name, index, line, dates };
   });
 }
@@ -166,8 +190,32 @@ function satisfiesDayParts(recur: ICAL.Recur, time: ICAL.Time): boolean {
   return true;
 }
 
-/** Iterations one rule may take without producing an instance in range (a rule that never matches). */
-const MAX_SILENT_ITERATIONS = 100_000;
+/**
+ * A rule's instances from `dtstart`, within the expansion's budget (dates/recurrence-budget.ts): past
+ * it, or when ical.js refuses the rule, a RecurrenceError naming the line.
+ */
+function budgeted(item: ParsedLine & { kind: 'rrule' }, dtstart: ICAL.Time, budget: ExpansionBudget): { next(): ICAL.Time | null } {
+  const named = (err: unknown): never => {
+    if (err instanceof ExpansionBudgetExceeded) throw new RecurrenceError(item.index, item.line, err.message);
+    if (err instanceof IteratorRefused) throw new RecurrenceError(item.index, item.line, `ical.js cannot iterate this rule (${err.message}).`);
+    throw err;
+  };
+  let iterator: { next(): ICAL.Time | null };
+  try {
+    iterator = budgetedIterator(item.recur, dtstart, budget);
+  } catch (err) {
+    return named(err);
+  }
+  return {
+    next() {
+      try {
+        return iterator.next();
+      } catch (err) {
+        return named(err);
+      }
+    },
+  };
+}
 
 /**
  * The local starts of a series' occurrences up to the horizon, sorted, the first event's start
@@ -177,7 +225,7 @@ const MAX_SILENT_ITERATIONS = 100_000;
  */
 export function expandOccurrences(input: ExpansionInput): string[] {
   const zone = zoneOf(input.timezone) ?? zoneOf('UTC')!;
-  const parsed = parseLines(input.lines, zone);
+  const parsed = parseLines(input.lines, zone, 'expanded');
   const start = input.startLocal;
   const dtstart = floating(start);
   const horizon = floating(input.horizonLocal);
@@ -185,18 +233,14 @@ export function expandOccurrences(input: ExpansionInput): string[] {
   const tooMany = (item: ParsedLine) =>
     new RecurrenceError(item.index, item.line, `more than ${input.max} occurrences up to ${input.horizonLocal.slice(0, 10)} (RECURRENCE_MAX_OCCURRENCES).`);
 
+  const budget = new ExpansionBudget();
   for (const item of parsed) {
     if (item.kind !== 'rrule') continue;
-    const iterator = item.recur.iterator(dtstart);
+    const iterator = budgeted(item, dtstart, budget);
     let first = true;
-    let silent = 0;
     for (let next = iterator.next(); next; next = iterator.next()) {
       if (next.compare(horizon) > 0) break;
-      if (!satisfiesDayParts(item.recur, next)) {
-        if (++silent > MAX_SILENT_ITERATIONS) break;
-        continue;
-      }
-      silent = 0;
+      if (!satisfiesDayParts(item.recur, next)) continue;
       const local = localOf(next);
       if (first && local !== start)
         throw new RecurrenceError(item.index, item.line, `its first occurrence is ${local}, not the event's start ${start}: start the event on the rule's first occurrence.`);
@@ -219,11 +263,15 @@ export function expandOccurrences(input: ExpansionInput): string[] {
     }
   }
 
+  // The starts of each day, for date-only EXDATEs (a scan of every start per EXDATE value would make
+  // 100 lines of dates cost a second; docs/limits.md).
+  const startsOfDay = new Map<string, string[]>();
+  for (const s of starts) startsOfDay.set(s.slice(0, 10), [...(startsOfDay.get(s.slice(0, 10)) ?? []), s]);
   for (const item of parsed) {
     if (item.kind !== 'exdate') continue;
     for (const { local, dateOnly } of item.dates) {
       // A DATE removes every occurrence of that day (as ical.js compares a DATE with a DATE-TIME).
-      const removed = dateOnly ? [...starts].filter((s) => s.slice(0, 10) === local.slice(0, 10)) : starts.has(local) ? [local] : [];
+      const removed = dateOnly ? (startsOfDay.get(local.slice(0, 10)) ?? []).filter((s) => starts.has(s)) : starts.has(local) ? [local] : [];
       if (removed.includes(start))
         throw new RecurrenceError(item.index, item.line, `it removes the first occurrence (${start}): move the event's start instead, or delete the first event.`);
       for (const s of removed) starts.delete(s);
@@ -234,7 +282,7 @@ export function expandOccurrences(input: ExpansionInput): string[] {
 
 /** Whether every line only names known properties and parses (for checks that need no expansion). */
 export function checkLines(lines: string[], timezone: string): void {
-  parseLines(lines, zoneOf(timezone) ?? zoneOf('UTC')!);
+  parseLines(lines, zoneOf(timezone) ?? zoneOf('UTC')!, 'expanded');
 }
 
 /**
@@ -246,7 +294,7 @@ export function endBefore(lines: string[], timezone: string, beforeLocal: string
   const zone = zoneOf(timezone) ?? zoneOf('UTC')!;
   const lastLocal = DateTime.fromFormat(beforeLocal, STORAGE_FORMAT, { zone: 'UTC' }).minus({ seconds: 1 }).toFormat(STORAGE_FORMAT);
   const untilUtc = DateTime.fromFormat(lastLocal, STORAGE_FORMAT, { zone }).toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'");
-  return parseLines(lines, zone).flatMap((item): string[] => {
+  return parseLines(lines, zone, 'stored').flatMap((item): string[] => {
     if (item.kind === 'rrule') {
       const recur = item.recur.clone();
       recur.count = null;
@@ -270,10 +318,11 @@ export function endBefore(lines: string[], timezone: string, beforeLocal: string
  */
 export function startFrom(lines: string[], timezone: string, originalStartLocal: string, fromLocal: string): string[] {
   const zone = zoneOf(timezone) ?? zoneOf('UTC')!;
-  return parseLines(lines, zone).flatMap((item): string[] => {
+  const budget = new ExpansionBudget();
+  return parseLines(lines, zone, 'stored').flatMap((item): string[] => {
     if (item.kind === 'rrule') {
       if (!item.recur.count) return [item.line];
-      const iterator = item.recur.iterator(floating(originalStartLocal));
+      const iterator = budgeted(item, floating(originalStartLocal), budget);
       let before = 0;
       for (let next = iterator.next(); next && localOf(next) < fromLocal; next = iterator.next()) before++;
       const recur = item.recur.clone();
@@ -357,7 +406,7 @@ export function inZone(local: string, zone: Zone): { local: string; utc: string 
 export function calendarLines(lines: string[], timezone: string, startLocal: string, allDay: boolean): string[] {
   const zone = zoneOf(timezone) ?? zoneOf('UTC')!;
   const basic = (local: string) => local.replace(/[-:]/g, '').replace(' ', 'T');
-  return parseLines(lines, zone).flatMap((item): string[] => {
+  return parseLines(lines, zone, 'stored').flatMap((item): string[] => {
     if (item.kind === 'rrule') {
       const recur = item.recur.clone();
       if (recur.until) {

@@ -27,6 +27,7 @@ import * as addChangeSequenceWrites from './migrations/20261127000001_add_change
 import * as addDataVersionSlots from './migrations/20261127000002_add_data_version_slots.js';
 import * as addEventTermsTimes from './migrations/20261128000100_add_event_terms_times.js';
 import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_terms_times.js';
+import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -68,6 +69,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261127000002_add_data_version_slots', addDataVersionSlots],
   ['20261128000100_add_event_terms_times', addEventTermsTimes],
   ['20261128000101_fill_event_terms_times', fillEventTermsTimes],
+  ['20261129000100_add_event_series_horizon_error', addEventSeriesHorizonError],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

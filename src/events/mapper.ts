@@ -119,7 +119,12 @@ export function jsonLdParts(row: EventRow, related: EventRelations): EventJsonLd
   };
 }
 
-/** `series_id` on every event, and the series' `recurrence` on its occurrences (docs/contract.md §14). */
-function seriesFields(row: EventRow): Pick<EventRecord, 'series_id' | 'recurrence'> {
-  return row.seriesId === null ? { series_id: null } : { series_id: row.seriesId, recurrence: row.recurrence ?? [] };
+/**
+ * `series_id` on every event, the series' `recurrence` on its occurrences, and on the series' first
+ * event `recurrence_horizon_error` when the rolling horizon could not extend it (docs/contract.md §14).
+ */
+function seriesFields(row: EventRow): Pick<EventRecord, 'series_id' | 'recurrence' | 'recurrence_horizon_error'> {
+  if (row.seriesId === null) return { series_id: null };
+  const stalled = row.id === row.seriesId && row.horizonError !== null ? { recurrence_horizon_error: row.horizonError } : {};
+  return { series_id: row.seriesId, recurrence: row.recurrence ?? [], ...stalled };
 }

@@ -46,14 +46,24 @@ export function horizonFor(startLocal: string, timezone: string, now: Date, hori
  * naming the line at fault (dates/recurrence.ts).
  */
 export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): { starts: string[]; horizon: string } {
-  const horizon = horizonFor(template.startLocal, template.timezone, now, settings.horizonDays);
+  return asRecurrenceInput(() => planStarts(template, now, settings));
+}
+
+/** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
+export function asRecurrenceInput<T>(rules: () => T): T {
   try {
-    const starts = expandOccurrences({ lines: template.lines, timezone: template.timezone, startLocal: template.startLocal, horizonLocal: horizon, max: settings.maxOccurrences });
-    return { starts, horizon };
+    return rules();
   } catch (err) {
     if (err instanceof RecurrenceError) throw invalidParams({ recurrence: err.message });
     throw err;
   }
+}
+
+/** The local starts of a series up to the horizon; throws RecurrenceError naming the line at fault. */
+function planStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): { starts: string[]; horizon: string } {
+  const horizon = horizonFor(template.startLocal, template.timezone, now, settings.horizonDays);
+  const starts = expandOccurrences({ lines: template.lines, timezone: template.timezone, startLocal: template.startLocal, horizonLocal: horizon, max: settings.maxOccurrences });
+  return { starts, horizon };
 }
 
 /** An occurrence's times: its local start and the first event's wall-clock length, in the event's zone. */
@@ -136,7 +146,9 @@ const EXTEND_BATCH = 20;
  * The rolling horizon (docs/contract.md §14): stores the occurrences of the series furthest behind
  * (at most `EXTEND_BATCH` of them, each in its own transaction) up to today's horizon. Runs in the
  * background (main.ts, on a timer), so no request pays for it. A series whose rules would now exceed
- * RECURRENCE_MAX_OCCURRENCES beyond what it already has is left as it is. Returns how many series grew.
+ * RECURRENCE_MAX_OCCURRENCES beyond what it already has, or the expansion budget
+ * (dates/recurrence-budget.ts), is left as it is and marked (SeriesRepository.markUnextendable), so
+ * that later runs skip it until it is written again. Returns how many series grew.
  */
 export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSettings): Promise<number> {
   const reader = new Repositories(db);
@@ -150,8 +162,12 @@ export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSe
     const stored = (await reader.series.occurrences(series.id)).length;
     let plan: { starts: string[]; horizon: string };
     try {
-      plan = occurrenceStarts(template, now, { ...settings, maxOccurrences: settings.maxOccurrences + stored });
-    } catch {
+      plan = planStarts(template, now, { ...settings, maxOccurrences: settings.maxOccurrences + stored });
+    } catch (err) {
+      if (!(err instanceof RecurrenceError)) throw err;
+      // Past the expansion budget or RECURRENCE_MAX_OCCURRENCES, the same rules fail the same way on
+      // every run: the series keeps what it has and is marked, and skipped until it is written again.
+      await inWriteTransaction(db, (repositories) => repositories.series.markUnextendable(series, err.message));
       continue;
     }
     if (plan.horizon <= series.materialisedUntil) continue;

@@ -38,6 +38,8 @@ export interface EventRow extends PostRow {
   recurrence: string[] | null;
   /** The local start the rules give this occurrence (its RECURRENCE-ID). */
   recurrenceStart: string | null;
+  /** Why the rolling horizon could not extend the event's series (docs/contract.md §14), or null. */
+  horizonError: string | null;
   /** Edited on its own: later edits of the series leave it alone. */
   exception: boolean;
 }
@@ -102,7 +104,7 @@ const EVENT_COLUMNS = [
   'exception',
 ];
 
-const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules'];
+const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules', 's.horizon_error as series_horizon_error'];
 
 function jsonList(value: unknown): string[] {
   const parsed = typeof value === 'string' ? JSON.parse(value) : value;
@@ -136,6 +138,7 @@ function toEventRow(row: Record<string, unknown>): EventRow {
     recurrence:
       row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : boundedList(jsonList(row.series_rules), TEXT_LIMITS.recurrence),
     recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
+    horizonError: typeof row.series_horizon_error === 'string' ? row.series_horizon_error : null,
     exception: flag('exception'),
   };
 }

@@ -8,7 +8,7 @@ import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from './repository.js';
 import type { SeriesRow } from './series.js';
-import { occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
+import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
 import { eventColumns, writeEvent } from './writes.js';
 
 /**
@@ -222,7 +222,8 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
   const splitAt = row.recurrenceStart!;
   const oldLines = endBefore(series.rules, first.timezone, splitAt);
   const oldPlan = occurrenceStarts({ ...firstTemplate, lines: oldLines }, writer.now, c.settings);
-  const newLines = parsed.recurrence ?? startFrom(series.rules, first.timezone, first.startLocal, splitAt);
+  // Counting a COUNT's instances before the split expands the stored rule: within the same budget, and a 400 past it.
+  const newLines = parsed.recurrence ?? asRecurrenceInput(() => startFrom(series.rules, first.timezone, first.startLocal, splitAt));
   const times = parsed.times ?? occurrenceTimes(splitAt, firstTemplate);
   const newTemplate: SeriesTemplate = { id: row.id, lines: newLines, timezone: parsed.timezone ?? row.timezone, startLocal: times.startLocal, endLocal: times.endLocal };
   const newPlan = newLines.length ? occurrenceStarts(newTemplate, writer.now, c.settings) : undefined;

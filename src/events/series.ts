@@ -106,7 +106,11 @@ export class SeriesRepository {
     if (changes.rules) columns.rules = JSON.stringify(changes.rules);
     if (changes.timezone) columns.timezone = changes.timezone;
     if (changes.materialisedUntil) columns.materialised_until = changes.materialisedUntil;
-    if (Object.keys(columns).length) await trx('event_series').where('id', id).update(columns);
+    // A write of the rules or the horizon gives the rolling horizon another try (markUnextendable).
+    if (Object.keys(columns).length)
+      await trx('event_series')
+        .where('id', id)
+        .update({ ...columns, horizon_error: null });
   }
 
   /** Ends a series: its first event becomes a single event (the other occurrences are deleted by the caller). */
@@ -338,15 +342,36 @@ export class SeriesRepository {
     return rows.map((row: Record<string, unknown>) => Number(row.term_id));
   }
 
-  /** Series furthest behind the rolling horizon (materialised before `before`), at most `limit`. */
+  /**
+   * Series furthest behind the rolling horizon (materialised before `before`), at most `limit`;
+   * not those the extension could not extend (markUnextendable) until they are written again.
+   */
   async behind(before: string, limit: number): Promise<SeriesRow[]> {
-    const rows = await this.db('event_series').where('materialised_until', '<', before).orderBy('materialised_until').limit(limit);
+    const rows = await this.db('event_series').where('materialised_until', '<', before).whereNull('horizon_error').orderBy('materialised_until').limit(limit);
     return rows.map((row: Record<string, unknown>) => ({
       id: Number(row.id),
       rules: JSON.parse(String(row.rules)),
       timezone: String(row.timezone),
       materialisedUntil: String(row.materialised_until),
     }));
+  }
+
+  /**
+   * Records why the rolling horizon cannot extend a series, unless the series was written since it
+   * was read as `series` (then the next run tries its new rules).
+   */
+  async markUnextendable(series: SeriesRow, reason: string): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const marked = await trx('event_series')
+      .where({ id: series.id, materialised_until: series.materialisedUntil, rules: JSON.stringify(series.rules) })
+      .whereNull('horizon_error')
+      .update({ horizon_error: reason });
+    if (!marked) return;
+    // The first event's record now shows it (recurrence_horizon_error): a new version, a change in the feed.
+    await trx('posts')
+      .where('id', series.id)
+      .update({ version: trx.raw('version + 1') });
+    noteChange(trx, 'event', series.id);
   }
 
   /**

@@ -18,7 +18,10 @@ export interface StallService {
   url: string;
   service: Service;
   db: Knex;
-  /** `Authorization` header of a user with that role (created on first use). */
+  /**
+   * `Authorization` header of a user with that role, created when it does not exist (on MariaDB the
+   * test hooks empty the database before every test, so a user made in `before` would be gone).
+   */
   as(role: Role): Promise<string>;
   close(): Promise<void>;
 }
@@ -27,21 +30,15 @@ export async function startStallService(env: Record<string, string> = {}): Promi
   const database = await serviceDatabase();
   if (database.engine === 'mysql') await resetDatabase(database.db);
   const service = await startService({ DATABASE_URL: database.url, ...env });
-  const users = new Map<Role, string>();
   return {
     url: service.url,
     service,
     db: database.db,
     async as(role) {
-      let header = users.get(role);
-      if (!header) {
-        const login = `stall-${role}`;
-        const secret = `${login}-secret-0123456789`;
-        await new UserRepository(database.db).add(login, role, secret);
-        header = `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
-        users.set(role, header);
-      }
-      return header;
+      const login = `stall-${role}`;
+      const secret = `${login}-secret-0123456789`;
+      if (!(await database.db('users').where({ login }).first('id'))) await new UserRepository(database.db).add(login, role, secret);
+      return `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
     },
     async close() {
       killService(service);
@@ -68,9 +65,9 @@ export async function send(
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.authorization) headers.authorization = init.authorization;
-  let body: string | Buffer | undefined;
+  let body: string | Blob | undefined;
   if (init.body !== undefined) {
-    body = typeof init.body === 'string' || Buffer.isBuffer(init.body) ? init.body : JSON.stringify(init.body);
+    body = typeof init.body === 'string' ? init.body : init.body instanceof Uint8Array ? new Blob([Uint8Array.from(init.body)]) : JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
   const began = performance.now();

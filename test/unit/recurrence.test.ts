@@ -129,7 +129,7 @@ describe('expanding recurrence lines', () => {
   it('refuses, naming the line: a malformed line, an unknown property or part, a bad value', () => {
     refused(['RRULE:FREQ=WEEKLY', 'garbage'], '2026-03-01 10:00:00', 1, /not an iCalendar content line/);
     refused(['DTSTART:20260301T100000'], '2026-03-01 10:00:00', 0, /unknown property DTSTART/);
-    refused(['RRULE:FREQ=FOO'], '2026-03-01 10:00:00', 0, /invalid frequency/);
+    refused(['RRULE:FREQ=FOO'], '2026-03-01 10:00:00', 0, /FREQ must be one of/);
     refused(['RRULE:FREQ=DAILY;FOO=BAR'], '2026-03-01 10:00:00', 0, /not an RRULE part/);
     refused(['RRULE:COUNT=3'], '2026-03-01 10:00:00', 0, /needs FREQ/);
     refused(['RRULE:FREQ=DAILY;COUNT=3;UNTIL=20260310T000000Z'], '2026-03-01 10:00:00', 0, /COUNT or UNTIL/);

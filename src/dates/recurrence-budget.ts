@@ -1,0 +1,143 @@
+import ICAL from 'ical.js';
+
+/**
+ * A bound on the work of expanding recurrence rules (docs/limits.md "Recurrence rules"). ical.js's
+ * iterator searches for the next instance in loops whose length the rule decides: `next()` steps
+ * until every limiting part matches (a `FREQ=SECONDLY` rule limited to May steps through every
+ * second of February to April), and `init()` of a yearly rule scans up to the year 20000 for a year
+ * with an instance. Nothing a rule says bounds those loops before they run, so they are counted
+ * while they run: every step of them spends from one budget per expansion, and the expansion stops
+ * past it. The count is deterministic (a rule is refused or accepted the same way on a loaded
+ * machine); a time deadline is only the back-stop for steps that cost more than measured.
+ */
+
+/** Steps of ical.js's iterator one expansion may take (every rule of a series together). */
+export const EXPANSION_STEP_BUDGET = 20_000;
+/**
+ * Time one expansion may take: the lesser of the wall-clock time and the process's processor time
+ * since it began, each an upper bound of the main thread's own processor time. The wall clock alone
+ * runs on while a busy machine runs other processes (a 1,000-occurrence daily rule well inside the
+ * step budget was refused at a load of 8 on 2 cores); processor time alone counts V8's compiler
+ * threads too (the first expansion in a process costs several times a later one). Read every
+ * CALLS_PER_CLOCK_READ calls of spend() (a read costs about 1 µs, a call 1 to 3 µs).
+ */
+export const EXPANSION_DEADLINE_MS = 80;
+const CALLS_PER_CLOCK_READ = 8;
+
+/** Processor time of this process so far, in milliseconds. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** Thrown when an expansion has used its budget; recurrence.ts names the line it was expanding. */
+export class ExpansionBudgetExceeded extends Error {
+  constructor(readonly reason: 'steps' | 'time') {
+    super(
+      reason === 'steps'
+        ? `the rule needs too much work to expand (more than ${EXPANSION_STEP_BUDGET} iteration steps up to the horizon): give it fewer limiting parts or a coarser FREQ.`
+        : `the rule needs too much work to expand (more than ${EXPANSION_DEADLINE_MS} ms up to the horizon): give it fewer limiting parts or a coarser FREQ.`,
+    );
+  }
+}
+
+/** The work one expansion has done so far. */
+export class ExpansionBudget {
+  private steps = 0;
+  private calls = 0;
+  private readonly wallStart = performance.now();
+  private readonly cpuStart = cpuMs();
+
+  constructor(
+    private readonly maxSteps = EXPANSION_STEP_BUDGET,
+    private readonly deadlineMs = EXPANSION_DEADLINE_MS,
+  ) {}
+
+  /** Counts `weight` steps; throws ExpansionBudgetExceeded past the budget or the deadline. */
+  spend(weight = 1): void {
+    this.steps += weight;
+    if (this.steps > this.maxSteps) throw new ExpansionBudgetExceeded('steps');
+    if (++this.calls % CALLS_PER_CLOCK_READ === 0 && Math.min(performance.now() - this.wallStart, cpuMs() - this.cpuStart) > this.deadlineMs)
+      throw new ExpansionBudgetExceeded('time');
+  }
+
+  get used(): number {
+    return this.steps;
+  }
+}
+
+/** A rule's iterator refused by ical.js itself (a combination of parts it cannot iterate). */
+export class IteratorRefused extends Error {}
+
+/** The members of ical.js's RecurIterator the budget hooks into (its loops call them on every step). */
+interface IteratorInternals {
+  init(): void;
+  completed: boolean;
+  check_contracting_rules(): boolean;
+  increment_month(): void;
+  increment_monthday(inc: number): void;
+  expand_year_days(year: number): number;
+  is_day_in_byday(time: ICAL.Time): number;
+  by_data: Record<string, unknown[] | undefined>;
+}
+
+/** ical.js's message for a rule it found no instance of while initialising (its error class is not exported). */
+/**
+ * Weights that make a step cost about the same time (about 1 to 3 µs on the development machine;
+ * docs/limits.md has the measurements): a year's expansion builds several ical.js Time objects, a
+ * weekday test runs once per BYDAY item, and an instance returned is converted and stored by the caller.
+ */
+const YEAR_EXPANSION_WEIGHT = 5;
+const INSTANCE_WEIGHT = 5;
+const NO_INSTANCE_MESSAGE = 'Recurrence rule has no valid occurrences';
+
+/**
+ * An iterator over `recur` from `dtstart` whose every step spends from `budget`: the checks of
+ * `next()`'s search loop, and the month, day and year steps of `init()` and of the per-frequency
+ * helpers (a day step counts its days: an `INTERVAL` of 1,000 days is 1,000 steps). An error ical.js
+ * throws while it builds or runs the iterator is an IteratorRefused; ExpansionBudgetExceeded
+ * passes through.
+ */
+export function budgetedIterator(recur: ICAL.Recur, dtstart: ICAL.Time, budget: ExpansionBudget): { next(): ICAL.Time | null } {
+  // Built uninitialised so that the hooks are in place before init() runs its own loops.
+  const iterator = new ICAL.RecurIterator({ rule: recur, dtstart, initialized: true });
+  const internals = iterator as unknown as IteratorInternals;
+  const hook = <K extends 'check_contracting_rules' | 'increment_month' | 'increment_monthday' | 'expand_year_days' | 'is_day_in_byday'>(
+    name: K,
+    weight: (...args: Parameters<IteratorInternals[K]>) => number,
+  ) => {
+    const original = internals[name].bind(iterator) as (...args: unknown[]) => unknown;
+    (internals as unknown as Record<string, unknown>)[name] = (...args: Parameters<IteratorInternals[K]>) => {
+      budget.spend(weight(...args));
+      return original(...args);
+    };
+  };
+  hook('check_contracting_rules', () => 1);
+  hook('increment_month', () => 1);
+  hook('increment_monthday', (inc) => Math.max(1, Number(inc) || 0));
+  hook('expand_year_days', () => YEAR_EXPANSION_WEIGHT);
+  hook('is_day_in_byday', () => Math.max(1, internals.by_data.BYDAY?.length ?? 0));
+  const refused = (err: unknown): never => {
+    if (err instanceof ExpansionBudgetExceeded) throw err;
+    throw new IteratorRefused((err as Error).message);
+  };
+  try {
+    internals.init();
+  } catch (err) {
+    // As ical.js's own constructor does: a rule without instances is an empty iterator.
+    if ((err as Error).message === NO_INSTANCE_MESSAGE) internals.completed = true;
+    else refused(err);
+  }
+  return {
+    next() {
+      let instance: ICAL.Time | null;
+      try {
+        instance = iterator.next();
+      } catch (err) {
+        return refused(err);
+      }
+      if (instance) budget.spend(INSTANCE_WEIGHT);
+      return instance;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { createUsers, type TestUser } from '../helpers/app.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { openTestDatabase } from '../helpers/database.js';
+import { call, eventPath, eventsApp, eventsPath, expectNothingStored, NOW, readEvent, tableCounts, type Http } from '../helpers/events.js';
+import { extendHorizons } from '../../src/events/occurrences.js';
+import { expandOccurrences, MAX_DATES } from '../../src/dates/recurrence.js';
+
+/** The bounds of recurrence rules (docs/limits.md "Recurrence rules", docs/contract.md §14). */
+
+const MONDAY = {
+  title: 'Bounds',
+  start_date: '2027-01-04 10:00:00',
+  end_date: '2027-01-04 11:00:00',
+  timezone: 'UTC',
+  status: 'publish',
+};
+
+describe('recurring events: bounds of the rules (docs/limits.md "Recurrence rules")', () => {
+  let http: Http;
+  let contributor: TestUser;
+  let editor: TestUser;
+
+  beforeEach(async () => {
+    http = (await eventsApp()).http;
+    ({ contributor, editor } = await createUsers());
+  });
+
+  const refuses = async (cases: Array<[string, RegExp]>, start = MONDAY.start_date) => {
+    const before = await tableCounts();
+    for (const [line, reason] of cases) {
+      const res = await call(http, 'post', eventsPath, contributor, { ...MONDAY, start_date: start, end_date: start, recurrence: [line] });
+      const data = expectError(res, 400, 'rest_invalid_param') as { params: Record<string, string> };
+      assert.ok(data.params.recurrence.startsWith(`recurrence[0] "${line}": `), `${line}: ${data.params.recurrence}`);
+      assert.match(data.params.recurrence, reason, line);
+    }
+    await expectNothingStored(before);
+  };
+
+  it('answers 400, not 500, for the rules ical.js refuses when it builds the iterator', async () => {
+    await refuses([
+      ['RRULE:FREQ=DAILY;BYYEARDAY=5', /BYYEARDAY does not go with FREQ=DAILY/],
+      ['RRULE:FREQ=DAILY;BYMONTHDAY=15;BYWEEKNO=1', /BYWEEKNO needs FREQ=YEARLY/],
+      ['RRULE:FREQ=WEEKLY;BYMONTHDAY=15', /BYMONTHDAY does not go with FREQ=WEEKLY/],
+      // Allowed by RFC 5545, refused by ical.js 2.2.1's iterator: its reason, as a 400.
+      ['RRULE:FREQ=YEARLY;BYYEARDAY=4;BYMONTH=1', /ical\.js cannot iterate this rule \(Invalid BYYEARDAY rule\)/],
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYMONTHDAY=' + Array.from({ length: 31 }, (_, i) => i + 1).join(',') + ';BYMONTH=2;BYSETPOS=9', /./],
+    ]);
+  });
+
+  it('refuses BYSETPOS=0 and every other value RFC 5545 §3.3.10 does not allow', async () => {
+    await refuses([
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=0', /BYSETPOS takes whole numbers from 1 to 366 or -366 to -1; "0" is not one/],
+      ['RRULE:FREQ=MONTHLY;BYSETPOS=1', /BYSETPOS needs another BYxxx part/],
+      ['RRULE:FREQ=DAILY;BYMONTHDAY=0', /BYMONTHDAY takes whole numbers from 1 to 31/],
+      ['RRULE:FREQ=DAILY;BYMINUTE=1.5', /BYMINUTE takes whole numbers from 0 to 59; "1.5"/],
+      ['RRULE:FREQ=DAILY;BYSECOND=60', /BYSECOND takes whole numbers from 0 to 59/],
+      ['RRULE:FREQ=DAILY;BYHOUR=24', /BYHOUR takes whole numbers from 0 to 23/],
+      ['RRULE:FREQ=YEARLY;BYWEEKNO=54', /BYWEEKNO takes whole numbers from 1 to 53/],
+      ['RRULE:FREQ=YEARLY;BYYEARDAY=-367', /BYYEARDAY takes whole numbers/],
+      ['RRULE:FREQ=YEARLY;BYMONTH=0', /BYMONTH takes whole numbers from 1 to 12/],
+      ['RRULE:FREQ=DAILY;BYDAY=1MO', /an ordinal weekday needs FREQ=MONTHLY or FREQ=YEARLY/],
+      ['RRULE:FREQ=MONTHLY;BYDAY=6MO', /the ordinal must be 1 to 5/],
+      ['RRULE:FREQ=YEARLY;BYMONTH=1;BYDAY=-6MO', /the ordinal must be 1 to 5/],
+      ['RRULE:FREQ=YEARLY;BYDAY=20MO', /the ordinal must be 1 to 9 .*as ical\.js reads it/],
+      ['RRULE:FREQ=YEARLY;BYWEEKNO=1;BYDAY=1MO', /does not go with BYWEEKNO/],
+      ['RRULE:FREQ=MONTHLY;BYDAY=0MO', /the ordinal must be 1 to 5/],
+      ['RRULE:FREQ=WEEKLY;BYDAY=+MO', /a sign needs an ordinal/],
+      ['RRULE:FREQ=WEEKLY;WKST=XX', /WKST must be one of/],
+      ['RRULE:FREQ=FORTNIGHTLY', /FREQ must be one of/],
+    ]);
+  });
+
+  it('refuses a rule past the expansion budget with 400 naming the line', async () => {
+    await refuses(
+      [
+        ['RRULE:FREQ=SECONDLY;COUNT=2;BYMONTH=1,5', /the rule needs too much work to expand/],
+        ['RRULE:FREQ=MINUTELY;BYHOUR=10;BYMINUTE=0', /the rule needs too much work to expand/],
+      ],
+      '2027-01-31 23:59:59',
+    );
+  });
+
+  it('shares one budget among all the rules of a series', () => {
+    // One endless daily rule fits; a hundred copies of it (no new occurrence, the same work each) do not.
+    const input = { timezone: 'UTC', startLocal: '2027-01-04 10:00:00', horizonLocal: '2029-01-04 23:59:59', max: 1000 };
+    assert.equal(expandOccurrences({ ...input, lines: ['RRULE:FREQ=DAILY'] }).length, 732);
+    assert.throws(
+      () => expandOccurrences({ ...input, lines: Array.from({ length: 100 }, () => 'RRULE:FREQ=DAILY') }),
+      /^Error: recurrence\[\d+\] "RRULE:FREQ=DAILY": the rule needs too much work to expand /,
+    );
+  });
+
+  it(`takes at most ${MAX_DATES} RDATE and EXDATE values in all`, async () => {
+    const day = (n: number) => new Date(Date.UTC(2028, 0, 1) + n * 86_400_000).toISOString().slice(0, 10).replace(/-/g, '');
+    const line = (from: number) => `EXDATE;VALUE=DATE:${Array.from({ length: 200 }, (_, i) => day(from + i)).join(',')}`;
+    const lines = ['RRULE:FREQ=DAILY;COUNT=3', ...Array.from({ length: 6 }, (_, k) => line(k * 200))];
+    const res = await call(http, 'post', eventsPath, contributor, { ...MONDAY, recurrence: lines });
+    const data = expectError(res, 400, 'rest_invalid_param') as { params: Record<string, string> };
+    assert.match(data.params.recurrence, new RegExp(`^recurrence\\[6\\] .*: at most ${MAX_DATES} RDATE and EXDATE values in all\\.$`));
+    expectStatus(await call(http, 'post', eventsPath, contributor, { ...MONDAY, recurrence: lines.slice(0, 6) }), 201);
+  });
+
+  it('marks a series the rolling horizon cannot extend, shows why on its first event, skips it, and tries again once it is written', async () => {
+    const created = await call(http, 'post', eventsPath, editor, { ...MONDAY, recurrence: ['RRULE:FREQ=WEEKLY'] });
+    expectStatus(created, 201);
+    const id = created.body.id as number;
+    const { db } = await openTestDatabase();
+    // A rule stored before the budget existed, behind the horizon.
+    const slow = ['RRULE:FREQ=MINUTELY;BYHOUR=10;BYMINUTE=0'];
+    await db('event_series')
+      .where('id', id)
+      .update({ rules: JSON.stringify(slow), materialised_until: '2027-01-10 00:00:00' });
+    const versionOf = async () => Number((await db('posts').where('id', id).first('version')).version);
+    const versionBefore = await versionOf();
+    const settings = { maxOccurrences: 1000, horizonDays: 730 };
+    const later = new Date(Date.parse(NOW) + 30 * 86_400_000);
+
+    assert.equal(await extendHorizons(db, later, settings), 0);
+    const marked = await readEvent(http, id, editor);
+    assert.match(marked.recurrence_horizon_error, /^recurrence\[0\] "RRULE:FREQ=MINUTELY;BYHOUR=10;BYMINUTE=0": the rule needs too much work to expand/);
+    assert.equal(await versionOf(), versionBefore + 1, 'the record changed: a new version');
+    const second = await call(http, 'get', `${eventPath(id)}/occurrences?start_date=2027-01-01&end_date=2027-12-31`);
+    assert.equal(second.body.events.length > 0, true);
+    assert.equal(second.body.events.filter((e: { recurrence_horizon_error?: string }) => e.recurrence_horizon_error !== undefined).length, 1, 'only on the first event');
+    const row = await db('event_series').where('id', id).first('materialised_until');
+    assert.equal(row.materialised_until, '2027-01-10 00:00:00', 'the stored occurrences stay');
+
+    // Skipped, not tried again on every run.
+    assert.equal(await extendHorizons(db, later, settings), 0);
+
+    // A write of the rules clears the mark.
+    expectStatus(await call(http, 'patch', eventPath(id), editor, { recurrence: ['RRULE:FREQ=WEEKLY'] }), 200);
+    assert.equal((await readEvent(http, id, editor)).recurrence_horizon_error, undefined);
+  });
+});

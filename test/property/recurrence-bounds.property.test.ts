@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { createUsers, type TestUser } from '../helpers/app.js';
+import { call, eventsApp, eventsPath, type Http } from '../helpers/events.js';
+import { expandOccurrences, RecurrenceError } from '../../src/dates/recurrence.js';
+import { EXPANSION_DEADLINE_MS } from '../../src/dates/recurrence-budget.js';
+
+/**
+ * Property (docs/limits.md "Recurrence rules"): any RRULE built from the parts of RFC 5545 §3.3.10,
+ * valid or not (values out of range, zero, parts in combinations RFC 5545 or ical.js refuse, huge
+ * lists), is expanded or refused with a RecurrenceError within the budget: never another error,
+ * never longer than the deadline (plus slack for a loaded machine). A smaller sample goes through
+ * HTTP and answers 201 or 400, never 500. PROPERTY_RUNS scales both; PROPERTY_SEED replays a run.
+ */
+const runs = Number(process.env.PROPERTY_RUNS ?? 2000);
+const seed = process.env.PROPERTY_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PROPERTY_SEED);
+
+const DAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const FREQS = ['SECONDLY', 'MINUTELY', 'HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
+
+/** A list of values: mostly in range, sometimes outside it or zero. */
+const values = (min: number, max: number, maxLength = 4) =>
+  fc
+    .array(fc.oneof({ weight: 8, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.integer({ min: -max - 2, max: max + 2 }) }), { minLength: 1, maxLength })
+    .map((list) => list.join(','));
+
+const weekday = fc.tuple(fc.option(fc.integer({ min: -55, max: 55 }), { freq: 2 }), fc.constantFrom(...DAYS)).map(([n, day]) => `${n ?? ''}${day}`);
+
+const rule: fc.Arbitrary<string> = fc
+  .record({
+    FREQ: fc.constantFrom(...FREQS),
+    INTERVAL: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 1000 })).map(String),
+    COUNT: fc.integer({ min: 1, max: 50 }).map(String),
+    UNTIL: fc
+      .date({ min: new Date('2026-06-01T00:00:00Z'), max: new Date('2031-01-01T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z'),
+    BYSECOND: values(0, 60),
+    BYMINUTE: values(0, 59),
+    BYHOUR: values(0, 23),
+    BYDAY: fc.array(weekday, { minLength: 1, maxLength: 5 }).map((list) => list.join(',')),
+    BYMONTHDAY: values(-31, 31),
+    BYYEARDAY: values(-366, 366),
+    BYWEEKNO: values(-53, 53),
+    BYMONTH: values(1, 12),
+    BYSETPOS: values(-366, 366, 3),
+    WKST: fc.constantFrom(...DAYS),
+  })
+  .chain((parts) =>
+    // A few parts besides FREQ, so that valid rules are common enough; every combination comes up.
+    fc
+      .subarray(
+        Object.keys(parts).filter((name) => name !== 'FREQ'),
+        { maxLength: 4 },
+      )
+      .map((chosen) => {
+        const names = ['FREQ', ...chosen].filter((name) => !(name === 'UNTIL' && chosen.includes('COUNT')));
+        return `RRULE:${names.map((name) => `${name}=${parts[name as keyof typeof parts]}`).join(';')}`;
+      }),
+  );
+
+const start = fc.record({
+  year: fc.integer({ min: 2026, max: 2028 }),
+  month: fc.integer({ min: 1, max: 12 }),
+  day: fc.integer({ min: 1, max: 28 }),
+  hour: fc.integer({ min: 0, max: 23 }),
+  minute: fc.constantFrom(0, 30, 59),
+  second: fc.constantFrom(0, 59),
+});
+const pad = (n: number) => String(n).padStart(2, '0');
+const local = (s: { year: number; month: number; day: number; hour: number; minute: number; second: number }) =>
+  `${s.year}-${pad(s.month)}-${pad(s.day)} ${pad(s.hour)}:${pad(s.minute)}:${pad(s.second)}`;
+
+/** The deadline plus slack for the scheduler and the garbage collector on a loaded shared machine. */
+const MAX_MS = EXPANSION_DEADLINE_MS + 150;
+
+describe(`recurrence bounds property: any RRULE expands or is refused within the budget (PROPERTY_RUNS=${runs} PROPERTY_SEED=${seed})`, function () {
+  this.timeout(300_000);
+
+  it('expands or refuses every generated rule, in bounded time, with nothing but a RecurrenceError', () => {
+    let slowest = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(rule, start, (line, s) => {
+        const startLocal = local(s);
+        const began = performance.now();
+        try {
+          expandOccurrences({ lines: [line], timezone: 'UTC', startLocal, horizonLocal: `${s.year + 2}-${pad(s.month)}-${pad(s.day)} 23:59:59`, max: 1000 });
+        } catch (err) {
+          if (!(err instanceof RecurrenceError)) throw new Error(`${line} from ${startLocal}: ${(err as Error).message}`, { cause: err });
+          assert.ok(err.message.startsWith(`recurrence[0] "${line}": `), err.message);
+          refused++;
+        }
+        const ms = performance.now() - began;
+        slowest = Math.max(slowest, ms);
+        assert.ok(ms < MAX_MS, `${line} from ${startLocal} took ${ms.toFixed(1)} ms`);
+      }),
+      { numRuns: runs, seed },
+    );
+    // Both outcomes are exercised (a generator that only makes invalid rules would prove little).
+    assert.ok(refused > 0 && refused < runs, `refused ${refused} of ${runs}`);
+    console.log(`      slowest expansion ${slowest.toFixed(1)} ms; ${refused} of ${runs} refused`);
+  });
+
+  describe('through HTTP', () => {
+    let http: Http;
+    let contributor: TestUser;
+
+    beforeEach(async () => {
+      http = (await eventsApp()).http;
+      contributor = (await createUsers()).contributor;
+    });
+
+    it('answers 201 or 400 (rest_invalid_param on recurrence), never 500', async () => {
+      await fc.assert(
+        fc.asyncProperty(rule, start, async (line, s) => {
+          const startLocal = local(s);
+          const res = await call(http, 'post', eventsPath, contributor, { title: 'Property', start_date: startLocal, end_date: startLocal, timezone: 'UTC', recurrence: [line] });
+          assert.ok(res.status === 201 || res.status === 400, `${line} from ${startLocal}: ${res.status} ${JSON.stringify(res.body)}`);
+          if (res.status === 400) assert.equal(res.body.code, 'rest_invalid_param');
+        }),
+        { numRuns: Math.max(10, Math.round(runs / 20)), seed },
+      );
+    });
+  });
+});
