@@ -1211,9 +1211,9 @@ export interface components {
             url?: string;
             /** @description The venue name. */
             venue?: string;
-            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 500 characters only (docs/limits.md). */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 400 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML; embedded in an event, its first 500 characters only. */
+            /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1302,9 +1302,9 @@ export interface components {
             url?: string;
             /** @description The organizer name. */
             organizer?: string;
-            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 500 characters only (docs/limits.md). */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 400 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML; embedded in an event, its first 500 characters only. */
+            /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1428,7 +1428,7 @@ export interface components {
             term_taxonomy_id: number;
             /** @description `tribe_events_cat` for categories, `post_tag` for tags. */
             taxonomy: string;
-            /** @description Term description, its first 500 characters only (docs/limits.md); the term's own route has it whole. */
+            /** @description Term description, its first 400 characters only (docs/limits.md); the term's own route has it whole. */
             description: string;
             /** @description Parent category ID; 0 for top-level categories and for tags. */
             parent: number;
@@ -2143,7 +2143,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
         };
         /**
-         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 10,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 20,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
          * @example [
          *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
          *       "EXDATE;TZID=Europe/Paris:20300514T190000"

@@ -29,14 +29,17 @@ export const TEXT_LIMITS = {
   termDescription: 2_000,
   /** All cost texts of an event together (WordPress: the `_EventCost` meta). */
   cost: 255,
-  /** All `recurrence` lines of an event together (each line is at most 2,000, 100 lines at most). */
-  recurrence: 10_000,
+  /**
+   * All `recurrence` lines of an event together (each line is at most 2,000, 100 lines at most): room
+   * for the 1,000 RDATE and EXDATE values the rules may hold (docs/limits.md "Recurrence rules").
+   */
+  recurrence: 20_000,
   /**
    * The description and excerpt of a venue, organizer, category or tag embedded in an event: cut to
    * this length there (the whole text is on the record's own route). Without the cut, the records one
    * event may embed would make a page of events larger than the service sends (docs/limits.md).
    */
-  embedded: 500,
+  embedded: 400,
 } as const;
 
 /** How many records of each kind one event may link to (the document's `maxItems`). */
