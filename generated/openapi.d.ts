@@ -1213,9 +1213,9 @@ export interface components {
             url?: string;
             /** @description The venue name. */
             venue?: string;
-            /** @description Description as HTML with auto-paragraphs. */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 400 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML. */
+            /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1304,9 +1304,9 @@ export interface components {
             url?: string;
             /** @description The organizer name. */
             organizer?: string;
-            /** @description Description as HTML with auto-paragraphs. */
+            /** @description Description as HTML with auto-paragraphs. Embedded in an event, its first 400 characters only (docs/limits.md). */
             description?: string;
-            /** @description Excerpt as HTML. */
+            /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
             /** @description Slug. */
             slug?: string;
@@ -1430,7 +1430,7 @@ export interface components {
             term_taxonomy_id: number;
             /** @description `tribe_events_cat` for categories, `post_tag` for tags. */
             taxonomy: string;
-            /** @description Term description. */
+            /** @description Term description, its first 400 characters only (docs/limits.md); the term's own route has it whole. */
             description: string;
             /** @description Parent category ID; 0 for top-level categories and for tags. */
             parent: number;
@@ -2096,7 +2096,7 @@ export interface components {
             date?: components["schemas"]["DateInput"];
             /** @description Publication date in UTC; any `DateInput` form. */
             date_utc?: components["schemas"]["DateInput"];
-            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /**
              * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
@@ -2113,13 +2113,13 @@ export interface components {
         };
         /** @description The fields of an event that clients write (`EventCreate`, `EventUpdate`). */
         EventFields: components["schemas"]["PostFields"] & {
-            /** @description Event title. */
+            /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             title?: string;
             /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
             start_date?: components["schemas"]["DateInput"];
             /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
             end_date?: components["schemas"]["DateInput"];
-            /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). */
+            /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
             timezone?: string;
@@ -2136,16 +2136,16 @@ export interface components {
             sticky?: boolean;
             /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             featured?: boolean;
-            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). */
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). At most 10 categories per event (docs/limits.md: what one event embeds is bounded so that a page of events stays within the reply limit); a new category's name is at most 200 characters. */
             categories?: components["schemas"]["TermReference"][];
-            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). */
+            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). At most 20 tags per event (docs/limits.md); a new tag's name is at most 200 characters. */
             tags?: components["schemas"]["TermReference"][];
             venue?: components["schemas"]["VenueReference"];
             organizer?: components["schemas"]["OrganizerReference"];
             recurrence?: components["schemas"]["RecurrenceInput"];
         };
         /**
-         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line.
+         * @description An addition to the plugin (docs/contract.md §14): the rules of a recurring series as RFC 5545 content lines, as Google Calendar takes them: `RRULE:…` (the parts RFC 5545 defines; `COUNT` counts the event's start as the first occurrence, which the rule must produce), `RDATE…:…` and `EXDATE…:…` (`DATE-TIME` values with `TZID`, in UTC with `Z`, or floating in the event time zone; or `VALUE=DATE`). The event becomes the first occurrence of the series; every other occurrence is an event of its own. Occurrences keep their wall-clock time in the event time zone across DST changes. `false`, `""` or `[]` makes a series a single event again. A malformed line, an unknown property, a rule that yields no occurrence or does not start on `start_date`, an `RDATE` before the start, an `EXDATE` of the start, or more than `RECURRENCE_MAX_OCCURRENCES` (default 1,000) occurrences up to the horizon (`RECURRENCE_HORIZON_DAYS`, default 730 days ahead) is 400 `rest_invalid_param` on `recurrence`, naming the line. All lines together hold at most 20,000 characters (docs/limits.md); more is 400 `rest_invalid_param` on `recurrence`.
          * @example [
          *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
          *       "EXDATE;TZID=Europe/Paris:20300514T190000"
@@ -2162,7 +2162,7 @@ export interface components {
         EventUpdate: components["schemas"]["EventFields"];
         /** @description The fields of a venue that clients write (`VenueCreate`, `VenueUpdate`, and new venues inside an event, `VenueInput`). */
         VenueFields: components["schemas"]["PostFields"] & {
-            /** @description The venue name. */
+            /** @description The venue name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             venue?: string;
             show_map?: components["schemas"]["FlexibleBoolean"];
             show_map_link?: components["schemas"]["FlexibleBoolean"];
@@ -2200,7 +2200,7 @@ export interface components {
         } & components["schemas"]["VenueFields"];
         /** @description The fields of an organizer that clients write (`OrganizerCreate`, `OrganizerUpdate`, and new organizers inside an event, `OrganizerInput`). */
         OrganizerFields: components["schemas"]["PostFields"] & {
-            /** @description The organizer name. */
+            /** @description The organizer name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             organizer?: string;
             /** @description Phone number. */
             phone?: string;
@@ -2222,7 +2222,7 @@ export interface components {
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
@@ -2244,7 +2244,7 @@ export interface components {
         } & components["schemas"]["TermFields"];
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
         TagUpdate: components["schemas"]["TermFields"];
-        /** @description A date as clients send it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, or a relative phrase such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm` (PHP's strtotime phrases). Read in the event's (or the site's) time zone unless it carries an offset. An unparseable value, or a day or time that does not exist (`2027-02-30`, `2027-13-01`, `24:30`; PHP rolls them over), is rejected with 400 `rest_invalid_param` naming the parameter. */
+        /** @description A date as clients send it: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a UNIX timestamp, or a relative phrase such as `now`, `today`, `tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm` or `2018-01-01 4pm` (PHP's strtotime phrases). Read in the event's (or the site's) time zone unless it carries an offset. An unparseable value, or a day or time that does not exist (`2027-02-30`, `2027-13-01`, `24:30`; PHP rolls them over), is rejected with 400 `rest_invalid_param` naming the parameter. At most 100 characters (docs/limits.md). */
         DateInput: string;
         /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
         FeaturedImage: components["schemas"]["Image"] | false;
@@ -2262,15 +2262,15 @@ export interface components {
         ImageReference: number | (string | null) | boolean | {
             id: number;
         };
-        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. */
+        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
         CostInput: string | number | (string | number)[];
         /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
         TermReference: number | string | {
             id: number;
         };
-        /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. */
+        /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. At most 3 venues per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `venue`. */
         VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
-        /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). */
+        /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). At most 5 organizers per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `organizer`. */
         OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
         /** @description A venue map switch (`show_map`, `show_map_link`). Accepts JSON booleans and the strings `true`, `false`, `1`, `0`, `yes`, `no`, `on`, `off` in any case (the plugin rejects JSON booleans with 400). */
         FlexibleBoolean: boolean | string;
@@ -2323,7 +2323,7 @@ export interface components {
                 "text/calendar": components["schemas"]["ICalendar"];
             };
         };
-        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a reply would pass `REPLY_LIMIT`), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 10 s). */
+        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a single record would pass `REPLY_LIMIT`: a page of several records that would pass it is 400 `rest_invalid_param` on `per_page`, docs/limits.md), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 10 s). */
         Error: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2961,9 +2961,9 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Number of events matching the filters; sent only when the feed is cut at `ICAL_MAX_EVENTS`. */
+        /** @description Number of events matching the filters; sent only when the feed is cut (at `ICAL_MAX_EVENTS`, or where the next event would make it larger than `REPLY_LIMIT`). */
         XTecTotalFeed: number;
-        /** @description `true` when the feed holds only the first `ICAL_MAX_EVENTS` of the matching events (in the list's order); absent otherwise. */
+        /** @description `true` when the feed holds only the first `ICAL_MAX_EVENTS` of the matching events (in the list's order), or only the first ones that fit in `REPLY_LIMIT` bytes (docs/limits.md); absent otherwise. */
         XTecTruncated: "true";
         /** @description Number of records matching the filters. */
         XTecTotal: number;
@@ -4835,7 +4835,7 @@ export interface operations {
                 after?: string;
                 /** @description Only changes of these kinds of records (default: all). Items may be separated by commas or whitespace (`types=event,venue`, `types=event venue`); repeated (`types=event&types=venue`) and bracket (`types[]=event`) forms are accepted too. */
                 types?: ("event" | "venue" | "organizer" | "category" | "tag")[];
-                /** @description Changes per page, 1 to 500. */
+                /** @description Changes per page, 1 to 500. A page is cut short (with `has_more: true`) before the change that would make it larger than the smaller of REPLY_LIMIT less 4 KiB and 2 MiB (docs/limits.md); its first change is always sent. */
                 per_page?: number;
                 /** @description Seconds (0 to 30) to hold the request when no change follows the cursor: the answer comes as soon as a change commits (from any process), or with no changes when the time is up. The request timeout (`REQUEST_TIMEOUT`) is extended by the wait. */
                 wait?: number;

@@ -345,7 +345,7 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       // (http/replies.ts) is serialised once, not on every request. A reply over REPLY_LIMIT is
       // refused before any of it is sent; one over 1 MB is streamed (http/reply-body.ts).
       const serialized = serializedReply(reply, config.replyLimit);
-      if (!serialized.complete) throw replyTooLarge(config.replyLimit);
+      if (!serialized.complete) throw replyTooLarge(config.replyLimit, (req.query as { per_page?: unknown }).per_page);
       await sendSerialized(req, res, serialized);
     }
   };

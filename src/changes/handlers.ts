@@ -29,6 +29,7 @@ export const changeOperations = {
         retentionDays: ctx.config.changesRetentionDays,
         now: ctx.now(),
         gone: () => gone,
+        replyLimit: ctx.config.replyLimit,
       });
       return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },

@@ -20,7 +20,7 @@ import { withoutContext } from '../linked/json-ld.js';
 import { currentCursor } from '../services/changes.js';
 import { findRecord, reload, removeRecord, type PostKind } from '../services/posts.js';
 import type { EventRow } from './repository.js';
-import { eventsCalendar } from './ical.js';
+import { calendarWithin, eventsCalendar } from './ical.js';
 import { htmlToText } from '../text/html.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
 import { DATE_PARAMETERS, listBounds, searchTerms } from './list-window.js';
@@ -461,9 +461,11 @@ async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedLi
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
   const entries = await seriesFeedEntries(ctx, await feedRows(ctx, rows), false);
-  const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site });
+  const options = { host: feedHost(ctx), uid: ctx.query.uid ?? 'id', name: feedName(ctx, categories, tags), url: ctx.urls.site } as const;
+  // At most REPLY_LIMIT bytes: a feed of many events is cut as it is at ICAL_MAX_EVENTS (docs/limits.md).
+  const { text: body, count } = await calendarWithin(entries, (some) => eventsCalendar(some, ctx.urls, options), ctx.config.replyLimit);
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
-  if (total > rows.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
+  if (total > rows.length || count < entries.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
   return { status: 200, body, headers, contentType: CALENDAR_TYPE };
 }
 

@@ -164,3 +164,30 @@ export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: 
     zoneOf,
   );
 }
+
+/**
+ * The feed of the first `entries` that fit in `limit` bytes (REPLY_LIMIT), built by `build`, and how
+ * many it holds. Each event is bounded (text/limits.ts), a feed of many is not: past the limit the
+ * feed is cut, as it is at ICAL_MAX_EVENTS (docs/limits.md). Only a feed over the limit costs more
+ * than one build: each entry is weighed alone (with its own time-zone block, which a calendar of
+ * several shares, so alone it weighs at least what it adds).
+ */
+export async function calendarWithin(entries: FeedEntry[], build: (entries: FeedEntry[]) => Promise<string>, limit: number): Promise<{ text: string; count: number }> {
+  const whole = await build(entries);
+  if (Buffer.byteLength(whole) <= limit) return { text: whole, count: entries.length };
+  const empty = Buffer.byteLength(await build([]));
+  let bytes = empty;
+  let count = 0;
+  for (const entry of entries) {
+    bytes += Buffer.byteLength(await build([entry])) - empty;
+    if (bytes > limit) break;
+    count++;
+  }
+  let text = await build(entries.slice(0, count));
+  // Zone blocks spanning several events' years can outweigh each event's own: cut further if needed.
+  while (count > 0 && Buffer.byteLength(text) > limit) {
+    count = Math.floor(count * 0.9);
+    text = await build(entries.slice(0, count));
+  }
+  return { text, count };
+}

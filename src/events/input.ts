@@ -12,6 +12,8 @@ import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { parseCost, type ParsedCost } from './cost.js';
 import { applyAllDay, outsideEventYears, timesOf, type EventTimes } from '../dates/event-times.js';
 import type { EventRow } from './repository.js';
+import { checkLength } from '../posts/writes.js';
+import { EMBED_LIMITS, TEXT_LIMITS, codePoints } from '../text/limits.js';
 
 /** A venue or organizer of an event: an existing one, or one to create (or find as a duplicate). */
 export type LinkedItem = { id: number } | { prepared: PreparedCreate };
@@ -90,7 +92,10 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   }
 
   // Cost labels (`Donation`) are shown as written: plain text, cleaned like every name.
-  if (body.cost !== undefined) parsed.cost = parseCost(Array.isArray(body.cost) ? body.cost.map(plainCost) : plainCost(body.cost));
+  if (body.cost !== undefined) {
+    parsed.cost = parseCost(Array.isArray(body.cost) ? body.cost.map(plainCost) : plainCost(body.cost));
+    checkLength(problems, 'cost', parsed.cost.raw.join(''), TEXT_LIMITS.cost);
+  }
   // As the zone: `null` arrives as `""` (clears the website).
   if (body.website !== undefined) {
     const website = String(body.website).trim();
@@ -106,6 +111,7 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   parsed.categories = await parseTerms(CATEGORIES, body.categories, writer, problems);
   parsed.tags = await parseTerms(TAGS, body.tags, writer, problems);
   if (body.recurrence !== undefined) parsed.recurrence = parseRecurrenceInput(body.recurrence, problems);
+  if (parsed.recurrence) checkLength(problems, 'recurrence', parsed.recurrence.join(''), TEXT_LIMITS.recurrence);
   return parsed;
 }
 
@@ -151,6 +157,12 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
   const field = kind.nameField;
   // A string of ids is a list as WordPress's wp_parse_list reads it (`1, 2`, `1 2`, `1,,2`).
   const items = Array.isArray(input) ? input : typeof input === 'string' ? splitList(input) : [input];
+  // The document bounds a list of them; a string of ids is split only here.
+  const limit = EMBED_LIMITS[kind.collection];
+  if (items.length > limit) {
+    problems[field] = `an event may have at most ${limit} ${kind.collection}.`;
+    return undefined;
+  }
   const repo = writer.repositories.linked(kind);
   const out: LinkedItem[] = [];
   for (const item of items) {
@@ -205,13 +217,17 @@ async function parseTerms(taxonomy: Taxonomy, input: unknown, writer: WriteConte
       continue;
     }
     const term = (await repo.findBySlug(taxonomy, item)) ?? (await repo.findByNameAnyLevel(taxonomy, item));
-    // A new term's name is plain text, cleaned as on the term routes.
+    // A new term's name is plain text, cleaned and bounded as on the term routes.
     const name = sanitizeTextField(item);
+    if (codePoints(name) > TEXT_LIMITS.termName) {
+      problems[taxonomy.collection] = `${taxonomy.collection} names must be at most ${TEXT_LIMITS.termName} characters long.`;
+      continue;
+    }
     if (term) found.ids.push(term.id);
     else if (mayManage(writer.user, taxonomy) && name !== '') found.create.push(name);
     else unknown.push(item);
   }
-  if (unknown.length)
+  if (unknown.length && !problems[taxonomy.collection])
     problems[taxonomy.collection] = `${taxonomy.collection} contains unknown ${taxonomy.collection === 'categories' ? 'categories' : 'tags'}: ${unknown.join(', ')}.`;
   return found;
 }

@@ -44,7 +44,9 @@ export interface EventMapOptions {
 
 function embedded(related: EventRelations, items: EmbeddedLinked[] | undefined, urls: Urls, single: boolean) {
   return (items ?? []).map(({ row, masked }) =>
-    row.type === 'venue' ? toVenueRecord(row, VENUES, urls, related.images, { single, masked }) : toOrganizerRecord(row, ORGANIZERS, urls, related.images, { single, masked }),
+    row.type === 'venue'
+      ? toVenueRecord(row, VENUES, urls, related.images, { single, masked, embedded: true })
+      : toOrganizerRecord(row, ORGANIZERS, urls, related.images, { single, masked, embedded: true }),
   );
 }
 

@@ -10,6 +10,7 @@ import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 import { listOrder, whereModified, type Direction, type EventOrderBy, type ModifiedRange } from '../posts/list-order.js';
+import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
 
 /** An event: the shared post columns plus its own. */
 export interface EventRow extends PostRow {
@@ -120,12 +121,13 @@ function toEventRow(row: Record<string, unknown>): EventRow {
     endUtc: String(row.end_utc),
     timezone: String(row.timezone),
     allDay: flag('all_day'),
-    costRaw: jsonList(row.cost_raw),
-    costValues: jsonList(row.cost_values),
+    // Within the limits whatever was stored (text/limits.ts).
+    costRaw: boundedList(jsonList(row.cost_raw), TEXT_LIMITS.cost),
+    costValues: boundedList(jsonList(row.cost_values), TEXT_LIMITS.cost),
     currencySymbol: String(row.currency_symbol),
     currencyPosition: String(row.currency_position),
     currencyCode: String(row.currency_code),
-    website: String(row.website),
+    website: boundedText(String(row.website), TEXT_LIMITS.url),
     showMap: flag('show_map'),
     showMapLink: flag('show_map_link'),
     hideFromListings: flag('hide_from_listings'),
@@ -133,7 +135,8 @@ function toEventRow(row: Record<string, unknown>): EventRow {
     featured: flag('featured'),
     postParent: row.post_parent === null || row.post_parent === undefined ? null : Number(row.post_parent),
     seriesId: row.series_id === null || row.series_id === undefined ? null : Number(row.series_id),
-    recurrence: row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : jsonList(row.series_rules),
+    recurrence:
+      row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : boundedList(jsonList(row.series_rules), TEXT_LIMITS.recurrence),
     recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
     horizonError: typeof row.series_horizon_error === 'string' ? row.series_horizon_error : null,
     exception: flag('exception'),

@@ -29,6 +29,7 @@ const HEADER_RULES: Record<string, string> = {
 };
 
 const TYPE_MESSAGE = /^must be (integer|number|string|boolean|array|object|null)/;
+const TOO_LONG = /^must NOT have more than \d+ characters/;
 
 /**
  * A 400 from the validator in WordPress terms: any missing required parameter gives
@@ -49,13 +50,16 @@ function fromValidation(err: ValidatorError): RestError {
       if (!missing.includes(name)) missing.push(name);
       continue;
     }
-    if (name === '' || invalid[name]) continue;
+    const reason = item.message.replace(/^\/\S+ /, '');
+    // Among a parameter's alternatives (anyOf) a value too long says most: it replaces a type mismatch
+    // (`categories: ["x…"]` is too long a name, not a wrong type). Otherwise the first reason stands.
+    if (name === '' || (invalid[name] && !(TOO_LONG.test(reason) && invalid[name].code === 'rest_invalid_type'))) continue;
     const type = TYPE_MESSAGE.exec(item.message);
     invalid[name] = HEADER_RULES[name]
       ? { message: HEADER_RULES[name], code: 'rest_invalid_param' }
       : type
         ? { message: `${name} is not of type ${type[1]}.`, code: 'rest_invalid_type' }
-        : { message: `${name} ${item.message.replace(/^\/\S+ /, '')}`, code: 'rest_invalid_param' };
+        : { message: `${name} ${reason}`, code: 'rest_invalid_param' };
   }
   if (missing.length) return missingParams(missing);
   if (Object.keys(invalid).length) return invalidParams(invalid);

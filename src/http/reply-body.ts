@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
-import { RestError } from '../errors.js';
+import { invalidParam, RestError } from '../errors.js';
 
 /** Replies up to this size are sent in one piece (and may be remembered); larger ones are streamed. */
 export const STREAM_ABOVE_BYTES = 1024 * 1024;
@@ -100,8 +100,20 @@ export function serializeReply(body: unknown, limit: number): SerializedReply {
   return out;
 }
 
-/** The reply is larger than REPLY_LIMIT: nothing of it is sent. */
-export function replyTooLarge(limit: number): RestError {
+/**
+ * The reply is larger than REPLY_LIMIT: nothing of it is sent. A page of several records is the
+ * caller's to make smaller: 400 on `per_page` (docs/limits.md: a default page of records within the
+ * limits always fits). Anything else, a single record, can only pass a REPLY_LIMIT set below the
+ * largest record (the server's configuration): 500.
+ */
+export function replyTooLarge(limit: number, perPage?: unknown): RestError {
+  if (typeof perPage === 'number' && perPage > 1) {
+    return invalidParam(
+      'per_page',
+      `per_page is too large for these records: the page would be larger than ${limit} bytes. Ask for fewer records per page.`,
+      'rest_response_too_large',
+    );
+  }
   return new RestError(500, 'rest_response_too_large', 'The answer is larger than this service sends. Ask for fewer records per page (per_page).', { limit });
 }
 

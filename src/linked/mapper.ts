@@ -5,6 +5,7 @@ import type { ImageRecord } from '../posts/repository.js';
 import type { LinkedKind } from './kinds.js';
 import type { LinkedRow } from './repository.js';
 import { personJsonLd, placeJsonLd } from './json-ld.js';
+import { TEXT_LIMITS, boundedHtml } from '../text/limits.js';
 
 export type VenueRecord = components['schemas']['Venue'];
 export type OrganizerRecord = components['schemas']['Organizer'];
@@ -14,6 +15,8 @@ export interface MapOptions {
   single: boolean;
   /** Password-protected and the caller may not see it: protected fields are emptied (docs/contract.md §5). */
   masked: boolean;
+  /** Embedded in an event: the description and excerpt are cut shorter there (text/limits.ts `embedded`). */
+  embedded?: boolean;
 }
 
 /**
@@ -48,7 +51,8 @@ function mask(record: Record<string, unknown>): Record<string, unknown> {
   return record;
 }
 
-function head(row: LinkedRow, kind: LinkedKind, urls: Urls): Record<string, unknown> {
+function head(row: LinkedRow, kind: LinkedKind, urls: Urls, embedded = false): Record<string, unknown> {
+  const cut = (html: string) => (embedded ? boundedHtml(html, TEXT_LIMITS.embedded) : html);
   return {
     id: row.id,
     author: row.authorId === null ? '' : String(row.authorId),
@@ -59,8 +63,8 @@ function head(row: LinkedRow, kind: LinkedKind, urls: Urls): Record<string, unkn
     modified_utc: row.modifiedUtc,
     url: urls.permalink(kind.type, row.slug),
     [kind.nameField]: row.title,
-    description: autoParagraph(row.description),
-    excerpt: autoParagraph(row.excerpt),
+    description: autoParagraph(cut(row.description)),
+    excerpt: autoParagraph(cut(row.excerpt)),
     slug: row.slug,
     image: row.imageId === null ? false : undefined,
   };
@@ -76,7 +80,7 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
   const f = row.fields;
   const hasGeo = row.geoLat !== null && row.geoLng !== null;
   let record = withoutEmpty({
-    ...head(row, kind, urls),
+    ...head(row, kind, urls, options.embedded),
     image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     address: f.address,
     city: f.city,
@@ -99,7 +103,7 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
 export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): OrganizerRecord {
   const f = row.fields;
   let record = withoutEmpty({
-    ...head(row, kind, urls),
+    ...head(row, kind, urls, options.embedded),
     image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     phone: f.phone,
     website: f.website,

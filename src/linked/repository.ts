@@ -6,6 +6,7 @@ import { protectedTextHidden, whereReadable, type Reader } from '../posts/read-s
 import { requireTransaction } from '../db/transactions.js';
 import type { LinkedKind } from './kinds.js';
 import { listOrder, whereModified, type Direction, type LinkedOrderBy, type ModifiedRange } from '../posts/list-order.js';
+import { boundedText, linkedFieldLimit } from '../text/limits.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
 export interface LinkedRow extends PostRow {
@@ -63,7 +64,8 @@ export class LinkedRepository {
 
   private toRow(row: Record<string, unknown>): LinkedRow {
     const fields: Record<string, string> = {};
-    for (const field of this.kind.textFields) fields[field] = String(row[field] ?? '');
+    // Within the limits whatever was stored (text/limits.ts).
+    for (const field of this.kind.textFields) fields[field] = boundedText(String(row[field] ?? ''), linkedFieldLimit(field));
     return {
       ...toPostRow(row),
       fields,

@@ -1,4 +1,4 @@
-import { commonColumns, parseCommon, resolveImage, type Body, type ParsedCommon, type WriteContext } from '../posts/writes.js';
+import { checkLength, commonColumns, parseCommon, resolveImage, type Body, type ParsedCommon, type WriteContext } from '../posts/writes.js';
 import { checkImageInput } from '../posts/images.js';
 import { readerOf } from '../policies/posts.js';
 import type { Repositories } from '../repositories.js';
@@ -6,6 +6,7 @@ import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../text/fields.
 import { sanitizeSlug } from '../text/slugs.js';
 import type { LinkedKind } from './kinds.js';
 import type { KindColumns, LinkedRow } from './repository.js';
+import { linkedFieldLimit } from '../text/limits.js';
 
 /**
  * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
@@ -18,6 +19,7 @@ export function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | 
     const value = sanitizeTextField(String(body[field]));
     if (field === 'website' && value !== '' && !isHttpUrl(value)) problems.website = 'website must be an http(s) URL.';
     if (field === 'email' && value !== '' && !isEmail(value)) problems.email = 'email must be an e-mail address.';
+    checkLength(problems, field, value, linkedFieldLimit(field));
     own[field] = value;
   }
   if (kind.type === 'venue') {

@@ -5,6 +5,7 @@ import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { StaleVersion } from '../db/errors.js';
 import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
+import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -71,9 +72,11 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
     status: String(row.status),
     authorId: row.author_id === null || row.author_id === undefined ? null : Number(row.author_id),
     slug: String(row.slug),
-    title: String(row.title),
-    description: String(row.description),
-    excerpt: String(row.excerpt),
+    // Within the limits whatever was stored (text/limits.ts): a row written before them cannot
+    // make a reply too large.
+    title: boundedText(String(row.title), TEXT_LIMITS.title),
+    description: boundedHtml(String(row.description), TEXT_LIMITS.description),
+    excerpt: boundedHtml(String(row.excerpt), TEXT_LIMITS.excerpt),
     password: row.password === null || row.password === undefined || row.password === '' ? null : String(row.password),
     imageId: row.image_id === null || row.image_id === undefined ? null : Number(row.image_id),
     date: String(row.date),

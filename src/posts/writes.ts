@@ -11,6 +11,7 @@ import type { HtmlElementBudget } from '../text/html-structure.js';
 import { formatUtc, toStorage, toStorageUtc } from '../dates/storage.js';
 import type { PostColumns, PostRow } from './repository.js';
 import { sanitizeTextField } from '../text/fields.js';
+import { TEXT_LIMITS, tooLong } from '../text/limits.js';
 
 /** Who writes, and when: what a write needs besides its body. */
 export interface WriteContext {
@@ -73,6 +74,7 @@ export async function parseCommon(input: Body, titleParam: string, writer: Write
   if (title !== undefined) {
     parsed.title = sanitizeTextField(String(title));
     if (parsed.title === '') problems[titleParam] = `${titleParam} must not be empty.`;
+    else checkLength(problems, titleParam, parsed.title, TEXT_LIMITS.title);
   }
   if (input.status !== undefined) parsed.status = input.status;
   if (input.author !== undefined) {
@@ -100,12 +102,20 @@ export async function parseCommon(input: Body, titleParam: string, writer: Write
     if ('problem' in html) problems[field] = html.problem;
     else parsed[field] = html.value;
   }
+  if (parsed.description !== undefined) checkLength(problems, 'description', parsed.description, TEXT_LIMITS.description);
+  if (parsed.excerpt !== undefined) checkLength(problems, 'excerpt', parsed.excerpt, TEXT_LIMITS.excerpt);
   if (input.slug !== undefined) {
     parsed.slug = sanitizeSlug(String(input.slug));
     if (parsed.slug === '') problems.slug = 'slug must contain a letter or a digit.';
   }
   if (input.password !== undefined) parsed.password = input.password === null || input.password === '' ? null : String(input.password);
   return parsed;
+}
+
+/** Adds a 400 on `name` when its stored text is longer than `limit` (text/limits.ts). */
+export function checkLength(problems: Record<string, string>, name: string, text: string, limit: number): void {
+  const problem = tooLong(name, text, limit);
+  if (problem) problems[name] = problem;
 }
 
 /** `modified` (site-local) and `modified_utc` for a write happening now. */

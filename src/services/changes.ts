@@ -68,6 +68,8 @@ export interface FeedRequest {
   now: Date;
   /** True once the client has gone (the wait stops). */
   gone: () => boolean;
+  /** Bytes the page's JSON may take (REPLY_LIMIT): a page is cut short before it passes them. */
+  replyLimit: number;
 }
 
 /** Tombstones purged per request at most. */
@@ -117,11 +119,36 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
   }
-  const changes = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
+  const seen = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
+  const changes = withinBytes(seen, pageBytes(request.replyLimit));
   // An empty page may move the cursor to the position read before it: every change up to there had
   // committed, and none of them follows the cursor (for the types asked).
-  const next = page.rows.length ? page.rows[page.rows.length - 1].seq : Math.max(after, page.position);
-  return { changes, next_cursor: encodeCursor(secret, next), has_more: page.hasMore };
+  const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
+  return { changes, next_cursor: encodeCursor(secret, next), has_more: page.hasMore || changes.length < seen.length };
+}
+
+/**
+ * What the changes of one page may weigh: REPLY_LIMIT less room for the envelope, and at most
+ * 2 MiB, so that serialising a page stays short work for the event loop. The feed is read by
+ * cursor, so a shorter page only means one more request.
+ */
+// Stryker disable next-line ArithmeticOperator: any budget well above one record and below REPLY_LIMIT gives the same guarantee.
+export function pageBytes(replyLimit: number): number {
+  return Math.min(replyLimit - 4096, 2 * 1024 * 1024);
+}
+
+/**
+ * The first changes whose JSON fits in `budget` bytes, and always the first one: a record is far
+ * smaller than any page (docs/limits.md), so the feed moves past every position, whatever a record
+ * holds.
+ */
+export function withinBytes(changes: Change[], budget: number): Change[] {
+  let bytes = 0;
+  for (let i = 0; i < changes.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(changes[i])) + 1;
+    if (bytes > budget && i > 0) return changes.slice(0, i);
+  }
+  return changes;
 }
 
 /**

@@ -12,6 +12,7 @@ import { htmlInput } from '../text/html.js';
 import { HtmlElementBudget } from '../text/html-structure.js';
 import { inWriteTransaction, type Repositories } from '../repositories.js';
 import { sanitizeTextField } from '../text/plain-text.js';
+import { TEXT_LIMITS, tooLong } from '../text/limits.js';
 import { CATEGORIES, TAGS, type Taxonomy } from './taxonomies.js';
 import { TermNameTaken, type TermListFilter, type TermRow } from './repository.js';
 import { termRecords } from '../services/records.js';
@@ -84,6 +85,8 @@ function termOperations(taxonomy: Taxonomy) {
     if (body.name !== undefined) {
       out.name = sanitizeTextField(body.name);
       if (out.name === '') throw invalidParam('name', 'name must not be empty.');
+      const long = tooLong('name', out.name, TEXT_LIMITS.termName);
+      if (long) throw invalidParam('name', long);
     }
     if (body.slug !== undefined) {
       out.slug = sanitizeSlug(body.slug);
@@ -94,6 +97,8 @@ function termOperations(taxonomy: Taxonomy) {
       if ('problem' in html) throw invalidParam('description', html.problem);
       out.description = html.value;
     }
+    const longDescription = out.description === undefined ? undefined : tooLong('description', out.description, TEXT_LIMITS.termDescription);
+    if (longDescription) throw invalidParam('description', longDescription);
     if (!taxonomy.hierarchical && 'parent' in body) {
       throw new RestError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
     }

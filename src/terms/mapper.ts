@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Urls } from '../urls.js';
 import type { Taxonomy } from './taxonomies.js';
 import type { TermRow } from './repository.js';
+import { TEXT_LIMITS, boundedHtml } from '../text/limits.js';
 
 type Category = components['schemas']['Category'];
 type Tag = components['schemas']['Tag'];
@@ -44,7 +45,8 @@ export function toEmbeddedTerm(term: TermRow, taxonomy: Taxonomy, count: number,
     term_group: 0,
     term_taxonomy_id: term.id,
     taxonomy: taxonomy.name,
-    description: term.description,
+    // Cut shorter in an event than on the term's own routes (text/limits.ts `embedded`).
+    description: boundedHtml(term.description, TEXT_LIMITS.embedded),
     parent: term.parent,
     count,
     filter: 'raw',

@@ -7,6 +7,7 @@ import { noteChange, type ChangeType } from '../db/change-log.js';
 import { chunks } from '../posts/repository.js';
 import type { Taxonomy } from './taxonomies.js';
 import { protectedTextHidden, type ProtectedTextScope } from '../posts/read-scope.js';
+import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {
@@ -56,9 +57,10 @@ function toRow(row: Record<string, unknown>): TermRow {
   return {
     id: Number(row.id),
     taxonomy: String(row.taxonomy),
-    name: String(row.name),
+    // Within the limits whatever was stored (text/limits.ts).
+    name: boundedText(String(row.name), TEXT_LIMITS.termName),
     slug: String(row.slug),
-    description: String(row.description),
+    description: boundedHtml(String(row.description), TEXT_LIMITS.termDescription),
     parent: Number(row.parent),
     publishedCount: Number(row.published_count ?? 0),
     version: Number(row.version ?? 1),

@@ -232,11 +232,22 @@ describe('attacks that once worked (regressions)', () => {
               .send({ venue: `Venue ${i}` })
           ).body.id,
         );
+      const organizers: number[] = [];
+      for (let i = 0; i < 20; i++)
+        organizers.push(
+          (
+            await http()
+              .post(`${NS}/organizers`)
+              .set('Authorization', admin.authorization)
+              .send({ organizer: `Organizer ${i}` })
+          ).body.id,
+        );
       for (let i = 0; i < 10; i++) {
         const res = await http()
           .post(`${NS}/events`)
           .set('Authorization', admin.authorization)
-          .send({ title: `Event ${i}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', venue: venues });
+          // As many venues and organizers as an event may have (docs/limits.md).
+          .send({ title: `Event ${i}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', venue: venues.slice(i, i + 3), organizer: organizers.slice(i, i + 5) });
         assert.equal(res.status, 201, res.text);
       }
       const list = (host: string) => http().get(`${NS}/events?per_page=10&starts_after=2029-12-31`).set('Host', host);
@@ -264,12 +275,17 @@ describe('attacks that once worked (regressions)', () => {
 
     // Response validation (on in every other test) serialises the reply itself; these tests run the
     // production path.
-    it('refuses a reply larger than REPLY_LIMIT before sending any of it: 500 rest_response_too_large', async () => {
+    it('refuses a page larger than REPLY_LIMIT before sending any of it: 400 on per_page (docs/limits.md), a record 500 rest_response_too_large', async () => {
       const { http } = await testApp({ validateResponses: false, replyLimit: 64 * 1024 });
       await many(http, 20, 'x'.repeat(5_000));
       const res = await http().get(`${NS}/events?per_page=20&starts_after=2029-12-31`);
-      expectError(res, 500, 'rest_response_too_large');
+      const data = expectError(res, 400, 'rest_invalid_param') as { params: Record<string, string>; details: Record<string, { code: string }> };
+      assert.match(data.params.per_page, /per_page is too large for these records/);
+      assert.equal(data.details.per_page.code, 'rest_response_too_large');
       assert.ok(res.text.length < 1_000);
+      // A single record larger than REPLY_LIMIT is the server's configuration: 500.
+      const { http: tiny } = await testApp({ validateResponses: false, replyLimit: 4 * 1024 });
+      expectError(await tiny().get(`${NS}/events?per_page=1&starts_after=2029-12-31`), 500, 'rest_response_too_large');
       // A smaller page fits.
       const small = await http().get(`${NS}/events?per_page=5&starts_after=2029-12-31`);
       assert.equal(small.status, 200);
@@ -278,13 +294,14 @@ describe('attacks that once worked (regressions)', () => {
 
     it('streams a reply over 1 MB with its length and ETag, and answers If-None-Match with 304 as for small ones', async () => {
       const { http } = await testApp({ validateResponses: false });
-      await many(http, 30, 'word '.repeat(10_000));
+      // Within the description's limit (16,384 characters, docs/limits.md): three bytes a character.
+      await many(http, 30, '€'.repeat(16_000));
       const path = `${NS}/events?per_page=30&starts_after=2029-12-31`;
       // One Host for all requests (supertest's own names a new port each time, and URLs carry it).
       const get = () => http().get(path).set('Host', 'api.test');
       const res = await get();
       assert.equal(res.status, 200);
-      assert.ok(res.text.length > 1024 * 1024, `${res.text.length} bytes`);
+      assert.ok(Buffer.byteLength(res.text) > 1024 * 1024, `${Buffer.byteLength(res.text)} bytes`);
       assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)));
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(res.body.events.length, 30);

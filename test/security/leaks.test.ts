@@ -78,21 +78,36 @@ async function seedAll(w: World): Promise<Seeds> {
   // unless `withProtected` is false (then the password-protected ones are left out).
   const linkable = (records: Array<{ id: number; state: State }>, withProtected = true) =>
     records.filter((r) => r.state !== 'trash' && (withProtected || r.state !== 'password')).map((r) => r.id);
-  const links = (withProtected = true) => ({
-    venue: [...linkable(hidden.venue, withProtected), publicVenue],
+  // An event links at most 3 venues (docs/limits.md): the hidden venues are spread over the events,
+  // the open one with each. Group 0 holds the protected venue; the other groups the rest, two at a time.
+  const protectedVenue = linkable(hidden.venue).filter((id) => !linkable(hidden.venue, false).includes(id));
+  const otherVenues = linkable(hidden.venue, false);
+  const venueGroups = [[...protectedVenue, ...otherVenues.slice(0, 1)]];
+  for (let i = 1; i < otherVenues.length; i += 2) venueGroups.push(otherVenues.slice(i, i + 2));
+  const links = (group: number, withProtected = true) => ({
+    venue: [...venueGroups[group].filter((id) => withProtected || !protectedVenue.includes(id)), publicVenue],
     organizer: linkable(hidden.organizer, withProtected),
     categories: [category],
     tags: [tag],
   });
-  for (const state of states) {
+  for (const [i, state] of states.entries()) {
     // Each hidden event is a recurring series (docs/contract.md §14): its other occurrence is hidden alike.
-    const record = await seed(w, EVENT, w.someone, state, 'unused', { ...secretFields(EVENT, state), ...links(), recurrence: ['RRULE:FREQ=DAILY;COUNT=2'] });
+    const record = await seed(w, EVENT, w.someone, state, 'unused', { ...secretFields(EVENT, state), ...links(i % venueGroups.length), recurrence: ['RRULE:FREQ=DAILY;COUNT=2'] });
     hidden.event.push({ ...record, state });
   }
-  // Published events linking every hidden venue and organizer; the first one also the protected ones.
+  // Published events linking every hidden venue and organizer; the first one also the protected ones,
+  // the second none of them; one more per further group of hidden venues.
   const publicEvents: number[] = [];
-  for (const n of [0, 1]) {
-    const res = await send(w.http, 'post', `${NS}/events`, w.admin, { title: `Open event ${n}`, description: WORD, ...EVENT_DATES, ...links(n === 0), featured: true });
+  for (const [n, group, withProtected] of [[0, 0, true], [1, 1 % venueGroups.length, false], ...venueGroups.slice(2).map((_, i) => [i + 2, i + 2, false])] as Array<
+    [number, number, boolean]
+  >) {
+    const res = await send(w.http, 'post', `${NS}/events`, w.admin, {
+      title: `Open event ${n}`,
+      description: WORD,
+      ...EVENT_DATES,
+      ...links(group, withProtected),
+      featured: true,
+    });
     assert.equal(res.status, 201, res.text);
     publicEvents.push(res.body.id);
   }

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { parse, parseFragment, type DefaultTreeAdapterMap } from 'parse5';
 import type { TestUser } from '../helpers/app.js';
 import { EVENT_DATES, NS, send, world, type World } from './fixtures.js';
+import { TEXT_LIMITS } from '../../src/text/limits.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 /**
  * HTML sanitising (docs/contract.md §3, §5 and the categories section of the README): `description` and
@@ -205,6 +207,25 @@ const FILTERED_WRITERS: Record<string, Array<'contributor' | 'author'>> = {
 
 let counter = 0;
 
+/**
+ * ALL_PAYLOADS joined by `separator`, in runs of at most 200 characters: cleaning may make a payload
+ * up to four times longer (`<` becomes `&lt;`), and an excerpt holds 1,000 characters once cleaned
+ * (docs/limits.md).
+ */
+function payloadBatches(separator: string): string[] {
+  const batches: string[] = [];
+  let batch = '';
+  for (const payload of ALL_PAYLOADS) {
+    if (batch !== '' && batch.length + separator.length + payload.length > 200) {
+      batches.push(batch);
+      batch = '';
+    }
+    batch = batch === '' ? payload : `${batch}${separator}${payload}`;
+  }
+  if (batch !== '') batches.push(batch);
+  return batches;
+}
+
 /** Creates through the API as `as` and returns the answer and the record as read back by the administrator. */
 async function write(w: World, as: TestUser, target: Target, html: string): Promise<Array<[string, string]>> {
   counter += 1;
@@ -236,17 +257,20 @@ describe('HTML sanitising of descriptions and excerpts', function () {
       const problems: string[] = [];
       for (const role of FILTERED_WRITERS[target.collection]) {
         const as = w.users[role] as TestUser;
-        // All payloads in one record (each is also checked on its own below for events).
-        for (const [where, html] of await write(w, as, target, ALL_PAYLOADS.join('\n'))) {
-          for (const danger of dangers(html)) problems.push(`${role} ${where}: ${danger}`);
+        // The payloads together, in records as large as the shortest HTML field takes (an excerpt:
+        // 1,000 characters once cleaned; each payload is also checked on its own below for events).
+        for (const batch of payloadBatches(' ')) {
+          for (const [where, html] of await write(w, as, target, batch.replace(/ /g, '\n'))) {
+            for (const danger of dangers(html)) problems.push(`${role} ${where}: ${danger}`);
+          }
+          // An update (PATCH of the writer's own record) is cleaned the same way.
+          counter += 1;
+          const created = await send(w.http, 'post', `${NS}/${target.collection}`, as, target.body('plain', counter));
+          const patch = Object.fromEntries(target.fields.map((field) => [field, batch]));
+          const updated = await send(w.http, 'patch', `${NS}/${target.collection}/${created.body.id}`, as, patch);
+          assert.equal(updated.status, 200, updated.text);
+          for (const field of target.fields) for (const danger of dangers(String(updated.body[field]))) problems.push(`${role} update ${field}: ${danger}`);
         }
-        // An update (PATCH of the writer's own record) is cleaned the same way.
-        counter += 1;
-        const created = await send(w.http, 'post', `${NS}/${target.collection}`, as, target.body('plain', counter));
-        const patch = Object.fromEntries(target.fields.map((field) => [field, ALL_PAYLOADS.join(' ')]));
-        const updated = await send(w.http, 'patch', `${NS}/${target.collection}/${created.body.id}`, as, patch);
-        assert.equal(updated.status, 200, updated.text);
-        for (const field of target.fields) for (const danger of dangers(String(updated.body[field]))) problems.push(`${role} update ${field}: ${danger}`);
       }
       assert.deepEqual(problems, []);
     });
@@ -581,5 +605,64 @@ describe('HTML sanitising of descriptions and excerpts', function () {
       assert.ok(pages.size > 3 * ALL_PAYLOADS.length, 'every page was read');
       assert.deepEqual(problems, []);
     });
+  });
+});
+
+/**
+ * Size attacks through cleaning (docs/limits.md "Text fields and reply sizes"): a text within a
+ * field's input limit that cleaning makes longer than the field holds (each `<` becomes the four
+ * characters of `&lt;`) is refused, 400 naming the field, and stores nothing; one that still fits
+ * once cleaned is stored, as inert as any other.
+ */
+describe('size attacks: text that cleaning lengthens past its limit', function () {
+  this.timeout(60_000);
+  let w: World;
+  beforeEach(async () => {
+    w = await world();
+  });
+
+  interface SizedField {
+    collection: string;
+    field: string;
+    limit: number;
+    as: 'contributor' | 'author' | 'editor';
+    base: Record<string, unknown>;
+  }
+  const name = (collection: string) =>
+    ({ events: { title: 'Sized', ...EVENT_DATES }, venues: { venue: 'Sized' }, organizers: { organizer: 'Sized' } })[collection] ?? { name: 'Sized' };
+  const FIELDS: SizedField[] = [
+    ...['events', 'venues', 'organizers'].flatMap((collection) => [
+      { collection, field: collection === 'events' ? 'title' : collection.slice(0, -1), limit: TEXT_LIMITS.title },
+      { collection, field: 'description', limit: TEXT_LIMITS.description },
+    ]),
+    { collection: 'events', field: 'excerpt', limit: TEXT_LIMITS.excerpt },
+    { collection: 'events', field: 'cost', limit: TEXT_LIMITS.cost },
+    ...['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince'].map((field) => ({ collection: 'venues', field, limit: TEXT_LIMITS.field })),
+    { collection: 'organizers', field: 'phone', limit: TEXT_LIMITS.field },
+    { collection: 'categories', field: 'name', limit: TEXT_LIMITS.termName },
+    { collection: 'categories', field: 'description', limit: TEXT_LIMITS.termDescription },
+    // Only editors and administrators may create tags, and their HTML is not cleaned: a tag's name is plain text for them too.
+    { collection: 'tags', field: 'name', limit: TEXT_LIMITS.termName },
+  ].map((f) => ({ ...f, as: ({ categories: 'author', tags: 'editor' } as const)[f.collection as 'categories' | 'tags'] ?? ('contributor' as const), base: name(f.collection) }));
+
+  const rows = async () => {
+    const { db } = await openTestDatabase();
+    return JSON.stringify(await Promise.all(['posts', 'terms', 'venues', 'organizers'].map((table) => db(table).count({ n: '*' }))));
+  };
+
+  it('every text field of every resource: past its limit once cleaned is 400 naming it, within it is stored and inert', async () => {
+    const problems: string[] = [];
+    for (const { collection, field, limit, as, base } of FIELDS) {
+      const user = w.users[as] as TestUser;
+      const before = await rows();
+      const grown = await send(w.http, 'post', `${NS}/${collection}`, user, { ...base, [field]: '<'.repeat(Math.floor(limit / 2)) });
+      if (grown.status !== 400 || grown.body.code !== 'rest_invalid_param' || !(field in (grown.body.data?.params ?? {})))
+        problems.push(`${collection}.${field} grown past ${limit}: ${grown.status} ${grown.text.slice(0, 200)}`);
+      if ((await rows()) !== before) problems.push(`${collection}.${field}: a refused write stored something`);
+      const fits = await send(w.http, 'post', `${NS}/${collection}`, user, { ...base, [field]: `${'<'.repeat(Math.floor(limit / 4) - 1)}x` });
+      if (fits.status !== 201) problems.push(`${collection}.${field} within ${limit} once cleaned: ${fits.status} ${fits.text.slice(0, 200)}`);
+      else for (const danger of dangers(String(fits.body[field]))) problems.push(`${collection}.${field}: ${danger}`);
+    }
+    assert.deepEqual(problems, []);
   });
 });
