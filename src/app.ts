@@ -314,6 +314,10 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
     };
     // A create sent with Idempotency-Key runs once per key (http/idempotency.ts).
     const reply = await withIdempotencyKey(ctx, handle);
+    // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
+    // header of it is set (the list feed is cut to the limit; one event's feed is far below it).
+    const textBytes = reply.textBytes?.length ?? (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
+    if (textBytes > config.replyLimit) throw replyTooLarge(config.replyLimit);
     for (const [name, value] of Object.entries(reply.headers ?? {})) {
       // The WordPress discovery Link stays; paging links are added beside it.
       if (name === 'Link') res.append('Link', value);

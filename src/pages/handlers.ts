@@ -8,6 +8,7 @@ import { CATEGORIES, TAGS, type Taxonomy } from '../terms/taxonomies.js';
 import { eventBySlug, linkedBySlug, termBySlug, upcomingEvents, type UpcomingFilter, type UpcomingPage } from './read.js';
 import { eventPage, linkedPage, notFoundPage, protectedPage, termPage, upcomingPage, type Paging } from './views.js';
 import { PAGE_CSP, renderPage, type PageParts, type SiteFrame } from './layout.js';
+import { replyTooLarge } from '../http/reply-body.js';
 
 /** Events per list page, as WordPress's default `posts_per_page`. */
 export const EVENTS_PER_PAGE = 10;
@@ -33,6 +34,9 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     return { urls, repositories: new Repositories(db), site: siteFrame(config, urls), page: pageNumber(req.query.page) };
   };
 
+  /** A page of records: at most REPLY_LIMIT bytes, as every API answer (docs/limits.md "Text fields and reply sizes"). */
+  const sendPage = (res: Response, site: SiteFrame, page: PageParts, apiRoot: string) => send(res, 200, site, page, apiRoot, config.replyLimit);
+
   const upcoming = async (req: Request, res: Response, next: NextFunction) => {
     // `/?rest_route=...` is a REST request whatever its value, as in WordPress: a malformed one is the API's 404.
     if (req.path === '/' && Object.hasOwn(req.query, 'rest_route')) return next();
@@ -43,7 +47,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     if (!list || !list.paging) return notFound(res, site, urls);
     // The site root shows the same list; its discovery header names the namespace, as the plugin's home page does.
     const apiRoot = req.path === '/' ? `${urls.namespace}/` : links.api;
-    send(res, 200, site, upcomingPage(site.name, list.upcoming, { ...list.paging, baseUrl: base }, { ...links, api: apiRoot }), apiRoot);
+    sendPage(res, site, upcomingPage(site.name, list.upcoming, { ...list.paging, baseUrl: base }, { ...links, api: apiRoot }), apiRoot);
   };
   if (config.basePath !== '') router.get('/', upcoming);
   router.get('/events', upcoming);
@@ -54,11 +58,11 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     if (found.state === 'missing') return notFound(res, site, urls);
     if (found.state === 'protected') {
       const api = urls.item('events', found.id);
-      return send(res, 200, site, protectedPage('Event', found.title, urls.permalink('event', req.params.slug as string), api), api);
+      return sendPage(res, site, protectedPage('Event', found.title, urls.permalink('event', req.params.slug as string), api), api);
     }
     const event = found.record;
     const links = { ics: `${event.rest_url}.ics`, api: event.rest_url };
-    send(res, 200, site, eventPage(event, links, urls.site), links.api);
+    sendPage(res, site, eventPage(event, links, urls.site), links.api);
   });
 
   for (const kind of [VENUES, ORGANIZERS]) {
@@ -68,13 +72,13 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
       const found = await linkedBySlug(repositories, kind, urls, slug);
       if (found.state === 'missing' || page === undefined) return notFound(res, site, urls);
       const api = urls.item(kind.collection, found.state === 'shown' ? found.record.id : found.id);
-      if (found.state === 'protected') return send(res, 200, site, protectedPage(kind.Label, found.title, urls.permalink(kind.type, slug), api), api);
+      if (found.state === 'protected') return sendPage(res, site, protectedPage(kind.Label, found.title, urls.permalink(kind.type, slug), api), api);
       const record = found.record;
       const list = await listFor(repositories, urls, filterOf(kind, record.id), page);
       if (!list.paging) return notFound(res, site, urls);
       const links = { ics: `${urls.collection('events')}.ics?${kind.type}=${record.id}`, api };
       const base = urls.permalink(kind.type, slug);
-      send(res, 200, site, linkedPage(kind.Label as 'Venue' | 'Organizer', record, list.upcoming, { ...list.paging, baseUrl: base }, links), api);
+      sendPage(res, site, linkedPage(kind.Label as 'Venue' | 'Organizer', record, list.upcoming, { ...list.paging, baseUrl: base }, links), api);
     });
   }
 
@@ -91,13 +95,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     if (!list.paging) return notFound(res, site, urls);
     const query = `${taxonomy.collection}=${encodeURIComponent(term.slug)}`;
     const links = { ics: `${urls.collection('events')}.ics?${query}`, api: `${urls.collection('events')}/?${query}` };
-    send(
-      res,
-      200,
-      site,
-      termPage(label, { name: term.name, description: term.description, url: term.url }, list.upcoming, { ...list.paging, baseUrl: term.url }, links),
-      links.api,
-    );
+    sendPage(res, site, termPage(label, { name: term.name, description: term.description, url: term.url }, list.upcoming, { ...list.paging, baseUrl: term.url }, links), links.api);
   };
   router.get('/events/category/*path', termRoute(CATEGORIES, 'Category'));
   router.get('/tag/:slug', termRoute(TAGS, 'Tag'));
@@ -136,8 +134,14 @@ function notFound(res: Response, site: SiteFrame, urls: Urls): void {
   send(res, 404, site, notFoundPage(site.eventsUrl, `${urls.namespace}/`), `${urls.namespace}/`);
 }
 
-/** Sends a page with its headers: the plugin's discovery headers, the page CSP, an alternate link to its REST URL. */
-function send(res: Response, status: number, site: SiteFrame, page: PageParts, apiRoot: string): void {
+/**
+ * Sends a page with its headers: the plugin's discovery headers, the page CSP, an alternate link to
+ * its REST URL. A page over `limit` bytes is refused before any of it is sent, as an API answer over
+ * REPLY_LIMIT is (the text-field limits keep a page of ten events far below the default 8 MB).
+ */
+function send(res: Response, status: number, site: SiteFrame, page: PageParts, apiRoot: string, limit = Number.POSITIVE_INFINITY): void {
+  const html = renderPage(site, page);
+  if (Buffer.byteLength(html) > limit) throw replyTooLarge(limit);
   res.removeHeader('X-Robots-Tag');
   res.set({
     'Content-Security-Policy': PAGE_CSP,
@@ -147,5 +151,5 @@ function send(res: Response, status: number, site: SiteFrame, page: PageParts, a
     'Cache-Control': 'no-cache',
   });
   res.append('Link', `<${apiRoot}>; rel="alternate"; type="application/json"`);
-  res.status(status).type('html').send(renderPage(site, page));
+  res.status(status).type('html').send(html);
 }
