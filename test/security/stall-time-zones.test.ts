@@ -11,7 +11,7 @@ import { send, startStallService, withoutStall, type StallService } from './stal
  * zone; a feed over events in many zones, each across the two centuries a write may still span, did
  * the same for every zone.
  */
-describe('stall: time-zone blocks (bounded-zones)', function () {
+describe('stall: time-zone blocks', function () {
   this.timeout(180_000);
   const NS = '/wp-json/tribe/events/v1';
   /** How long an attack may take before it counts as a stall on its own (main took 10 s and more). */

@@ -9,7 +9,7 @@ import { send, startStallService, withoutStall, type StallService } from './stal
  * stored `'<b>'.repeat(150000)` blocked every view of its public page 21–40 s, and `events.jsonld`
  * over it 27.9 s, again for every new query.
  */
-describe('stall: HTML cleaning (bounded-html)', function () {
+describe('stall: HTML cleaning', function () {
   this.timeout(120_000);
   const NS = '/wp-json/tribe/events/v1';
   /** How long an attack may take before it counts as a stall on its own (main took 20 s and more). */
