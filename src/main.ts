@@ -52,7 +52,7 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   await fetch(`${local}${config.basePath}/${NAMESPACE}`)
     .then((res) => res.arrayBuffer())
     .catch(() => undefined);
-  warmUpExpansion();
+  await warmUpExpansion();
   logger.info({ url: namespaceUrl, engine: target.engine, database: target.description }, `listening on ${namespaceUrl}`);
 
   // The rolling horizon of recurring series (docs/contract.md §14): extended in the background, a

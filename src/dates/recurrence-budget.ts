@@ -1,27 +1,40 @@
 import ICAL from 'ical.js';
 
 /**
- * A bound on the work of expanding recurrence rules (docs/limits.md "Recurrence rules"). ical.js's
+ * Bounds on the work of expanding recurrence rules (docs/limits.md "Recurrence rules"). ical.js's
  * iterator searches for the next instance in loops whose length the rule decides: `next()` steps
  * until every limiting part matches (a `FREQ=SECONDLY` rule limited to May steps through every
  * second of February to April), and `init()` of a yearly rule scans up to the year 20000 for a year
  * with an instance. Nothing a rule says bounds those loops before they run, so they are counted
- * while they run: every step of them spends from one budget per expansion, and the expansion stops
- * past it. The count is deterministic (a rule is refused or accepted the same way on a loaded
- * machine); a time deadline is only the back-stop for steps that cost more than measured.
+ * while they run, against two bounds:
+ * - per instance: one search (`init()` or one `next()`) runs on the event loop without a break, so
+ *   it may take INSTANCE_STEP_BUDGET steps and INSTANCE_DEADLINE_MS; that is what stops a rule
+ *   whose next instance is millions of steps away;
+ * - per expansion: all searches of one expansion (every rule of a series, from its first start to
+ *   the horizon) may take EXPANSION_STEP_BUDGET steps. The expansion gives the event loop a turn
+ *   between searches (dates/recurrence.ts), so this total bounds the processor time a write costs,
+ *   not how long it holds the loop; it is large enough that a legitimate rule does not age out
+ *   (an expansion always starts at the series' first start, so its work grows with the series' age).
+ * The step counts are deterministic (a rule is refused or accepted the same way on a loaded
+ * machine); the time deadline is only the back-stop for steps that cost more than measured.
  */
 
-/** Steps of ical.js's iterator one expansion may take (every rule of a series together). */
-export const EXPANSION_STEP_BUDGET = 20_000;
+/** Steps of ical.js's iterator one search for an instance may take. */
+export const INSTANCE_STEP_BUDGET = 20_000;
 /**
- * Time one expansion may take: the lesser of the wall-clock time and the process's processor time
- * since it began, each an upper bound of the main thread's own processor time. The wall clock alone
- * runs on while a busy machine runs other processes (a 1,000-occurrence daily rule well inside the
- * step budget was refused at a load of 8 on 2 cores); processor time alone counts V8's compiler
- * threads too (the first expansion in a process costs several times a later one). Read every
- * CALLS_PER_CLOCK_READ calls of spend() (a read costs about 1 µs, a call 1 to 3 µs).
+ * Steps one expansion may take in all (every rule of a series together). The most expensive common
+ * rule measured, "the last weekday of every month" (BYSETPOS), takes about 480 steps per occurrence:
+ * this covers it for about 85 years of a series' age (docs/limits.md has the measurements).
  */
-export const EXPANSION_DEADLINE_MS = 80;
+export const EXPANSION_STEP_BUDGET = 500_000;
+/**
+ * Time one search for an instance may take: the lesser of the wall-clock time and the process's
+ * processor time since it began, each an upper bound of the main thread's own processor time. The
+ * wall clock alone runs on while a busy machine runs other processes; processor time alone counts
+ * V8's compiler threads too (the first expansion in a process costs several times a later one).
+ * Read every CALLS_PER_CLOCK_READ calls of spend() (a read costs about 1 µs, a call 1 to 3 µs).
+ */
+export const INSTANCE_DEADLINE_MS = 80;
 const CALLS_PER_CLOCK_READ = 8;
 
 /** Processor time of this process so far, in milliseconds. */
@@ -30,35 +43,52 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** Thrown when an expansion has used its budget; recurrence.ts names the line it was expanding. */
+/** Which bound an expansion passed. */
+export type ExceededBound = 'instance-steps' | 'instance-time' | 'expansion-steps';
+
+const EXCEEDED_MESSAGES: Record<ExceededBound, string> = {
+  'instance-steps': `the rule needs too much work to find one occurrence (more than ${INSTANCE_STEP_BUDGET} iteration steps): give it fewer limiting parts or a coarser FREQ.`,
+  'instance-time': `the rule needs too much work to find one occurrence (more than ${INSTANCE_DEADLINE_MS} ms): give it fewer limiting parts or a coarser FREQ.`,
+  'expansion-steps': `the rules need too much work to expand up to the horizon (more than ${EXPANSION_STEP_BUDGET} iteration steps, all lines together): give them fewer limiting parts, a coarser FREQ, or end the series (COUNT or UNTIL) and start a new one.`,
+};
+
+/** Thrown when an expansion has passed a bound; recurrence.ts names the line it was expanding. */
 export class ExpansionBudgetExceeded extends Error {
-  constructor(readonly reason: 'steps' | 'time') {
-    super(
-      reason === 'steps'
-        ? `the rule needs too much work to expand (more than ${EXPANSION_STEP_BUDGET} iteration steps up to the horizon): give it fewer limiting parts or a coarser FREQ.`
-        : `the rule needs too much work to expand (more than ${EXPANSION_DEADLINE_MS} ms up to the horizon): give it fewer limiting parts or a coarser FREQ.`,
-    );
+  constructor(readonly bound: ExceededBound) {
+    super(EXCEEDED_MESSAGES[bound]);
   }
 }
 
-/** The work one expansion has done so far. */
+/** The work one expansion has done so far, in all and in its current search for an instance. */
 export class ExpansionBudget {
   private steps = 0;
+  private instanceSteps = 0;
   private calls = 0;
-  private readonly wallStart = performance.now();
-  private readonly cpuStart = cpuMs();
+  private wallStart = performance.now();
+  private cpuStart = cpuMs();
 
   constructor(
     private readonly maxSteps = EXPANSION_STEP_BUDGET,
-    private readonly deadlineMs = EXPANSION_DEADLINE_MS,
+    private readonly maxInstanceSteps = INSTANCE_STEP_BUDGET,
+    private readonly instanceDeadlineMs = INSTANCE_DEADLINE_MS,
   ) {}
 
-  /** Counts `weight` steps; throws ExpansionBudgetExceeded past the budget or the deadline. */
+  /** A new search for an instance begins: the per-instance bounds count from here. */
+  startInstance(): void {
+    this.instanceSteps = 0;
+    this.calls = 0;
+    this.wallStart = performance.now();
+    this.cpuStart = cpuMs();
+  }
+
+  /** Counts `weight` steps; throws ExpansionBudgetExceeded past a bound. */
   spend(weight = 1): void {
     this.steps += weight;
-    if (this.steps > this.maxSteps) throw new ExpansionBudgetExceeded('steps');
-    if (++this.calls % CALLS_PER_CLOCK_READ === 0 && Math.min(performance.now() - this.wallStart, cpuMs() - this.cpuStart) > this.deadlineMs)
-      throw new ExpansionBudgetExceeded('time');
+    this.instanceSteps += weight;
+    if (this.instanceSteps > this.maxInstanceSteps) throw new ExpansionBudgetExceeded('instance-steps');
+    if (this.steps > this.maxSteps) throw new ExpansionBudgetExceeded('expansion-steps');
+    if (++this.calls % CALLS_PER_CLOCK_READ === 0 && Math.min(performance.now() - this.wallStart, cpuMs() - this.cpuStart) > this.instanceDeadlineMs)
+      throw new ExpansionBudgetExceeded('instance-time');
   }
 
   get used(): number {
@@ -92,7 +122,8 @@ const INSTANCE_WEIGHT = 5;
 const NO_INSTANCE_MESSAGE = 'Recurrence rule has no valid occurrences';
 
 /**
- * An iterator over `recur` from `dtstart` whose every step spends from `budget`: the checks of
+ * An iterator over `recur` from `dtstart` whose every step spends from `budget` (`init()` and each
+ * `next()` a search of their own): the checks of
  * `next()`'s search loop, and the month, day and year steps of `init()` and of the per-frequency
  * helpers (a day step counts its days: an `INTERVAL` of 1,000 days is 1,000 steps). An error ical.js
  * throws while it builds or runs the iterator is an IteratorRefused; ExpansionBudgetExceeded
@@ -122,6 +153,7 @@ export function budgetedIterator(recur: ICAL.Recur, dtstart: ICAL.Time, budget: 
     throw new IteratorRefused((err as Error).message);
   };
   try {
+    budget.startInstance();
     internals.init();
   } catch (err) {
     // As ical.js's own constructor does: a rule without instances is an empty iterator.
@@ -132,6 +164,7 @@ export function budgetedIterator(recur: ICAL.Recur, dtstart: ICAL.Time, budget: 
     next() {
       let instance: ICAL.Time | null;
       try {
+        budget.startInstance();
         instance = iterator.next();
       } catch (err) {
         return refused(err);

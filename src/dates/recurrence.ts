@@ -4,6 +4,7 @@ import { zoneOf } from './parse.js';
 import { STORAGE_FORMAT } from './storage.js';
 import { budgetedIterator, ExpansionBudget, ExpansionBudgetExceeded, IteratorRefused } from './recurrence-budget.js';
 import { ruleProblem } from './rrule-parts.js';
+import { loopTurn } from '../loop-turns.js';
 
 /**
  * Recurrence rules as RFC 5545 content lines (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`), as Google
@@ -192,9 +193,11 @@ function satisfiesDayParts(recur: ICAL.Recur, time: ICAL.Time): boolean {
 
 /**
  * A rule's instances from `dtstart`, within the expansion's budget (dates/recurrence-budget.ts): past
- * it, or when ical.js refuses the rule, a RecurrenceError naming the line.
+ * it, or when ical.js refuses the rule, a RecurrenceError naming the line. The event loop gets a turn
+ * between two searches for an instance once it has been held TURN_BUDGET_MS (loop-turns.ts), so a
+ * long expansion holds it at most that plus one search's bound.
  */
-function budgeted(item: ParsedLine & { kind: 'rrule' }, dtstart: ICAL.Time, budget: ExpansionBudget): { next(): ICAL.Time | null } {
+function budgeted(item: ParsedLine & { kind: 'rrule' }, dtstart: ICAL.Time, budget: ExpansionBudget): { next(): Promise<ICAL.Time | null> } {
   const named = (err: unknown): never => {
     if (err instanceof ExpansionBudgetExceeded) throw new RecurrenceError(item.index, item.line, err.message);
     if (err instanceof IteratorRefused) throw new RecurrenceError(item.index, item.line, `ical.js cannot iterate this rule (${err.message}).`);
@@ -207,7 +210,8 @@ function budgeted(item: ParsedLine & { kind: 'rrule' }, dtstart: ICAL.Time, budg
     return named(err);
   }
   return {
-    next() {
+    async next() {
+      await loopTurn();
       try {
         return iterator.next();
       } catch (err) {
@@ -223,7 +227,7 @@ function budgeted(item: ParsedLine & { kind: 'rrule' }, dtstart: ICAL.Time, budg
  * yields no occurrence or does not start on the first event's start, when an RDATE precedes it or an
  * EXDATE removes it, and when more than `max` occurrences fall up to the horizon.
  */
-export function expandOccurrences(input: ExpansionInput): string[] {
+export async function expandOccurrences(input: ExpansionInput): Promise<string[]> {
   const zone = zoneOf(input.timezone) ?? zoneOf('UTC')!;
   const parsed = parseLines(input.lines, zone, 'expanded');
   const start = input.startLocal;
@@ -238,7 +242,7 @@ export function expandOccurrences(input: ExpansionInput): string[] {
     if (item.kind !== 'rrule') continue;
     const iterator = budgeted(item, dtstart, budget);
     let first = true;
-    for (let next = iterator.next(); next; next = iterator.next()) {
+    for (let next = await iterator.next(); next; next = await iterator.next()) {
       if (next.compare(horizon) > 0) break;
       if (!satisfiesDayParts(item.recur, next)) continue;
       const local = localOf(next);
@@ -316,23 +320,29 @@ export function endBefore(lines: string[], timezone: string, beforeLocal: string
  * were `earlier` (a "this and following" split): a COUNT shrinks by the rule's instances before the
  * cut; RDATEs and EXDATEs before it are dropped.
  */
-export function startFrom(lines: string[], timezone: string, originalStartLocal: string, fromLocal: string): string[] {
+export async function startFrom(lines: string[], timezone: string, originalStartLocal: string, fromLocal: string): Promise<string[]> {
   const zone = zoneOf(timezone) ?? zoneOf('UTC')!;
   const budget = new ExpansionBudget();
-  return parseLines(lines, zone, 'stored').flatMap((item): string[] => {
+  const result: string[] = [];
+  for (const item of parseLines(lines, zone, 'stored')) {
     if (item.kind === 'rrule') {
-      if (!item.recur.count) return [item.line];
+      if (!item.recur.count) {
+        result.push(item.line);
+        continue;
+      }
       const iterator = budgeted(item, floating(originalStartLocal), budget);
       let before = 0;
-      for (let next = iterator.next(); next && localOf(next) < fromLocal; next = iterator.next()) before++;
+      for (let next = await iterator.next(); next && localOf(next) < fromLocal; next = await iterator.next()) before++;
       const recur = item.recur.clone();
       recur.count = Math.max(1, (recur.count ?? 1) - before);
-      return [`RRULE:${recur.toString()}`];
+      result.push(`RRULE:${recur.toString()}`);
+      continue;
     }
     const kept = item.dates.filter((d) => d.local >= fromLocal);
-    if (kept.length === item.dates.length) return [item.line];
-    return kept.length ? [lineOf(item.kind, kept)] : [];
-  });
+    if (kept.length === item.dates.length) result.push(item.line);
+    else if (kept.length) result.push(lineOf(item.kind, kept));
+  }
+  return result;
 }
 
 /** An RDATE or EXDATE line of local wall-clock dates (floating: read in the event's zone). */
@@ -428,10 +438,10 @@ export function calendarLines(lines: string[], timezone: string, startLocal: str
 
 /**
  * Expands a few common rules once, so that ical.js's iterator is compiled before a client's first
- * recurring write: a cold process expands "the last weekday of each month" four times slower, enough
- * to pass the expansion's time back-stop (docs/limits.md "Recurrence rules").
+ * recurring write: a cold process expands "the last weekday of each month" four times slower
+ * (docs/limits.md "Recurrence rules"), which the client would otherwise wait for.
  */
-export function warmUpExpansion(): void {
+export async function warmUpExpansion(): Promise<void> {
   const rules = [
     'RRULE:FREQ=DAILY;COUNT=400',
     'RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=200',
@@ -439,6 +449,7 @@ export function warmUpExpansion(): void {
     'RRULE:FREQ=YEARLY;COUNT=5',
   ];
   for (let round = 0; round < 3; round++) {
-    for (const rule of rules) expandOccurrences({ lines: [rule], timezone: 'Europe/Paris', startLocal: '2027-01-29 10:00:00', horizonLocal: '2037-01-01 00:00:00', max: 1000 });
+    for (const rule of rules)
+      await expandOccurrences({ lines: [rule], timezone: 'Europe/Paris', startLocal: '2027-01-29 10:00:00', horizonLocal: '2037-01-01 00:00:00', max: 1000 });
   }
 }

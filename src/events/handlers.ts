@@ -291,7 +291,7 @@ async function parseCreate(ctx: OperationContext<'createEvent'>) {
   if (lines.length === 0 || !parsed.times) return { body, parsed, series: undefined };
   const timezone = parsed.timezone ?? ctx.config.siteTimezone;
   const template = { lines, timezone, startLocal: parsed.times.startLocal, endLocal: parsed.times.endLocal };
-  return { body, parsed, series: { template, ...occurrenceStarts(template, ctx.now(), recurrenceSettings(ctx)) } };
+  return { body, parsed, series: { template, ...(await occurrenceStarts(template, ctx.now(), recurrenceSettings(ctx))) } };
 }
 
 const create = operation({

@@ -46,14 +46,14 @@ export function horizonFor(startLocal: string, timezone: string, now: Date, hori
  * The local starts of a series up to the horizon, or 400 `rest_invalid_param` on `recurrence`
  * naming the line at fault (dates/recurrence.ts).
  */
-export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): { starts: string[]; horizon: string } {
+export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): Promise<{ starts: string[]; horizon: string }> {
   return asRecurrenceInput(() => planStarts(template, now, settings));
 }
 
 /** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
-export function asRecurrenceInput<T>(rules: () => T): T {
+export async function asRecurrenceInput<T>(rules: () => T | Promise<T>): Promise<T> {
   try {
-    return rules();
+    return await rules();
   } catch (err) {
     if (err instanceof RecurrenceError) throw invalidParams({ recurrence: err.message });
     throw err;
@@ -61,9 +61,15 @@ export function asRecurrenceInput<T>(rules: () => T): T {
 }
 
 /** The local starts of a series up to the horizon; throws RecurrenceError naming the line at fault. */
-function planStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): { starts: string[]; horizon: string } {
+async function planStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal'>, now: Date, settings: RecurrenceSettings): Promise<{ starts: string[]; horizon: string }> {
   const horizon = horizonFor(template.startLocal, template.timezone, now, settings.horizonDays);
-  const starts = expandOccurrences({ lines: template.lines, timezone: template.timezone, startLocal: template.startLocal, horizonLocal: horizon, max: settings.maxOccurrences });
+  const starts = await expandOccurrences({
+    lines: template.lines,
+    timezone: template.timezone,
+    startLocal: template.startLocal,
+    horizonLocal: horizon,
+    max: settings.maxOccurrences,
+  });
   return { starts, horizon };
 }
 
@@ -170,7 +176,7 @@ export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSe
     const stored = (await reader.series.occurrences(series.id)).length;
     let plan: { starts: string[]; horizon: string };
     try {
-      plan = planStarts(template, now, { ...settings, maxOccurrences: settings.maxOccurrences + stored });
+      plan = await planStarts(template, now, { ...settings, maxOccurrences: settings.maxOccurrences + stored });
     } catch (err) {
       if (!(err instanceof RecurrenceError)) throw err;
       // Past the expansion budget or RECURRENCE_MAX_OCCURRENCES, the same rules fail the same way on

@@ -171,7 +171,7 @@ async function updateSingle(c: SeriesWriteContext, row: EventRow, body: Body, pa
   const { writer } = c;
   const lines = parsed.recurrence ?? [];
   const template = templateAfter(row, lines, parsed);
-  const plan = lines.length ? occurrenceStarts(template, writer.now, c.settings) : undefined;
+  const plan = lines.length ? await occurrenceStarts(template, writer.now, c.settings) : undefined;
   const columns = commonColumns(parsed.common, row, writer);
   await inWriteTransaction(c.db, async (repositories) => {
     await writeEvent(repositories, row, parsed, columns, body, writer, expected);
@@ -216,7 +216,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   const template = templateAfter(first, lines, firstParsed);
   const rulesChanged = JSON.stringify(lines) !== JSON.stringify(series.rules);
   const timesChanged = template.startLocal !== first.startLocal || template.endLocal !== first.endLocal || template.timezone !== first.timezone;
-  const plan = lines.length && (rulesChanged || timesChanged) ? occurrenceStarts(template, writer.now, c.settings) : undefined;
+  const plan = lines.length && (rulesChanged || timesChanged) ? await occurrenceStarts(template, writer.now, c.settings) : undefined;
   const columns = commonColumns(parsed.common, first, writer);
   const own = eventColumns(firstParsed, false, writer.siteTimezone);
   const modified = modifiedNow(writer.now, writer.siteTimezone);
@@ -263,12 +263,12 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
   const { series, first, template: firstTemplate, stillAsPlanned } = await seriesOf(c, row, 'edit', parsed);
   const splitAt = row.recurrenceStart!;
   const oldLines = endBefore(series.rules, first.timezone, splitAt);
-  const oldPlan = occurrenceStarts({ ...firstTemplate, lines: oldLines }, writer.now, c.settings);
+  const oldPlan = await occurrenceStarts({ ...firstTemplate, lines: oldLines }, writer.now, c.settings);
   // Counting a COUNT's instances before the split expands the stored rule: within the same budget, and a 400 past it.
-  const newLines = parsed.recurrence ?? asRecurrenceInput(() => startFrom(series.rules, first.timezone, first.startLocal, splitAt));
+  const newLines = parsed.recurrence ?? (await asRecurrenceInput(() => startFrom(series.rules, first.timezone, first.startLocal, splitAt)));
   const times = parsed.times ?? occurrenceTimes(splitAt, firstTemplate);
   const newTemplate: SeriesTemplate = { id: row.id, lines: newLines, timezone: parsed.timezone ?? row.timezone, startLocal: times.startLocal, endLocal: times.endLocal };
-  const newPlan = newLines.length ? occurrenceStarts(newTemplate, writer.now, c.settings) : undefined;
+  const newPlan = newLines.length ? await occurrenceStarts(newTemplate, writer.now, c.settings) : undefined;
   const columns = commonColumns(parsed.common, row, writer);
   const own: EventColumns = {
     ...eventColumns(parsed, false, writer.siteTimezone),
