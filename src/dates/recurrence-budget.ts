@@ -20,7 +20,7 @@ import ICAL from 'ical.js';
  */
 
 /** Steps of ical.js's iterator one search for an instance may take. */
-export const INSTANCE_STEP_BUDGET = 20_000;
+export const INSTANCE_STEP_BUDGET = 10_000;
 /**
  * Steps one expansion may take in all (every rule of a series together). The most expensive common
  * rule measured, "the last weekday of every month" (BYSETPOS), takes about 480 steps per occurrence:
@@ -34,7 +34,7 @@ export const EXPANSION_STEP_BUDGET = 500_000;
  * V8's compiler threads too (the first expansion in a process costs several times a later one).
  * Read every CALLS_PER_CLOCK_READ calls of spend() (a read costs about 1 µs, a call 1 to 3 µs).
  */
-export const INSTANCE_DEADLINE_MS = 80;
+export const INSTANCE_DEADLINE_MS = 50;
 const CALLS_PER_CLOCK_READ = 8;
 
 /** Processor time of this process so far, in milliseconds. */
