@@ -2,7 +2,7 @@
 // `npm run mutate` runs Stryker (stryker.config.mjs) on every rule module; `npm run mutate -- --since <ref>`
 // only on the rule modules the current branch changed since it left a git ref (committed, staged,
 // unstaged or new files). Every other argument goes to `stryker run` as is (`--incremental`,
-// `--mutate src/http/paging.ts`, ...).
+// `--mutate src/operations/shared/paging.ts`, ...).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -3,11 +3,11 @@
  * run migrations. Run as `npm run -s cli -- <command>` against the same DATABASE_URL as the service.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { loadConfig } from './core/config.js';
 import { openDatabase, parseDatabaseUrl } from './db/knex.js';
 import { isConnectionError, isDatabaseNotReady } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
-import { UserError, UserRepository } from './auth/users.js';
+import { UserError, UserRepository } from './repositories/users.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';

@@ -6,12 +6,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { loadConfig, type Config } from './core/config.js';
+import { createLogger } from './core/logger.js';
 import { openDatabase } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
-import { createApp } from './app.js';
-import { extendHorizons } from './events/occurrences.js';
+import { createApp } from './http/app.js';
+import { extendHorizons } from './domain/events/occurrences.js';
 import { warmUpExpansion } from './dates/recurrence.js';
 import { NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';

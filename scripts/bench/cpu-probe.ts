@@ -16,9 +16,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/core/config.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/core/logger.js';
 import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs, rng } from './common.js';
 import { SCENARIOS, loadSamples } from './scenarios.js';
 

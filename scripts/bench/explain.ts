@@ -13,8 +13,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../src/db/knex.js';
-import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/core/config.js';
+import { createApp } from '../../src/http/app.js';
 import { LIMITS, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, rng, round } from './common.js';
 import { SCENARIOS, loadSamples } from './scenarios.js';
 

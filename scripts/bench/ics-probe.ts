@@ -12,10 +12,10 @@ import path from 'node:path';
 import request from 'supertest';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/logger.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { loadConfig } from '../../src/core/config.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/core/logger.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { NAMESPACE_PATH, parseArgs } from './common.js';
 
 process.env.TZ = 'UTC';

@@ -23,7 +23,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** `src/events/mapper.ts`-style names for our code, the package name for node_modules, else a bucket. */
+/** `src/records/events/mapper.ts`-style names for our code, the package name for node_modules, else a bucket. */
 export function areaOf(url: string, functionName: string): string {
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node: internals';

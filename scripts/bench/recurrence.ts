@@ -25,7 +25,7 @@ import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { serviceEnv, startEnv, startFlags } from './service.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, freePort, parseArgs, round, startNode, stopChild, waitForHttp, type Child } from './common.js';
 

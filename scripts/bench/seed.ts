@@ -21,10 +21,11 @@ import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes.js';
+import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { fillSearchGrams } from '../../src/db/migrations/20261125000101_fill_post_search.js';
-import { UserRepository } from '../../src/auth/users.js';
-import { parseCost } from '../../src/events/cost.js';
-import { eventCopiesOf } from '../../src/posts/repository.js';
+import { UserRepository } from '../../src/repositories/users.js';
+import { parseCost } from '../../src/domain/events/cost.js';
+import { eventCopiesOf } from '../../src/repositories/posts.js';
 import {
 
   BENCH_ADMIN, BENCH_DB_DIR, LIMITS, ROOT, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, pick, progress, rng, round, sqlDate,
@@ -379,7 +380,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         if (random() < 0.15) terms.add(pick(random, categoryIds));
         const tagCount = Math.floor(random() * 3);
         for (let t = 0; t < tagCount && terms.size < 3; t++) terms.add(tagIds[skewed(random, tagIds.length, 1.5)]);
-        // Term links carry their event's local start and end (src/events/term-link-times.ts).
+        // Term links carry their event's local start and end (src/repositories/term-link-times.ts).
         for (const termId of terms) eventTerms.push({ event_id: id, term_id: termId, start_local: startSql, end_local: endSql });
       }
       await db.transaction(async (trx) => {
@@ -409,7 +410,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     // inserted; MySQL's trigram table is written by the repositories, so here in one pass.
     if (target.engine === 'mysql') {
       const indexing = Date.now();
-      await fillSearchGrams(db);
+      await fillSearchGrams(db, MIGRATION_TOOLS);
       process.stderr.write(`search index: ${((Date.now() - indexing) / 1000).toFixed(1)}s\n`);
     }
 

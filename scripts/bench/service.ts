@@ -22,7 +22,7 @@ export function buildService(): boolean {
 /**
  * The service's environment: defaults for everything but the port, the database and the log level.
  * AUTH_FAILURE_LIMIT is raised unless --keep-auth-limit, so that no setting of the failed-login
- * throttle (src/http/auth-failures.ts) can shape a measurement; it counts only refused credentials,
+ * throttle (src/operations/shared/auth-failures.ts) can shape a measurement; it counts only refused credentials,
  * which the benchmark does not send.
  */
 export function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {

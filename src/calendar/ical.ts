@@ -1,11 +1,11 @@
 import type { Zone } from 'luxon';
 import { offsetSeconds, transitionsOfYears, yearTransitions, type Transition } from './zone-transitions.js';
-import { loopTurn } from '../loop-turns.js';
+import { loopTurn } from '../core/loop-turns.js';
 
 /**
  * A small iCalendar (RFC 5545) writer: content lines, their escaping and folding, and VTIMEZONE
  * components built from the tz database (zone-transitions.ts). Pure: it knows nothing of events as the
- * service stores them (events/ical.ts maps records into `CalendarEvent`s). The rules it follows are
+ * service stores them (records/events/ical.ts maps records into `CalendarEvent`s). The rules it follows are
  * docs/contract.md §11.
  */
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Zone } from 'luxon';
-import { loopTurn } from '../loop-turns.js';
+import { loopTurn } from '../core/loop-turns.js';
 
 /**
  * The offset changes of a time zone, from the tz database the process's Intl (ICU) carries: the

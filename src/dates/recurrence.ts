@@ -4,7 +4,7 @@ import { zoneOf } from './parse.js';
 import { STORAGE_FORMAT } from './storage.js';
 import { budgetedIterator, ExpansionBudget, ExpansionBudgetExceeded, IteratorRefused } from './recurrence-budget.js';
 import { ruleProblem } from './rrule-parts.js';
-import { loopTurn } from '../loop-turns.js';
+import { loopTurn } from '../core/loop-turns.js';
 
 /**
  * Recurrence rules as RFC 5545 content lines (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`), as Google

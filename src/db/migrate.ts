@@ -1,4 +1,9 @@
 import type { Knex } from 'knex';
+import { loginKey } from '../auth/login-keys.js';
+import { sanitizeTextField } from '../text/plain-text.js';
+import { bumpDataVersion } from './data-version.js';
+import type { MigrationTools } from './migrations/helpers.js';
+import { insertSearchGrams, searchGramRows } from './search-index.js';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
@@ -30,9 +35,12 @@ import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_ter
 import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
 
 interface Migration {
-  up(db: Knex): Promise<void>;
-  down(db: Knex): Promise<void>;
+  up(db: Knex, tools: MigrationTools): Promise<void>;
+  down(db: Knex, tools: MigrationTools): Promise<void>;
 }
+
+/** What the data migrations borrow from the application (see MigrationTools). */
+export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams };
 
 /**
  * The migrations, in order. They are imported rather than discovered on disk so that the same list
@@ -75,7 +83,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => MIGRATIONS,
   getMigrationName: ([name]) => name,
-  getMigration: async ([, migration]) => migration,
+  getMigration: async ([, migration]) => ({ up: (db: Knex) => migration.up(db, MIGRATION_TOOLS), down: (db: Knex) => migration.down(db, MIGRATION_TOOLS) }),
 };
 
 /**

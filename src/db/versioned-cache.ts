@@ -60,7 +60,7 @@ export class VersionedCache<T> {
   /**
    * The value remembered for `key` while `stamp` stays the same: for values whose caller has read
    * everything they depend on in a form that changes whenever they do (a record's row and the
-   * versions of what it embeds: services/records.ts). Other writes leave such values valid.
+   * versions of what it embeds: records/records.ts). Other writes leave such values valid.
    */
   getStamped(key: string, stamp: string, compute: () => Promise<T>): Promise<T> {
     return this.lookup(key, stampDigest(stamp), compute, undefined);

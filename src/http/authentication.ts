@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import type { UserRepository } from '../auth/users.js';
-import { invalidCredentials } from '../errors.js';
+import type { UserRepository } from '../repositories/users.js';
+import { invalidCredentials } from '../core/errors.js';
 
 /**
  * Finds who is calling. `Authorization: Basic base64(login:secret)` (WordPress application-password

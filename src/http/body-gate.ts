@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import type { OperationInfo } from '../openapi/document.js';
-import { forbidden } from '../errors.js';
+import { forbidden } from '../core/errors.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have (form bodies: the same, through qs). */
 export const MAX_BODY_DEPTH = 32;

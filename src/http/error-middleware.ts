@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from '../errors.js';
+import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from '../core/errors.js';
 import { isDatabaseUnavailable, tooLongColumn } from '../db/errors.js';
 
 /** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { Config } from '../config.js';
-import { RestError } from '../errors.js';
-import { parseHost, type HostAndPort } from '../host.js';
+import type { Config } from '../core/config.js';
+import { RestError } from '../core/errors.js';
+import { parseHost, type HostAndPort } from '../core/host.js';
 
 /** Paths outside the API that load balancers and scrapers reach by address (never checked against ALLOWED_HOSTS). */
 const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);

@@ -2,7 +2,7 @@ import qs from 'qs';
 import { splitList } from '../text/lists.js';
 import { parseBooleanWord } from '../text/booleans.js';
 import type { RequestHandler } from 'express';
-import { invalidParams } from '../errors.js';
+import { invalidParams } from '../core/errors.js';
 import type { OperationInfo, SchemaObject } from '../openapi/document.js';
 
 /**

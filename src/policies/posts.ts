@@ -1,14 +1,14 @@
 import { can, type Capability, type User } from '../auth/capabilities.js';
-import { forbidden, invalidParam, RestError } from '../errors.js';
+import { forbidden, invalidParam, RestError } from '../core/errors.js';
 import { sameSecret } from '../auth/constant-time.js';
-import type { ProtectedTextScope, Reader, ReadScope } from '../posts/read-scope.js';
+import type { ProtectedTextScope, Reader, ReadScope } from '../repositories/read-scope.js';
 
 /**
  * Who may do what to events, venues and organizers: every rule, in one place. The three types share
  * WordPress's post capability family (docs/plugin-behaviour.md §4.1), so one policy serves them all.
  *
- * The operation table (src/operations.ts) names the action of each operation (`read`, `list`,
- * `create`, `edit`, `remove`); the request pipeline (http/operation.ts) runs it after the input is
+ * The operation table (src/operations/handlers.ts) names the action of each operation (`read`, `list`,
+ * `create`, `edit`, `remove`); the request pipeline (operations/shared/operation.ts) runs it after the input is
  * parsed (400) and the record loaded (404), so its 403 never reveals more than those did. The other
  * rules here are consulted where a decision shapes a value rather than refusing the request: masking,
  * the statuses a write stores, what a list may show (`readScope`, the same read rule as a query filter).
@@ -195,7 +195,7 @@ export function statusFilter(requested: string[] | undefined, user: User | undef
 }
 
 /**
- * `mayRead` as a description a repository turns into SQL (posts/read-scope.ts), so lists show exactly
+ * `mayRead` as a description a repository turns into SQL (repositories/read-scope.ts), so lists show exactly
  * what a single GET would: everything to editors; otherwise published records, plus the caller's own
  * records in `ownStatuses`.
  */
@@ -227,7 +227,7 @@ export function readerKey(user: User | undefined): Reader['key'] {
 }
 
 /**
- * One attempt at a record's password, guarded against guessing (http/password-guesses.ts): `allow`
+ * One attempt at a record's password, guarded against guessing (operations/shared/password-guesses.ts): `allow`
  * throws 429 once the client has guessed wrong too often on this record, `failed` counts a wrong one.
  */
 export interface PasswordAttempt {

@@ -1,6 +1,6 @@
 import { can, type User } from '../auth/capabilities.js';
-import { forbidden } from '../errors.js';
-import type { Taxonomy } from '../terms/taxonomies.js';
+import { forbidden } from '../core/errors.js';
+import type { Taxonomy } from '../repositories/taxonomies.js';
 
 /**
  * Who may do what to event categories and tags: every rule, in one place. Terms are public: anyone

@@ -3,7 +3,7 @@ import { parseBooleanWord } from './booleans.js';
 /** Plain-text and field rules shared by every write (events, venues, organizers, users). */
 
 /** WordPress `sanitize_text_field`, with a real tokenizer (text/plain-text.ts). */
-export { sanitizeTextField } from '../text/plain-text.js';
+export { sanitizeTextField } from './plain-text.js';
 
 /**
  * An absolute http(s) URL, as PHP's FILTER_VALIDATE_URL would accept for a website. Characters a

@@ -50,7 +50,7 @@ export const EMBED_LIMITS = {
   tags: 20,
 } as const;
 
-/** The limit of a venue's or an organizer's own text field (linked/kinds.ts `textFields`). */
+/** The limit of a venue's or an organizer's own text field (repositories/linked-kinds.ts `textFields`). */
 export function linkedFieldLimit(field: string): number {
   return field === 'website' ? TEXT_LIMITS.url : field === 'email' ? TEXT_LIMITS.email : TEXT_LIMITS.field;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/core/config.js';
 import { testApp, NS, createUser, type TestUser } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 

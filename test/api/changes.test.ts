@@ -5,7 +5,7 @@ import type { Role } from '../../src/auth/capabilities.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, eventBody, eventsApp, NOW, type Http, type Rec } from '../helpers/events.js';
-import { encodeCursor } from '../../src/services/changes.js';
+import { encodeCursor } from '../../src/records/change-feed.js';
 import { noteChange } from '../../src/db/change-log.js';
 import { inTransaction } from '../../src/db/transactions.js';
 

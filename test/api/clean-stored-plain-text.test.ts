@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createUser, NS, testApp } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { readDataVersion } from '../../src/db/data-version.js';
+import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { up as cleanStoredPlainText } from '../../src/db/migrations/20261123000013_clean_stored_plain_text.js';
 
 /**
@@ -41,7 +42,7 @@ describe('cleaning plain text stored by earlier versions (migration 202611230000
     await db('images').where('post_id', venue.image!.id).update({ url: 'https://img.example/<svg onload=alert(1)>.png', extension: '<svg onload=x' });
     const before = await readDataVersion(db);
 
-    await cleanStoredPlainText(db);
+    await cleanStoredPlainText(db, MIGRATION_TOOLS);
 
     const read = async (path: string) => (await http().get(`${NS}/${path}`).set('Authorization', admin.authorization)).body;
     const e = await read(`events/${event.id}`);
@@ -67,7 +68,7 @@ describe('cleaning plain text stored by earlier versions (migration 202611230000
     const tables = ['posts', 'venues', 'organizers', 'events', 'terms', 'images'];
     const snapshot = async () => JSON.stringify(await Promise.all(tables.map((t) => db(t).orderBy(t === 'posts' || t === 'terms' ? 'id' : 'post_id'))));
     const first = await snapshot();
-    await cleanStoredPlainText(db);
+    await cleanStoredPlainText(db, MIGRATION_TOOLS);
     assert.equal(await snapshot(), first);
   });
 });

@@ -5,7 +5,7 @@ import { badParams, call, createEvent, createOrganizer, createVenue, eventBody, 
 import type { Role } from '../../src/auth/capabilities.js';
 
 /**
- * The event body's edge forms (src/events/input.ts, docs/contract.md §2, §6 and §14): what the
+ * The event body's edge forms (src/domain/events/input.ts, docs/contract.md §2, §6 and §14): what the
  * write suite does not send, each checked by the answer it must give.
  */
 describe('event input: edge forms', () => {

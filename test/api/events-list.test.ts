@@ -190,7 +190,7 @@ describe('events: GET /events', () => {
         return count;
       };
       // The first list after the writes also reads the change feed's position, which later lists reuse
-      // while the data version holds (changes/repository.ts): not per page either.
+      // while the data version holds (repositories/changes.ts): not per page either.
       await queriesFor(`${YEAR_2030}&per_page=3`);
       const small = await queriesFor(`${YEAR_2030}&per_page=2`);
       const large = await queriesFor(`${YEAR_2030}&per_page=12`);

@@ -66,7 +66,7 @@ describe('events: single reads by id and by slug', () => {
     return { event, venue, organizer };
   };
 
-  describe('replies remembered between writes (http/replies.ts)', () => {
+  describe('replies remembered between writes (operations/shared/replies.ts)', () => {
     it('reflects every write to the event and to what it embeds, per caller and per password', async () => {
       const { event, venue } = await peerEvent();
       const first = await get(event.id);

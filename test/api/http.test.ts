@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { testApp, NS, createUser } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 
 describe('HTTP behaviour shared by every route', () => {
   it('answers unknown paths and unsupported methods with rest_no_route', async () => {

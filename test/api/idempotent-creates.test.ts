@@ -3,7 +3,7 @@ import { createUser, createUsers, NS, testApp, type TestApp, type TestUser } fro
 import { expectError } from '../helpers/assertions.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { IdempotencyRepository } from '../../src/idempotency/repository.js';
+import { IdempotencyRepository } from '../../src/repositories/idempotency.js';
 
 /** docs/contract.md §10: Idempotency-Key on creates. */
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
+import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { up as fillLoginKeys } from '../../src/db/migrations/20261123000012_fill_users_login_key.js';
 import { NS, testApp, type TestApp } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
@@ -77,7 +78,7 @@ describe('logins: any case, e-mail addresses, grouped application passwords', ()
     await db('users').insert({ login: 'Old.User', role: 'editor', created_at: '2026-01-01 00:00:00' });
     await users.addSecret('Old.User', 'old-user-secret-1');
     expectError(await writeAs('old.user', 'old-user-secret-1', 'x'), 401, 'rest_invalid_credentials');
-    await fillLoginKeys(db);
+    await fillLoginKeys(db, MIGRATION_TOOLS);
     assert.equal((await db('users').where('login', 'Old.User').first('login_key')).login_key, 'old.user');
     expectStatus(await writeAs('old.user', 'old-user-secret-1', 'Old'), 201);
   });

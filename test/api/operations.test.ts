@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { openDatabase } from '../../src/db/knex.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/core/logger.js';
 import { testApp, testConfig, NS, createUser } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 

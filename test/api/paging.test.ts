@@ -7,7 +7,7 @@ import { VENUE, createLinked, listLinked } from '../helpers/linked.js';
 import { CATEGORIES, createTerm, list as listTerms } from '../helpers/terms.js';
 
 /**
- * Page counts at the edges of every list (src/http/paging.ts): a total that is an exact multiple of
+ * Page counts at the edges of every list (src/operations/shared/paging.ts): a total that is an exact multiple of
  * `per_page` has exactly total / per_page pages, the last one has no next page (body, `Link`), and
  * the page after it is 404. One short of and one past the multiple are checked beside it.
  */

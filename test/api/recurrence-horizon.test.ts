@@ -3,7 +3,7 @@ import { createUsers, NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, eventsApp, eventsPath, NOW, type Http, type Rec } from '../helpers/events.js';
-import { extendHorizons } from '../../src/events/occurrences.js';
+import { extendHorizons } from '../../src/domain/events/occurrences.js';
 
 /** The rolling horizon of endless series (docs/contract.md §14): extended as time passes, in the background. */
 describe('recurring events: the rolling horizon (docs/contract.md §14)', () => {

@@ -3,7 +3,7 @@ import { testApp, NS, createUsers } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 
 /**
- * Replies to reads and list totals are remembered until the next committed write (http/replies.ts,
+ * Replies to reads and list totals are remembered until the next committed write (operations/shared/replies.ts,
  * db/versioned-cache.ts). Every read below is made twice before a write, so a remembered reply is
  * in place (a fixed public URL: without one, each supertest call has its own port, so its own
  * links and key); the read after each write must show the write.
@@ -94,7 +94,7 @@ describe('remembered replies follow every write', () => {
       .set('Authorization', editor.authorization)
       .send({ title: 'Bytes — café 😀', description: 'Ünïcode “quoted”', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
     const id = created.body.id as number;
-    // Remembered replies keep only their UTF-8 bytes (http/replies.ts): JSON, text (iCalendar) and
+    // Remembered replies keep only their UTF-8 bytes (operations/shared/replies.ts): JSON, text (iCalendar) and
     // JSON-LD replies, and the body decoded back for `_fields`, are the same as when first built.
     for (const path of [
       `${NS}/events/${id}`,

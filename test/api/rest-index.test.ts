@@ -9,7 +9,7 @@ import { linkRels } from '../helpers/terms.js';
  * WordPress discovery outside the namespace: the REST index at `{BASE_PATH}/` that every answer's
  * `Link: <…/wp-json/>; rel="https://api.w.org/"` points at, and `?rest_route=` on the site root for
  * clients of sites without pretty permalinks. Neither is part of the OpenAPI document (see
- * src/discovery/rest-index.ts), so the index's routes are checked here against the document's
+ * src/operations/rest-index.ts), so the index's routes are checked here against the document's
  * RouteDescription schema.
  */
 const document = loadDocument();

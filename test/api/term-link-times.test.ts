@@ -6,7 +6,7 @@ import { up as fillLinkTimes } from '../../src/db/migrations/20261128000101_fill
 import { call, createEvent, eventPath, eventsApp, listEvents, type Body, type Http, type Rec } from '../helpers/events.js';
 
 /**
- * Term links keep a copy of their event's local start and end (src/events/term-link-times.ts), read
+ * Term links keep a copy of their event's local start and end (src/repositories/term-link-times.ts), read
  * by a list filtered by categories or tags with a date window. The copy must equal the event's value
  * after every kind of write, or such a list would miss an event moved into its window.
  */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { projectRoot } from '../../src/openapi/document.js';
 import { TEST_DATABASE_URL, openTestDatabase } from '../helpers/database.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 
 /**
  * The command-line tool, run as a separate process the way users run it. On SQLite it gets a file

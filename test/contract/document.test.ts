@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { listOperations, loadDocument, projectRoot } from '../../src/openapi/document.js';
-import { createOperationTable } from '../../src/operations.js';
-import { buildRouteTable } from '../../src/discovery/namespace-index.js';
+import { createOperationTable } from '../../src/operations/handlers.js';
+import { buildRouteTable } from '../../src/operations/namespace-index.js';
 
 describe('the OpenAPI document as the source of truth', () => {
   it('matches the committed generated/ types (run `npm run generate` after editing openapi/)', function () {

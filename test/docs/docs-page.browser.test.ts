@@ -7,7 +7,7 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { testApp, createUser, NS } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { listOperations, loadDocument, projectRoot } from '../../src/openapi/document.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/core/config.js';
 
 /** Debian's Chromium; `.ci/run` installs it and sets REQUIRE_BROWSER=1 so that CI cannot skip this. */
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { createApp } from '../../src/http/app.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from './database.js';
 import { recordingListener } from '../contract/coverage.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inWriteTransaction } from '../../src/repositories.js';
+import { inWriteTransaction } from '../../src/repositories/registry.js';
 
 /**
  * Events written straight into the database, for tests of the venue and organizer filters

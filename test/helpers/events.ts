@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/core/config.js';
 import { NS, testApp, type TestApp, type TestUser } from './app.js';
 import { expectStatus } from './assertions.js';
 import { openTestDatabase } from './database.js';

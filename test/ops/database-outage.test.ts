@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import request from 'supertest';
 import type { Knex } from 'knex';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { openDatabase } from '../../src/db/knex.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/core/logger.js';
 import { NS, testConfig } from '../helpers/app.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../helpers/database.js';
 import { expectStatus } from '../helpers/assertions.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 
 /**
  * A TCP proxy between the service and MySQL that the test controls: `up` forwards, `down` cuts every

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { Knex } from 'knex';
-import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/logger.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/core/logger.js';
 import { createUser, testConfig, type TestUser } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { eventBody, eventsPath, eventPath, expectEnvelope, tableCounts, PUBLIC_URL, type Rec } from '../helpers/events.js';

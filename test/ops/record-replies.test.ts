@@ -5,16 +5,16 @@ import path from 'node:path';
 import request from 'supertest';
 import type { Knex } from 'knex';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { createLogger } from '../../src/core/logger.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { NS, testConfig } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
-import { inWriteTransaction, Repositories } from '../../src/repositories.js';
-import { eventRecords } from '../../src/services/records.js';
-import { Urls } from '../../src/urls.js';
+import { inWriteTransaction, Repositories } from '../../src/repositories/registry.js';
+import { eventRecords } from '../../src/records/records.js';
+import { Urls } from '../../src/core/urls.js';
 
 /**
  * A single event's reply is remembered under a stamp of what it shows (the event's row and the

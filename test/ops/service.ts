@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../helpers/database.js';
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
 
 describe('operations settings', () => {
   it('default to a single process, metrics off and bounded waits', () => {

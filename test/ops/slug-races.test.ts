@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import type { Knex } from 'knex';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { createLogger } from '../../src/core/logger.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { NS, testConfig } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 

@@ -96,7 +96,7 @@ describe('several processes (WORKERS=2)', function () {
 
 describe('WORKERS on SQLite', () => {
   it('is refused: one SQLite file has one writer', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/core/config.js');
     assert.throws(() => loadConfig({ WORKERS: '2', DATABASE_URL: 'sqlite:data/x.sqlite' }), /WORKERS/);
     assert.equal(loadConfig({ WORKERS: '2', DATABASE_URL: 'mysql://u@h/db' }).workers, 2);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { escapeHtml, jsonLdScript, textOf, webcalUrl } from '../../src/pages/layout.js';
-import { whenText } from '../../src/pages/views.js';
+import { escapeHtml, jsonLdScript, textOf, webcalUrl } from '../../src/records/pages/layout.js';
+import { whenText } from '../../src/records/pages/views.js';
 
 /** The pure helpers of the public pages (docs/contract.md §13). */
 describe('page helpers', () => {

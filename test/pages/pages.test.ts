@@ -3,7 +3,7 @@ import { eventsApp, PUBLIC_URL } from '../helpers/events.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { EVENT_DATES, KINDS, NS, PASSWORD, seed, send, world, type World } from '../security/fixtures.js';
 import { attr, checkHeaders, checkPage, parsePage, textOf } from './page-html.js';
-import { EVENTS_PER_PAGE } from '../../src/pages/handlers.js';
+import { EVENTS_PER_PAGE } from '../../src/operations/pages.js';
 
 /**
  * The public pages (docs/contract.md §13) through HTTP: what each page shows, its headers (on HEAD

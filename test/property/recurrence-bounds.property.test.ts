@@ -4,7 +4,7 @@ import { createUsers, type TestUser } from '../helpers/app.js';
 import { call, eventsApp, eventsPath, type Http } from '../helpers/events.js';
 import { expandOccurrences, RecurrenceError } from '../../src/dates/recurrence.js';
 import { INSTANCE_DEADLINE_MS } from '../../src/dates/recurrence-budget.js';
-import { TURN_BUDGET_MS } from '../../src/loop-turns.js';
+import { TURN_BUDGET_MS } from '../../src/core/loop-turns.js';
 
 /**
  * Property (docs/limits.md "Recurrence rules"): any RRULE built from the parts of RFC 5545 §3.3.10,

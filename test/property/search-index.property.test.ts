@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
-import { inWriteTransaction } from '../../src/repositories.js';
+import { inWriteTransaction } from '../../src/repositories/registry.js';
 import { likeEscape } from '../../src/text/slugs.js';
 import { engineOf } from '../../src/db/engine.js';
 import { createEvent, createUsers, database, eventFilter, reads } from '../integration/repositories/fixtures.js';

@@ -510,7 +510,7 @@ describe('no hidden content in any answer to a caller who may not read it', func
     }
   });
 
-  // posts/read-scope.ts protectedTextHidden, for a contributor's own password-protected events: their
+  // repositories/read-scope.ts protectedTextHidden, for a contributor's own password-protected events: their
   // text and links count for the contributor exactly while the contributor may edit the event
   // (policies/posts.ts mayEdit: only unpublished ones). Trashed ones are not readable by contributors at
   // all; test/integration/repositories/read-scope.test.ts checks the rule on every status.

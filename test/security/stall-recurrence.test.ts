@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import { NS } from '../helpers/app.js';
 import { send, startStallService, withoutStall, type StallService } from './stall.js';
 

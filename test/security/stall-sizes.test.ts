@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { insertEvent } from '../helpers/event-rows.js';
 import { send, startStallService, withoutStall, type Answer, type StallService } from './stall.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { UserRepository } from '../../src/auth/users.js';
+import { UserRepository } from '../../src/repositories/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
 import { resetDatabase } from '../helpers/database.js';
 import { killService, serviceDatabase, startService, type Service } from '../ops/service.js';

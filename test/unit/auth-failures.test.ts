@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { NextFunction, Request, Response } from 'express';
-import { AuthFailureLimiter, clientAddress, loginOf } from '../../src/http/auth-failures.js';
-import { RestError } from '../../src/errors.js';
+import { AuthFailureLimiter, clientAddress, loginOf } from '../../src/operations/shared/auth-failures.js';
+import { RestError } from '../../src/core/errors.js';
 
 function basic(login: string, secret = 'x'): string {
   return `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;

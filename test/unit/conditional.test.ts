@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { StaleVersion } from '../../src/db/errors.js';
-import { RestError } from '../../src/errors.js';
-import { conditionalWrite, entityTag, parseIfMatch, tagOfBody, versionOf } from '../../src/http/conditional.js';
-import { canonical } from '../../src/http/idempotency.js';
-import type { OperationContext } from '../../src/http/operation.js';
+import { RestError } from '../../src/core/errors.js';
+import { conditionalWrite, entityTag, parseIfMatch, tagOfBody, versionOf } from '../../src/operations/shared/conditional.js';
+import { canonical } from '../../src/operations/shared/idempotency.js';
+import type { OperationContext } from '../../src/operations/shared/operation.js';
 
 /** The pure parts of conditional writes (docs/contract.md §10): entity tags and If-Match values. */
 describe('entity tags and If-Match', () => {

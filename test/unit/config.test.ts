@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, isValidTimezone, loadConfig, servesPages } from '../../src/config.js';
+import { ConfigError, isValidTimezone, loadConfig, servesPages } from '../../src/core/config.js';
 
 describe('configuration', () => {
   it('runs on a fresh machine with no settings', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { currencyCode, formatCost, numericValue, parseCost, plainNumber, type ParsedCost } from '../../src/events/cost.js';
+import { currencyCode, formatCost, numericValue, parseCost, plainNumber, type ParsedCost } from '../../src/domain/events/cost.js';
 
 /** The formatted `cost` of an input, as a record shows it after a write. */
 function costOf(input: unknown): string {

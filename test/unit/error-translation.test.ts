@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { NextFunction, Request, Response } from 'express';
 import { error as validatorErrors } from 'express-openapi-validator';
 import { errorMiddleware, toRestError } from '../../src/http/error-middleware.js';
-import { invalidCredentials, invalidParam, RestError } from '../../src/errors.js';
+import { invalidCredentials, invalidParam, RestError } from '../../src/core/errors.js';
 import { NS, createUser, testApp } from '../helpers/app.js';
 
 /** The envelope, status and headers an error becomes. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { RestError } from '../../src/errors.js';
-import type { OperationContext, Reply } from '../../src/http/operation.js';
-import { withIdempotencyKey } from '../../src/http/idempotency.js';
-import type { IdempotencyKeyRow, IdempotencyRepository } from '../../src/idempotency/repository.js';
+import { RestError } from '../../src/core/errors.js';
+import type { OperationContext, Reply } from '../../src/operations/shared/operation.js';
+import { withIdempotencyKey } from '../../src/operations/shared/idempotency.js';
+import type { IdempotencyKeyRow, IdempotencyRepository } from '../../src/repositories/idempotency.js';
 
 /**
  * The key's claim loop (docs/contract.md §10) under races no single-process test can schedule: a row

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { zoneOf } from '../../src/dates/parse.js';
-import { defaultWindow, listBounds, searchTerms } from '../../src/events/list-window.js';
+import { defaultWindow, listBounds, searchTerms } from '../../src/domain/events/list-window.js';
 
 /** The plugin's own capture was taken at this moment on a UTC site (docs/plugin-behaviour.md §5.5). */
 const NOW = new Date('2026-11-21T21:09:00Z');

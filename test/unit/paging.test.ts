@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Request } from 'express';
-import { RestError } from '../../src/errors.js';
-import { MAX_PER_PAGE, listEnvelope, pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../../src/http/paging.js';
+import { RestError } from '../../src/core/errors.js';
+import { MAX_PER_PAGE, listEnvelope, pageHeaders, pageLinks, pageRequest, sentQueryNames } from '../../src/operations/shared/paging.js';
 
 const BASE = 'http://api.test/wp-json/tribe/events/v1/events';
 const sent = (originalUrl: string): string[] => sentQueryNames({ originalUrl } as Request);
 const pastTheEnd = () => new RestError(404, 'event-archive-page-not-found', 'past the end');
 
-describe('paging (src/http/paging.ts)', () => {
+describe('paging (src/operations/shared/paging.ts)', () => {
   it('pageRequest: page 1 and 10 per page by default, per_page clamped to 50, the offset of the page', () => {
     assert.deepEqual(pageRequest(undefined, undefined), { page: 1, perPage: 10, offset: 0 });
     assert.deepEqual(pageRequest(3, 7), { page: 3, perPage: 7, offset: 14 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Role, User } from '../../src/auth/capabilities.js';
-import { RestError } from '../../src/errors.js';
+import { RestError } from '../../src/core/errors.js';
 import {
   ANY_STATUS,
   mayCreate,
@@ -24,7 +24,7 @@ import {
   type PostFacts,
 } from '../../src/policies/posts.js';
 import { mayManage, termPolicy } from '../../src/policies/terms.js';
-import { CATEGORIES, TAGS } from '../../src/terms/taxonomies.js';
+import { CATEGORIES, TAGS } from '../../src/repositories/taxonomies.js';
 
 /**
  * The policies of src/policies/ as complete decision tables: every caller (anonymous and each role)

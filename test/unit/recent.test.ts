@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Recent, roughBytes } from '../../src/services/related-rows.js';
+import { Recent, roughBytes } from '../../src/records/related-rows.js';
 
-/** The bounded map behind the rows event records embed (services/related-rows.ts): least recently used goes first. */
+/** The bounded map behind the rows event records embed (records/related-rows.ts): least recently used goes first. */
 describe('Recent: a map that forgets the least recently used entries', () => {
   it('keeps at most `max` entries and forgets the one used longest ago', () => {
     const recent = new Recent<string>(2);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { jsonParts, keepAsBytes, serializeReply, STREAM_ABOVE_BYTES } from '../../src/http/reply-body.js';
+import { jsonParts, keepAsBytes, serializeReply, STREAM_ABOVE_BYTES } from '../../src/operations/shared/reply-body.js';
 
 describe('replies serialised piece by piece', () => {
   it('joins to exactly what JSON.stringify writes, whatever the value', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
 
 /** The settings that harden the service: wrong-password throttling, allowed hosts, CORS origins, reply size. */
 describe('security settings', () => {

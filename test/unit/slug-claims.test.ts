@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import knexFactory, { type Knex } from 'knex';
-import { whereSlugFamily, withUniqueSlug } from '../../src/posts/unique-slugs.js';
-import { isClaimed } from '../../src/posts/slug-claims.js';
+import { whereSlugFamily, withUniqueSlug } from '../../src/repositories/unique-slugs.js';
+import { isClaimed } from '../../src/repositories/slug-claims.js';
 import { MAX_SLUG_LENGTH } from '../../src/text/slugs.js';
 
 /** The slug a write with nothing stored and nothing failing would get (and keep, until its claim ends). */

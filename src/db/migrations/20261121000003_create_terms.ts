@@ -12,7 +12,7 @@ export async function up(db: Knex): Promise<void> {
     t.text('description', 'mediumtext').notNullable();
     t.integer('parent').unsigned().notNullable().defaultTo(0);
     // WordPress's term count: published events carrying the term, kept up to date by every event
-    // write (events/repository.ts recountTerms) so that reads never count.
+    // write (repositories/events.ts recountTerms) so that reads never count.
     t.integer('published_count').unsigned().notNullable().defaultTo(0);
     // The lower-cased name, so that one name per level is enforced by the database even under
     // concurrent creates. NULL for a term WordPress lets share a name because it was given its own slug.

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { loginKey } from '../../auth/login-keys.js';
+import type { MigrationTools } from './helpers.js';
 
 /** Fills `users.login_key` for the users created before it existed (the same rule as new users). */
-export async function up(db: Knex): Promise<void> {
+export async function up(db: Knex, { loginKey }: MigrationTools): Promise<void> {
   const users: Array<{ id: number; login: string }> = await db('users').whereNull('login_key').select('id', 'login');
   for (const user of users)
     await db('users')

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { sanitizeTextField } from '../../text/plain-text.js';
-import { bumpDataVersion } from '../data-version.js';
+import type { MigrationTools } from './helpers.js';
 
 /**
  * Plain-text values stored before plain text was cleaned with a tokenizer (text/plain-text.ts) may
@@ -11,7 +10,7 @@ import { bumpDataVersion } from '../data-version.js';
  * characters are read, so it costs next to nothing where there are none. Run once; a value already
  * clean is left as it is, so running it again changes nothing.
  */
-export async function up(db: Knex): Promise<void> {
+export async function up(db: Knex, { sanitizeTextField, bumpDataVersion }: MigrationTools): Promise<void> {
   const plain = (value: string) => sanitizeTextField(value) || value.replace(/</g, '&lt;');
   const url = (value: string) => value.replace(/[<>"`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 

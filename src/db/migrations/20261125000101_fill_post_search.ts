@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertSearchGrams, searchGramRows } from '../search-index.js';
+import type { MigrationTools } from './helpers.js';
 
 /** Events per batch when filling the MySQL trigram table. */
 const BATCH = 500;
@@ -9,17 +9,17 @@ const BATCH = 500;
  * through the FTS table (emptied first, so a second run cannot index an event twice), on MySQL by
  * batches of events in id order.
  */
-export async function up(db: Knex): Promise<void> {
+export async function up(db: Knex, tools: MigrationTools): Promise<void> {
   if (db.client.config.client !== 'mysql2') {
     await db.raw("insert into post_search (post_search) values ('delete-all')");
     await db.raw("insert into post_search (rowid, title, description, excerpt) select id, lower(title), lower(description), lower(excerpt) from posts where type = 'event'");
     return;
   }
-  await fillSearchGrams(db);
+  await fillSearchGrams(db, tools);
 }
 
 /** Indexes every event of a MySQL database from scratch (also the benchmark's seeder, after its bulk load). */
-export async function fillSearchGrams(db: Knex): Promise<void> {
+export async function fillSearchGrams(db: Knex, { insertSearchGrams, searchGramRows }: Pick<MigrationTools, 'insertSearchGrams' | 'searchGramRows'>): Promise<void> {
   await db('post_search_grams').delete();
   for (let after = 0; ;) {
     const posts = await db('posts').where('type', 'event').where('id', '>', after).orderBy('id').limit(BATCH).select('id', 'title', 'description', 'excerpt');

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * within each term, so that a list filtered by a category or tag and a date window reads only the
  * window's part of that term's links instead of all of them (README "What limits the rest"). The
  * copy is the event's `start_local` / `end_local`, compared as the window compares them (same
- * columns, same form); events/term-link-times.ts writes it, the data migration after this one fills it.
+ * columns, same form); repositories/term-link-times.ts writes it, the data migration after this one fills it.
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('event_terms', (t) => {

@@ -1,5 +1,30 @@
 import type { Knex } from 'knex';
 
+/** A row of the MySQL search index: one trigram of one field of one post. */
+export interface SearchGramRow {
+  post_id: number;
+  field: number;
+  n: number;
+  gram: string;
+}
+
+/**
+ * What data migrations borrow from the application. db/migrate.ts hands it to each migration's
+ * `up`, so that no migration imports an application module and the layers stay one-way
+ * (docs/architecture.md "Migrations").
+ */
+export interface MigrationTools {
+  /** The key a login is found by (auth/login-keys.ts). */
+  loginKey(login: string): string;
+  /** Plain text as a write cleans it now (text/plain-text.ts). */
+  sanitizeTextField(value: string): string;
+  /** Makes every running process compute its remembered replies again (db/data-version.ts). */
+  bumpDataVersion(db: Knex): Promise<void>;
+  /** The search index rows of one post's text (db/search-index.ts). */
+  searchGramRows(postId: number, fields: { title?: string; description?: string; excerpt?: string }): SearchGramRow[];
+  insertSearchGrams(db: Knex, rows: SearchGramRow[]): Promise<void>;
+}
+
 /**
  * Slugs, logins and URL hashes compare byte for byte on both engines: SQLite's default BINARY
  * collation, and utf8mb4_bin on MySQL (whose default collation would make `E1` equal `e1`).

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { inWriteTransaction } from '../../../src/repositories.js';
-import { ORGANIZERS, VENUES } from '../../../src/linked/kinds.js';
-import { CATEGORIES, TAGS } from '../../../src/terms/taxonomies.js';
+import { inWriteTransaction } from '../../../src/repositories/registry.js';
+import { ORGANIZERS, VENUES } from '../../../src/repositories/linked-kinds.js';
+import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createLinked, createTerm, createUsers, database, eventFilter, eventTitles, reads, linkedIds, termIdsOf } from './fixtures.js';
 
 const day = (n: number, time = '10:00:00') => `2026-06-${String(n).padStart(2, '0')} ${time}`;

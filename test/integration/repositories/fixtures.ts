@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { User } from '../../../src/auth/capabilities.js';
-import { inWriteTransaction, Repositories } from '../../../src/repositories.js';
+import { inWriteTransaction, Repositories } from '../../../src/repositories/registry.js';
 import { openTestDatabase } from '../../helpers/database.js';
-import type { PostColumns } from '../../../src/posts/repository.js';
-import type { EventColumns, EventListFilter } from '../../../src/events/repository.js';
-import type { KindColumns } from '../../../src/linked/repository.js';
-import type { LinkedKind } from '../../../src/linked/kinds.js';
-import type { Taxonomy } from '../../../src/terms/taxonomies.js';
+import type { PostColumns } from '../../../src/repositories/posts.js';
+import type { EventColumns, EventListFilter } from '../../../src/repositories/events.js';
+import type { KindColumns } from '../../../src/repositories/linked.js';
+import type { LinkedKind } from '../../../src/repositories/linked-kinds.js';
+import type { Taxonomy } from '../../../src/repositories/taxonomies.js';
 import { readerOf } from '../../../src/policies/posts.js';
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { IdempotencyRepository } from '../../../src/idempotency/repository.js';
+import { IdempotencyRepository } from '../../../src/repositories/idempotency.js';
 import { database } from './fixtures.js';
 
 /**

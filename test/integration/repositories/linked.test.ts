@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { User } from '../../../src/auth/capabilities.js';
-import { inWriteTransaction } from '../../../src/repositories.js';
-import { ORGANIZERS, VENUES, type LinkedKind } from '../../../src/linked/kinds.js';
-import type { LinkedListFilter } from '../../../src/linked/repository.js';
+import { inWriteTransaction } from '../../../src/repositories/registry.js';
+import { ORGANIZERS, VENUES, type LinkedKind } from '../../../src/repositories/linked-kinds.js';
+import type { LinkedListFilter } from '../../../src/repositories/linked.js';
 import { readerOf } from '../../../src/policies/posts.js';
 import { ALL_STATUSES, createEvent, createLinked, createUsers, database, reads, type LinkedSpec, linkedIds } from './fixtures.js';
 

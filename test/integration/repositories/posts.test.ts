@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { inWriteTransaction } from '../../../src/repositories.js';
-import { ORGANIZERS, VENUES } from '../../../src/linked/kinds.js';
-import { CATEGORIES } from '../../../src/terms/taxonomies.js';
+import { inWriteTransaction } from '../../../src/repositories/registry.js';
+import { ORGANIZERS, VENUES } from '../../../src/repositories/linked-kinds.js';
+import { CATEGORIES } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createLinked, createTerm, createUsers, database, postColumns, reads } from './fixtures.js';
 
 /** Records an image the way `image: <url>` does (posts.insert + insertImage); returns its id. */

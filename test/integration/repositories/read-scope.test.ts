@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import type { Role, User } from '../../../src/auth/capabilities.js';
 import { mayRead, maySeeProtectedText, protectedTextScope, readScope, type PostFacts } from '../../../src/policies/posts.js';
-import { protectedTextHidden, whereReadable } from '../../../src/posts/read-scope.js';
+import { protectedTextHidden, whereReadable } from '../../../src/repositories/read-scope.js';
 import { createUser } from '../../helpers/app.js';
 import { database } from './fixtures.js';
 
 /**
- * posts/read-scope.ts is the SQL form of two rules of policies/posts.ts, which lists and searches use
+ * repositories/read-scope.ts is the SQL form of two rules of policies/posts.ts, which lists and searches use
  * where a single GET uses the policy: `whereReadable` must keep exactly the records `mayRead` allows,
  * and `protectedTextHidden` must match exactly those whose text `maySeeProtectedText` hides. Checked
  * on every caller against records of every status (trashed ones by their status before the trash),

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { inWriteTransaction } from '../../../src/repositories.js';
-import { TermNameTaken, type TermRow } from '../../../src/terms/repository.js';
-import { CATEGORIES, TAGS } from '../../../src/terms/taxonomies.js';
+import { inWriteTransaction } from '../../../src/repositories/registry.js';
+import { TermNameTaken, type TermRow } from '../../../src/repositories/terms.js';
+import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createTerm, database, reads } from './fixtures.js';
 
 async function term(db: Knex, id: number): Promise<TermRow> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { UserError } from '../../../src/auth/users.js';
+import { UserError } from '../../../src/repositories/users.js';
 import { createEvent, database, reads } from './fixtures.js';
 
 describe('UserRepository', () => {

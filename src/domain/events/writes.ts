@@ -1,0 +1,103 @@
+import type { User } from '../../auth/capabilities.js';
+import type { PostColumns } from '../../repositories/posts.js';
+import { resolveImage, type Body, type WriteContext } from '../posts/writes.js';
+import { createOrReuse } from '../linked/writes.js';
+import { TermNameTaken } from '../../repositories/terms.js';
+import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.js';
+import { sanitizeSlug } from '../../text/slugs.js';
+import type { Repositories } from '../../repositories/registry.js';
+import type { EventColumns, EventRow } from '../../repositories/events.js';
+import type { LinkedItem, ParsedEvent, TermsInput } from './input.js';
+
+/** The writes of one event from a parsed body, shared by the single-event and series paths. */
+
+/** The `events` columns a parsed body sets. */
+export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
+  const own: EventColumns = {};
+  if (parsed.times) {
+    own.start_local = parsed.times.startLocal;
+    own.end_local = parsed.times.endLocal;
+    own.start_utc = parsed.times.startUtc;
+    own.end_utc = parsed.times.endUtc;
+  }
+  if (parsed.timezone !== undefined) own.timezone = parsed.timezone;
+  else if (creating) own.timezone = siteTimezone;
+  if (parsed.allDay !== undefined) own.all_day = parsed.allDay;
+  const cost = parsed.cost ?? (creating ? { raw: [], values: [], min: null, max: null, symbol: '', position: '' as const } : undefined);
+  if (cost) {
+    own.cost_raw = JSON.stringify(cost.raw);
+    own.cost_values = JSON.stringify(cost.values);
+    own.cost_min = cost.min;
+    own.cost_max = cost.max;
+    own.currency_symbol = cost.symbol;
+    own.currency_position = cost.position;
+  }
+  if (parsed.website !== undefined) own.website = parsed.website;
+  else if (creating) own.website = '';
+  Object.assign(own, parsed.flags);
+  return own;
+}
+
+/**
+ * Writes the venue/organizer/term links of a parsed body, creating what it asks to create.
+ * @returns the ids of the terms written (of the taxonomies the body sent).
+ */
+export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<number[]> {
+  const events = repositories.events;
+  const ids = async (items: LinkedItem[]) => {
+    const out: number[] = [];
+    for (const item of items) out.push('id' in item ? item.id : await createOrReuse(repositories, item.prepared, writer));
+    return out;
+  };
+  if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
+  if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
+  const written: number[] = [];
+  for (const [taxonomy, input] of [
+    [CATEGORIES, parsed.categories],
+    [TAGS, parsed.tags],
+  ] as Array<[Taxonomy, TermsInput | undefined]>) {
+    if (!input) continue;
+    const termIds = [...input.ids];
+    for (const name of input.create) {
+      const existing = await repositories.terms.findByName(taxonomy, 0, name);
+      if (existing) {
+        termIds.push(existing.id);
+        continue;
+      }
+      try {
+        termIds.push(await repositories.terms.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
+      } catch (err) {
+        if (!(err instanceof TermNameTaken)) throw err;
+        termIds.push(err.existing.id);
+      }
+    }
+    await events.setTerms(eventId, taxonomy.name, termIds, isNew);
+    written.push(...termIds);
+  }
+  return written;
+}
+
+/**
+ * Writes an update of one event in the caller's transaction: its image, columns, links and the
+ * counts of its terms. `expected`: the version an If-Match named (docs/contract.md §10).
+ */
+export async function writeEvent(
+  repositories: Repositories,
+  row: EventRow,
+  parsed: ParsedEvent,
+  columns: Partial<PostColumns>,
+  body: Body,
+  writer: WriteContext & { user: User | undefined },
+  expected?: number,
+  own: EventColumns = eventColumns(parsed, false, writer.siteTimezone),
+): Promise<void> {
+  const imageId = await resolveImage(repositories, body.image, writer.user);
+  if (imageId !== undefined) columns.image_id = imageId;
+  const countedBefore = await repositories.events.countedTerms(row.id);
+  await repositories.events.update(row, columns, parsed.common.slug, own, expected);
+  await writeLinks(repositories, row.id, parsed, writer);
+  // The terms an event counts for change only with its status or its terms; otherwise reading them
+  // again would find the same rows (still locked by this transaction): two round trips saved.
+  const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
+  if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
+}

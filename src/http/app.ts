@@ -1,0 +1,356 @@
+import crypto from 'node:crypto';
+import express, { type Express, type RequestHandler } from 'express';
+import cors from 'cors';
+import helmet from 'helmet';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pinoHttp } from 'pino-http';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import './request.js';
+import { originOf, servesPages, type Config } from '../core/config.js';
+import { createLogger } from '../core/logger.js';
+import { assertUtcProcess } from '../dates/parse.js';
+import { listOperations, loadDocument, NAMESPACE } from '../openapi/document.js';
+import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser } from './input.js';
+import { invalidParam } from '../core/errors.js';
+import { authenticate } from './authentication.js';
+import { authFailureLimiter } from '../operations/shared/auth-failures.js';
+import { BodyGate, jsonDepthLimit, MAX_BODY_DEPTH } from './body-gate.js';
+import { healthz, readyz } from './health.js';
+import { createMetrics } from './metrics.js';
+import { requestTimeout } from '../operations/shared/timeouts.js';
+import { errorMiddleware, noRouteHandler } from './error-middleware.js';
+import { Urls } from '../core/urls.js';
+import { hostGuard } from './host.js';
+import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../operations/shared/operation.js';
+import { Repositories } from '../repositories/registry.js';
+import { UserRepository } from '../repositories/users.js';
+import { buildRouteTable } from '../operations/namespace-index.js';
+import { docsPage } from '../operations/docs-page.js';
+import { publicPages } from '../operations/pages.js';
+import { restIndex, restRouteParameter } from '../operations/rest-index.js';
+import { createOperationTable } from '../operations/handlers.js';
+import { replyCache, replyKey, serializedReply } from '../operations/shared/replies.js';
+import { readTurns, readsInFlightFor, READS_PER_TURN } from './read-turns.js';
+import { engineOf } from '../db/engine.js';
+import { jsonParts, replyTooLarge, sendSerialized } from '../operations/shared/reply-body.js';
+import { entityTag } from '../operations/shared/conditional.js';
+import { withIdempotencyKey } from '../operations/shared/idempotency.js';
+import { allowHeader } from './allow.js';
+import { responseFields } from './fields.js';
+
+export interface AppOptions {
+  config: Config;
+  db: Knex;
+  logger?: Logger;
+  /** The clock; tests inject a fixed one. */
+  now?: () => Date;
+}
+
+/** Headers clients may read from another origin: WordPress's list plus the plugin's and ours. */
+const EXPOSED_HEADERS = [
+  'X-WP-Total',
+  'X-WP-TotalPages',
+  'Link',
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'X-TEC-Change-Cursor',
+  'X-TEC-Truncated',
+  'X-Request-Id',
+  'ETag',
+  'Location',
+  'Retry-After',
+  'Idempotent-Replayed',
+];
+const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'];
+
+/** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
+ * every request: logging → WordPress headers → CORS → URL normalisation → authentication →
+ * anonymous writes refused → body parsers → input normalisation → OpenAPI validation (routes,
+ * security, parameters, bodies) → the operation's permission and handler → one error middleware.
+ */
+export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
+  assertUtcProcess();
+  const document = loadDocument();
+  const operations = listOperations(document);
+  const shapes = inputShapesOf(operations, `${config.basePath}/${NAMESPACE}`);
+  const routes = buildRouteTable(operations);
+  const table = createOperationTable(document, routes);
+  const users = new UserRepository(db);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', queryParser(shapes));
+  // Weak ETags on answers without a record version (lists, the index); single records get a strong
+  // one from their version (operations/shared/conditional.ts). Express answers If-None-Match with 304 itself.
+  app.set('etag', 'weak');
+  // Which proxies may tell the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto):
+  // none unless TRUST_PROXY says so, since anyone can send those headers.
+  app.set('trust proxy', config.trustProxy);
+
+  const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
+  if (metrics) app.use(metrics.record);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId(req, res) {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
+      // One short line per request: no headers (credentials, cookies) and no bodies.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+    }),
+  );
+  app.use(requestTimeout(config.requestTimeoutSeconds));
+  // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
+  const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
+  app.use(readTurns(READS_PER_TURN, readsInFlightFor(engineOf(db), poolMax)).middleware);
+  // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
+  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
+  // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
+  app.use(hostGuard(config));
+  app.use(wordpressHeaders(config));
+  // Any origin, with credentials, as WordPress does; only CORS_ORIGINS when it is set.
+  const corsOrigins = config.corsOrigins && new Set(config.corsOrigins);
+  app.use(
+    cors({
+      origin: corsOrigins ? (origin, done) => done(null, origin !== undefined && corsOrigins.has(originOf(origin) ?? '')) : true,
+      credentials: true,
+      exposedHeaders: EXPOSED_HEADERS,
+      allowedHeaders: ALLOWED_HEADERS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      maxAge: 600,
+    }),
+  );
+  app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
+  app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
+  // WordPress's REST index at `{BASE_PATH}/`, where every answer's discovery Link points.
+  app.get(config.basePath || '/', restIndex(config, document, routes, now));
+  // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
+  // authentication), again below once the caller is known.
+  const allow = allowHeader(operations, `${config.basePath}/${NAMESPACE}`);
+  app.use(allow);
+  // Operations endpoints, outside the namespace and the OpenAPI document.
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(db));
+  if (metrics) app.get('/metrics', metrics.serve);
+  app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
+  // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
+  if (servesPages(config)) app.use(publicPages(config, db, now));
+  // Who calls is known before any body is read: an anonymous write is refused (401) without parsing
+  // its body, and bodies are parsed only for operations that take one, depth-checked first.
+  const limiter = authFailureLimiter(config);
+  app.use(limiter.guard);
+  app.use(
+    authenticate(
+      users,
+      (req) => limiter.recordFailure(req),
+      (req) => limiter.recordSuccess(req),
+    ),
+  );
+  app.use(allow);
+  app.use(noStoreForUsers);
+  // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
+  app.use(responseFields(document));
+  const bodies = new BodyGate(operations, `${config.basePath}/${NAMESPACE}`);
+  app.use(bodies.refuseAnonymousWrites);
+  app.use(bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })));
+  // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
+  app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
+  app.use(emptyBodyAsEmptyObject);
+  app.use(normaliseBody(shapes));
+
+  const validatorDocument = { ...document, servers: [{ url: `${config.basePath}/${NAMESPACE}` }] };
+  app.use(
+    OpenApiValidator.middleware({
+      // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
+      // to the namespace and the mount point stays a setting.
+      apiSpec: validatorDocument as never,
+      // Check the document itself at start-up: a broken document must not half-validate requests.
+      validateApiSpec: true,
+      validateRequests: {
+        // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
+        allowUnknownQueryParameters: true,
+        // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
+        coerceTypes: true,
+        // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
+        removeAdditional: false,
+        // Report every bad parameter at once, as WordPress lists them all.
+        allErrors: true,
+      },
+      // On in tests (every response must match the document), off in production by default.
+      validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
+      // The document's security requirements decide which operations need a user: writes list only
+      // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
+      // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
+      validateSecurity: {
+        handlers: {
+          basicAuth: async (req) => req.user !== undefined,
+          bearerAuth: async (req) => req.user !== undefined,
+        },
+      },
+      // Formats are checked in full (e.g. real dates), not by the fast approximations.
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
+      // Requests to undocumented paths under the namespace are errors (404), not passed through.
+      ignoreUndocumented: false,
+      // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
+      useRequestUrl: true,
+      // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
+      $refParser: { mode: 'bundle' },
+      // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
+      operationHandlers: false,
+      fileUploader: false,
+    }),
+  );
+  app.use(dispatch(table, config, db, now));
+  app.use(noRouteHandler);
+  app.use(errorMiddleware());
+  return app;
+}
+
+/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4). */
+function wordpressHeaders(config: Config): RequestHandler {
+  return (req, res, next) => {
+    const urls = new Urls(config, req);
+    res.locals.urls = urls;
+    res.set({
+      'X-Robots-Tag': 'noindex',
+      'X-Content-Type-Options': 'nosniff',
+      Link: `<${urls.restRoot}/>; rel="https://api.w.org/"`,
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+      'Access-Control-Allow-Headers': ALLOWED_HEADERS.join(', '),
+    });
+    next();
+  };
+}
+
+/**
+ * Trailing slashes are accepted on every route (`/events/` = `/events`); the namespace root itself is
+ * the document's path `/`, so it always gets one. HEAD is served by the GET operation (Node still
+ * sends no body for it).
+ */
+function normaliseUrl(namespaceRoot: string): RequestHandler {
+  return (req, _res, next) => {
+    const queryStart = req.url.indexOf('?');
+    const query = queryStart === -1 ? '' : req.url.slice(queryStart);
+    let pathPart = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
+    if (pathPart.length > 1) pathPart = pathPart.replace(/\/+$/, '') || '/';
+    if (pathPart === namespaceRoot) pathPart += '/';
+    req.url = pathPart + query;
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
+  };
+}
+
+/**
+ * A POST/PUT/PATCH without any body is a request with no parameters, as in WordPress (so a create
+ * says which parameters are missing, and an update changes nothing), not a wrong content type.
+ */
+const emptyBodyAsEmptyObject: RequestHandler = (req, _res, next) => {
+  const bodyless = req.headers['content-type'] === undefined && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+  if (bodyless && ['POST', 'PUT', 'PATCH'].includes(req.method)) {
+    req.headers['content-type'] = 'application/json';
+    req.body = {};
+  }
+  next();
+};
+
+/** Authenticated answers must not be cached by shared caches (as WordPress does). */
+const noStoreForUsers: RequestHandler = (req, res, next) => {
+  if (req.user) {
+    res.set({ 'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private', Expires: 'Wed, 11 Jan 1984 05:00:00 GMT' });
+  }
+  next();
+};
+
+/**
+ * Runs the operation the validator matched through its stages (operations/shared/operation.ts): parse, then the
+ * remembered reply if there is one, else load, authorize and execute; then sends the reply.
+ */
+function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Date): RequestHandler {
+  const replies = replyCache(db, config.replyLimit);
+  return async (req, res, next) => {
+    const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
+    const operationId = matched?.schema?.operationId as OperationId | undefined;
+    if (!operationId) return next();
+    // The validator has checked the request against this operation: its input has the operation's types.
+    const operation = table[operationId] as Operation<OperationId>;
+    const ctx: OperationContext = {
+      operationId,
+      req,
+      res,
+      user: req.user,
+      urls: res.locals.urls as Urls,
+      config,
+      db,
+      repositories: new Repositories(db),
+      now,
+      query: req.query as never,
+      path: (matched?.pathParams ?? req.params) as never,
+      body: (req.body ?? {}) as never,
+    };
+    const infinite = nonFiniteInput(req.query, req.body);
+    if (infinite !== undefined) throw invalidParam(infinite, `${infinite} is not a finite number.`);
+    const handle = async (): Promise<Reply> => {
+      const input = await operation.parse(ctx);
+      const run = async (): Promise<Reply> => {
+        const target = await operation.load(ctx, input);
+        operation.authorize(ctx.user, target, input);
+        return operation.execute(ctx, input, target);
+      };
+      const remembered = operation.remember?.(ctx, input);
+      return remembered ? replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : run();
+    };
+    // A create sent with Idempotency-Key runs once per key (operations/shared/idempotency.ts).
+    const reply = await withIdempotencyKey(ctx, handle);
+    // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
+    // header of it is set (the list feed is cut to the limit; one event's feed is far below it).
+    const textBytes = reply.textBytes?.length ?? (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
+    if (textBytes > config.replyLimit) throw replyTooLarge(config.replyLimit);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) {
+      // The WordPress discovery Link stays; paging links are added beside it.
+      if (name === 'Link') res.append('Link', value);
+      else res.set(name, value);
+    }
+    res.status(reply.status);
+    // A JSON answer of another media type (the JSON-LD feed) goes the JSON way below, under its own type.
+    if (reply.contentType !== undefined) res.set('Content-Type', reply.contentType);
+    if (reply.contentType !== undefined && (reply.textBytes !== undefined || typeof reply.body === 'string')) {
+      // A text answer (an iCalendar feed): sent as it is (a remembered one from its bytes); a record's
+      // strong ETag (operations/shared/conditional.ts) or Express's weak one, and its 304.
+      const text = reply.textBytes ?? String(reply.body);
+      if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, text, reply.contentType)));
+      res.send(text);
+      return;
+    }
+    if (reply.version) {
+      // A record's strong ETag (operations/shared/conditional.ts); set before sending, so Express computes no weak one.
+      const selection = res.locals.fields === undefined ? '' : JSON.stringify(res.locals.fields);
+      const json = () => jsonParts(serializedReply(reply, config.replyLimit));
+      res.set('ETag', selection ? entityTag(reply.version, json(), selection) : (reply.etag ??= entityTag(reply.version, json())));
+    }
+    if (config.validateResponses || res.locals.fields) {
+      // res.json is where the validator checks the body against the document, and where `_fields`
+      // selects keys (http/fields.ts).
+      res.json(reply.body);
+    } else {
+      // What res.json sends, byte for byte, with the JSON kept on the reply: a remembered reply
+      // (operations/shared/replies.ts) is serialised once, not on every request. A reply over REPLY_LIMIT is
+      // refused before any of it is sent; one over 1 MB is streamed (operations/shared/reply-body.ts).
+      const serialized = serializedReply(reply, config.replyLimit);
+      if (!serialized.complete) throw replyTooLarge(config.replyLimit, (req.query as { per_page?: unknown }).per_page);
+      await sendSerialized(req, res, serialized);
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import type { ApiDocument } from '../openapi/document.js';
+import { anyone, noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
+import { buildRouteTable, namespaceIndex } from './namespace-index.js';
+import { documentationFor } from './documentation.js';
+import { categoryOperations, tagOperations } from './terms.js';
+import { organizerOperations, venueOperations } from './linked.js';
+import { eventOperations } from './events.js';
+import { changeOperations } from './changes.js';
+
+/**
+ * operationId → the stages of the operation, each naming the policy action that decides who may call
+ * it (policies/posts.ts, policies/terms.ts; `anyone` for the open discovery routes). Every operation
+ * of the document is here, checked by the compiler.
+ */
+export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>): OperationTable {
+  return {
+    getNamespaceIndex: operation({
+      parse: (ctx: OperationContext<'getNamespaceIndex'>) => queryInput(ctx),
+      load: noTarget,
+      authorize: anyone,
+      execute: async (ctx) => ({ status: 200, body: namespaceIndex(routes, ctx.urls) }),
+    }),
+    getDocumentation: operation({
+      parse: (ctx: OperationContext<'getDocumentation'>) => queryInput(ctx),
+      load: noTarget,
+      authorize: anyone,
+      execute: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
+    }),
+    ...categoryOperations,
+    ...tagOperations,
+    ...venueOperations,
+    ...organizerOperations,
+    ...eventOperations,
+    ...changeOperations,
+  };
+}

@@ -1,0 +1,244 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/openapi.js';
+import type { User } from '../auth/capabilities.js';
+import type { ChangeType } from '../db/change-log.js';
+import type { ChangeRow, ChangeRepository } from '../repositories/changes.js';
+import { formatUtc } from '../dates/storage.js';
+import { RestError, invalidParam } from '../core/errors.js';
+import { mayFollow } from '../policies/posts.js';
+import { inWriteTransaction, type Repositories } from '../repositories/registry.js';
+import { ORGANIZERS, VENUES } from '../repositories/linked-kinds.js';
+import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
+import type { Urls } from '../core/urls.js';
+import { eventRecords, linkedRecords, termRecords } from './records.js';
+
+/**
+ * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
+ * sees them, the wait for the next change, and the purge of old tombstones.
+ */
+
+export type Change = components['schemas']['Change'];
+export type ChangeFeed = components['schemas']['ChangeFeed'];
+
+const COLLECTIONS: Record<ChangeType, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
+
+// ---------------------------------------------------------------------------------------------
+// Cursors: `{position in base 36}.{HMAC}` signed with the secret kept in the feed's row (change_sequence), so every
+// process signs alike and a cursor cannot be forged or edited (a position nobody was given is 400).
+
+function mac(secret: string, position: number): string {
+  return crypto.createHmac('sha256', secret).update(`tec-changes:${position}`).digest('base64url').slice(0, 22);
+}
+
+export function encodeCursor(secret: string, position: number): string {
+  return `${position.toString(36)}.${mac(secret, position)}`;
+}
+
+const CURSOR = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{22})$/;
+
+/** The position a cursor stands for, or undefined when it is malformed or was not signed here. */
+export function decodeCursor(secret: string, cursor: string): number | undefined {
+  const match = CURSOR.exec(cursor);
+  if (!match) return undefined;
+  const position = parseInt(match[1], 36);
+  // Stryker disable next-line ConditionalExpression: no cursor was given out past the safe integers, so no signature matches there either.
+  if (!Number.isSafeInteger(position)) return undefined;
+  const expected = Buffer.from(mac(secret, position));
+  const given = Buffer.from(match[2]);
+  // Stryker disable next-line ConditionalExpression: CURSOR fixes the signature's length (22), so the lengths always agree.
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? position : undefined;
+}
+
+/** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
+export async function currentCursor(repositories: Repositories): Promise<string> {
+  return encodeCursor(await repositories.changes.secret(), await repositories.changes.rememberedPosition());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+export interface FeedRequest {
+  /** The `after` cursor as sent; undefined: from the oldest change kept. */
+  after: string | undefined;
+  types: readonly ChangeType[];
+  perPage: number;
+  waitSeconds: number;
+  retentionDays: number;
+  now: Date;
+  /** True once the client has gone (the wait stops). */
+  gone: () => boolean;
+  /** Bytes the page's JSON may take (REPLY_LIMIT): a page is cut short before it passes them. */
+  replyLimit: number;
+}
+
+/** Tombstones purged per request at most. */
+const PURGE_BATCH = 1000;
+
+/**
+ * The starting position of a request: 400 for a malformed, forged or future cursor; 410 when changes
+ * after it have been purged. Purges tombstones past the retention first (a bounded batch), so a
+ * cursor older than the retention answers 410 once such a tombstone exists after it.
+ */
+async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; secret: string; position: number }> {
+  const repo = repositories.changes;
+  let state = await repo.state();
+  const after = request.after === undefined ? 0 : decodeCursor(state.secret, request.after);
+  const position = await repo.position();
+  if (after === undefined || after > position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
+  const cutoff = formatUtc(new Date(request.now.getTime() - request.retentionDays * 86_400_000));
+  const oldest = await repo.oldestTombstone(state.purged);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; purge forgets only tombstones before the cutoff itself.
+  if (oldest && oldest.changedUtc < cutoff) {
+    await inWriteTransaction(repositories.db, (trx) => trx.changes.purge(cutoff, PURGE_BATCH));
+    state = await repo.state();
+  }
+  if (request.after !== undefined && after < state.purged) {
+    throw new RestError(410, 'rest_cursor_expired', 'Changes after this cursor are no longer kept. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.');
+  }
+  return { after, secret: state.secret, position };
+}
+
+/**
+ * Up to `perPage` changes after `after`, up to the committed position read before them (a change past
+ * it may be followed by one not yet committed, so it waits for the next page: db/change-log.ts).
+ */
+async function readPage(repo: ChangeRepository, after: number, request: FeedRequest, known?: number): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+  const position = known ?? (await repo.position());
+  const rows = await repo.page(after, position, request.types, request.perPage + 1);
+  return { rows: rows.slice(0, request.perPage), position, hasMore: rows.length > request.perPage };
+}
+
+/** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
+export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
+  const { after, secret, position } = await startPosition(repositories, request);
+  const deadline = Date.now() + request.waitSeconds * 1000;
+  let page = await readPage(repositories.changes, after, request, position);
+  // Stryker disable next-line EqualityOperator: `<=` differs only in the deadline's own millisecond.
+  while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
+    // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
+    if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
+  }
+  const seen = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
+  const changes = withinBytes(seen, pageBytes(request.replyLimit));
+  // An empty page may move the cursor to the position read before it: every change up to there had
+  // committed, and none of them follows the cursor (for the types asked).
+  const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
+  return { changes, next_cursor: encodeCursor(secret, next), has_more: page.hasMore || changes.length < seen.length };
+}
+
+/**
+ * What the changes of one page may weigh: REPLY_LIMIT less room for the envelope, and at most
+ * 2 MiB, so that serialising a page stays short work for the event loop. The feed is read by
+ * cursor, so a shorter page only means one more request.
+ */
+// Stryker disable next-line ArithmeticOperator: any budget well above one record and below REPLY_LIMIT gives the same guarantee.
+export function pageBytes(replyLimit: number): number {
+  return Math.min(replyLimit - 4096, 2 * 1024 * 1024);
+}
+
+/**
+ * The first changes whose JSON fits in `budget` bytes, and always the first one: a record is far
+ * smaller than any page (docs/limits.md), so the feed moves past every position, whatever a record
+ * holds.
+ */
+export function withinBytes(changes: Change[], budget: number): Change[] {
+  let bytes = 0;
+  for (let i = 0; i < changes.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(changes[i])) + 1;
+    if (bytes > budget && i > 0) return changes.slice(0, i);
+  }
+  return changes;
+}
+
+/**
+ * The changes as this caller sees them now: an upsert carries the record as a single GET without a
+ * password returns it; a record that no longer exists, or that this caller may not read in full
+ * (trashed, unpublished, protected), is a delete without content.
+ */
+async function changesAsSeenBy(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[], secret: string): Promise<Change[]> {
+  // Stryker disable next-line MethodExpression,ConditionalExpression,LogicalOperator: a shortcut; the records found are put under their own type and id, so ids of another type never answer a row, and a tombstone's record no longer exists (only deletes note one).
+  const ids = (type: ChangeType) => rows.filter((row) => row.type === type && !row.deleted).map((row) => row.recordId);
+  const records = new Map<string, Change['record']>();
+  const put = (type: ChangeType, id: number, record: Change['record']) => records.set(`${type}:${id}`, record);
+
+  const events = (await repositories.events.findByIds(ids('event'))).filter((row) => mayFollow(user, row));
+  const eventsBuilt = await eventRecords(repositories, events, user, urls, { single: true });
+  events.forEach((row, i) => put('event', row.id, eventsBuilt[i]));
+  for (const kind of [VENUES, ORGANIZERS]) {
+    const linked = (await repositories.linked(kind).findByIds(ids(kind.type))).filter((row) => mayFollow(user, row));
+    // Stryker disable next-line BooleanLiteral: mayFollow already requires that the caller may see protected text, so nothing followed is masked either way.
+    const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true, unmasked: true });
+    linked.forEach((row, i) => put(kind.type, row.id, built[i]));
+  }
+  for (const [type, taxonomy] of [
+    ['category', CATEGORIES],
+    ['tag', TAGS],
+  ] as const) {
+    // Stryker disable next-line MethodExpression,ConditionalExpression: a change's type comes from its term's taxonomy, so ids(type) name terms of this taxonomy only.
+    const terms = (await repositories.terms.findByIds(ids(type))).filter((term) => term.taxonomy === taxonomy.name);
+    const built = await termRecords(repositories, taxonomy, terms, urls);
+    terms.forEach((term, i) => put(type, term.id, built[i]));
+  }
+
+  return rows.map((row): Change => {
+    const record = records.get(`${row.type}:${row.recordId}`);
+    const change: Change = {
+      cursor: encodeCursor(secret, row.seq),
+      type: row.type,
+      id: row.recordId,
+      action: record ? 'upsert' : 'delete',
+      modified_utc: row.changedUtc,
+      rest_url: urls.item(COLLECTIONS[row.type], row.recordId),
+    };
+    // Stryker disable next-line ConditionalExpression: an undefined record is left out of the JSON anyway.
+    if (record) change.record = record;
+    return change;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting: one poll of the committed position per database handle and 250 ms, whatever the number of
+// waiting requests, so the wait works across processes (it is read from the database) and stays cheap.
+
+const POLL_MS = 250;
+
+interface Poller {
+  waiters: Set<(position: number) => void>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const pollers = new WeakMap<Knex, Poller>();
+
+/** Resolves true once the committed position passes `position`, false at the deadline or when the client has gone. */
+function changeAfter(db: Knex, repo: ChangeRepository, position: number, deadline: number, gone: () => boolean): Promise<boolean> {
+  let poller = pollers.get(db);
+  if (!poller) {
+    poller = { waiters: new Set(), timer: undefined };
+    // Stryker disable next-line CallExpression: the test runner's process keeps the poller made by earlier runs, so a mutant never gets here fresh (run by hand, "shares one poll" in test/api/changes.test.ts fails without it).
+    pollers.set(db, poller);
+  }
+  const shared = poller;
+  return new Promise((resolve) => {
+    const waiter = (current: number) => {
+      const moved = current > position;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: resolving false at every poll only makes the loop in changeFeed wait again (`<=`: the deadline's own millisecond).
+      if (!moved && Date.now() < deadline && !gone()) return;
+      shared.waiters.delete(waiter);
+      resolve(moved);
+    };
+    shared.waiters.add(waiter);
+    const tick = async () => {
+      // Stryker disable next-line UnaryOperator: +1 differs only when the feed is still empty (position 0) and the poll fails; the page read again is then empty too.
+      let current = -1;
+      try {
+        current = await repo.position();
+      } catch {
+        // A failed poll counts as "nothing yet"; the next one tries again.
+      }
+      for (const wake of [...shared.waiters]) wake(current);
+      shared.timer = shared.waiters.size ? setTimeout(tick, POLL_MS) : undefined;
+    };
+    shared.timer ??= setTimeout(tick, POLL_MS);
+  });
+}

@@ -1,0 +1,193 @@
+import { DateTime } from 'luxon';
+import { calendar, type CalendarEvent, type CalendarTime } from '../../calendar/ical.js';
+import { zoneOf } from '../../dates/parse.js';
+import { calendarLines } from '../../dates/recurrence.js';
+import { htmlToText } from '../../text/html.js';
+import { mapInTurns } from '../../core/loop-turns.js';
+import type { Urls } from '../../core/urls.js';
+import { CATEGORIES } from '../../repositories/taxonomies.js';
+import type { EmbeddedLinked, EventRelations } from './mapper.js';
+import type { EventRow } from '../../repositories/events.js';
+
+/**
+ * Events as iCalendar (docs/contract.md §11): a pure function of the rows and of what the caller
+ * may see of them (records/records.ts loads the relations and decides the masking as for the JSON
+ * records), so a feed shows no more than the JSON records show.
+ */
+
+/** `uid=id` (the default): `{id}@{host}`; `uid=plugin`: the plugin's `{id}-{start}-{end}@{host}`, in unix seconds. */
+export type UidForm = 'id' | 'plugin';
+
+export interface FeedOptions {
+  host: string;
+  uid: UidForm;
+  /** The calendar's name (X-WR-CALNAME, NAME). */
+  name: string;
+  description?: string;
+  url?: string;
+}
+
+/**
+ * What the feed shows of one event, with the caller's masking decided as for its JSON record
+ * (records/records.ts `eventFeedEntries`): a masked event keeps its title and times only; a masked
+ * venue or organizer its name only.
+ */
+export interface FeedEntry {
+  row: EventRow;
+  masked: boolean;
+  venue: EmbeddedLinked | undefined;
+  organizer: EmbeddedLinked | undefined;
+  /** Category names, in the record's order. */
+  categories: string[];
+  imageUrl: string | undefined;
+  /** A series' master: the end (UTC) of its last stored occurrence, so its zone's VTIMEZONE covers every occurrence. */
+  seriesEndUtc?: string;
+}
+
+/** A feed entry from the loaded relations (those the caller may see: records/records.ts). */
+export function feedEntry(row: EventRow, related: EventRelations, masked: boolean): FeedEntry {
+  if (masked) return { row, masked, venue: undefined, organizer: undefined, categories: [], imageUrl: undefined };
+  const categories = (related.terms.get(row.id) ?? [])
+    .filter((term) => term.taxonomy === CATEGORIES.name)
+    .sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id)
+    .map((term) => term.name);
+  const image = row.imageId === null ? undefined : related.images.get(row.imageId);
+  return {
+    row,
+    masked,
+    venue: related.venues.get(row.id)?.[0],
+    organizer: related.organizers.get(row.id)?.[0],
+    categories,
+    imageUrl: image && typeof image.url === 'string' ? image.url : undefined,
+  };
+}
+
+function unixSeconds(utc: string): number {
+  return Math.floor(Date.parse(`${utc.replace(' ', 'T')}Z`) / 1000);
+}
+
+function location(venue: EmbeddedLinked | undefined): string | undefined {
+  if (!venue) return undefined;
+  const name = htmlToText(venue.row.title);
+  if (venue.masked) return name || undefined;
+  const f = venue.row.fields;
+  const parts = [name, ...[f.address, f.city, f.stateprovince || f.state || f.province, f.zip, f.country].map((part) => htmlToText(part ?? ''))].filter((part) => part !== '');
+  return parts.length ? parts.join(', ') : undefined;
+}
+
+function nextDay(date: string): string {
+  return DateTime.fromISO(date, { zone: 'utc' }).plus({ days: 1 }).toISODate() ?? date;
+}
+
+/** The event's times: whole days for an all-day event (DTEND the day after the last day), otherwise wall-clock times in its zone. */
+function times(row: EventRow, masked: boolean): [CalendarTime, CalendarTime] {
+  // A masked record hides `all_day` (docs/contract.md §5): its stored times are shown instead.
+  if (row.allDay && !masked) {
+    return [
+      { kind: 'date', date: row.startLocal.slice(0, 10) },
+      { kind: 'date', date: nextDay(row.endLocal.slice(0, 10)) },
+    ];
+  }
+  // A zone the tz database does not know (not written by this service) is shown in UTC.
+  if (!zoneOf(row.timezone)) {
+    return [
+      { kind: 'local', local: row.startUtc, zoneName: 'UTC' },
+      { kind: 'local', local: row.endUtc, zoneName: 'UTC' },
+    ];
+  }
+  return [
+    { kind: 'local', local: row.startLocal, zoneName: row.timezone },
+    { kind: 'local', local: row.endLocal, zoneName: row.timezone },
+  ];
+}
+
+/** One VEVENT's content. A masked event gives only its title, times, UID, URL, stamps, sequence and status. */
+export function calendarEvent(
+  { row, masked, venue, organizer, categories, imageUrl, seriesEndUtc }: FeedEntry,
+  urls: Urls,
+  options: Pick<FeedOptions, 'host' | 'uid'>,
+): CalendarEvent {
+  const [start, end] = times(row, masked);
+  const series = seriesParts(row, start);
+  const organizerName = organizer ? htmlToText(organizer.row.title) : '';
+  const email = organizer && !organizer.masked ? organizer.row.fields.email : '';
+  const geo = venue && !venue.masked && venue.row.geoLat !== null && venue.row.geoLng !== null ? { lat: venue.row.geoLat, lng: venue.row.geoLng } : undefined;
+  return {
+    // Every VEVENT of a series shares the series' UID, whatever `uid` asks (docs/contract.md §14).
+    uid:
+      row.seriesId !== null
+        ? `${row.seriesId}@${options.host}`
+        : options.uid === 'plugin'
+          ? `${row.id}-${unixSeconds(row.startUtc)}-${unixSeconds(row.endUtc)}@${options.host}`
+          : `${row.id}@${options.host}`,
+    // The last change, not the time of the request: the same data gives the same feed (and ETag).
+    stamp: row.modifiedUtc,
+    start,
+    end,
+    summary: htmlToText(row.title),
+    description: masked ? undefined : htmlToText(row.description) || undefined,
+    location: location(venue),
+    geo,
+    url: urls.permalink('event', row.slug),
+    categories: categories.map(htmlToText).filter((name) => name !== ''),
+    organizer: organizerName ? { name: organizerName, email: email || undefined } : undefined,
+    lastModified: row.modifiedUtc,
+    sequence: row.version,
+    status: row.status === 'publish' ? 'CONFIRMED' : 'TENTATIVE',
+    attach: imageUrl,
+    spanUtc: [row.startUtc, seriesEndUtc && seriesEndUtc > row.endUtc ? seriesEndUtc : row.endUtc],
+    ...series,
+  };
+}
+
+/**
+ * A series' place in the calendar (docs/contract.md §14): its first event is the master, with the
+ * rules; any other occurrence written on its own carries RECURRENCE-ID, the start the rules give it,
+ * in the form of the master's DTSTART.
+ */
+function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'recurrence' | 'recurrenceId'> {
+  if (row.seriesId === null || row.recurrenceStart === null) return {};
+  const allDay = start.kind === 'date';
+  if (row.id === row.seriesId) return { recurrence: calendarLines(row.recurrence ?? [], row.timezone, row.startLocal, allDay) };
+  if (allDay) return { recurrenceId: { kind: 'date', date: row.recurrenceStart.slice(0, 10) } };
+  return { recurrenceId: { kind: 'local', local: row.recurrenceStart, zoneName: start.kind === 'local' ? start.zoneName : row.timezone } };
+}
+
+/**
+ * The feed: one calendar with the events, in the order given. The events are built in turns
+ * (loop-turns.ts): each one's description is turned into text, which can take milliseconds.
+ */
+export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<string> {
+  return calendar(
+    { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url },
+    await mapInTurns(entries, (entry) => calendarEvent(entry, urls, options)),
+    zoneOf,
+  );
+}
+
+/**
+ * The feed of the first `entries` that fit in `limit` bytes (REPLY_LIMIT), built by `build`, and how
+ * many it holds. Each event is bounded (text/limits.ts), a feed of many is not: past the limit the
+ * feed is cut, as it is at ICAL_MAX_EVENTS (docs/limits.md). Only a feed over the limit costs more
+ * than one build: each entry is weighed alone (with its own time-zone block, which a calendar of
+ * several shares, so alone it weighs at least what it adds).
+ */
+export async function calendarWithin(entries: FeedEntry[], build: (entries: FeedEntry[]) => Promise<string>, limit: number): Promise<{ text: string; count: number }> {
+  const whole = await build(entries);
+  if (Buffer.byteLength(whole) <= limit) return { text: whole, count: entries.length };
+  const empty = Buffer.byteLength(await build([]));
+  let bytes = empty;
+  let count = 0;
+  for (const entry of entries) {
+    bytes += Buffer.byteLength(await build([entry])) - empty;
+    if (bytes > limit) break;
+    count++;
+  }
+  let text = await build(entries.slice(0, count));
+  // Zone blocks spanning several events' years can outweigh each event's own: cut further if needed.
+  while (count > 0 && Buffer.byteLength(text) > limit) {
+    count = Math.floor(count * 0.9);
+    text = await build(entries.slice(0, count));
+  }
+  return { text, count };
+}

@@ -1,0 +1,130 @@
+import type { components } from '../../../generated/openapi.js';
+import type { Urls } from '../../core/urls.js';
+import type { ImageRecord } from '../../repositories/posts.js';
+import { autoParagraph } from '../../text/html.js';
+import { ORGANIZERS, VENUES } from '../../repositories/linked-kinds.js';
+import type { LinkedRow } from '../../repositories/linked.js';
+import { toOrganizerRecord, toVenueRecord } from '../linked/mapper.js';
+import type { TermRow } from '../../repositories/terms.js';
+import { toEmbeddedTerm } from '../terms/mapper.js';
+import { CATEGORIES, TAGS } from '../../repositories/taxonomies.js';
+import { formatCost } from '../../domain/events/cost.js';
+import { timezoneAbbreviation } from '../../dates/event-times.js';
+import { dateDetails } from '../../dates/storage.js';
+import type { EventRow } from '../../repositories/events.js';
+import { eventJsonLd, type EventJsonLdParts } from './json-ld.js';
+
+export type EventRecord = components['schemas']['Event'];
+
+/**
+ * What the records of a page of events refer to, loaded beforehand (records/records.ts) and already
+ * narrowed to what the caller may see: each event's venues and organizers (readable ones, in link
+ * order, with whether their protected text is masked), terms, term counts and images.
+ */
+export interface EventRelations {
+  venues: Map<number, EmbeddedLinked[]>;
+  organizers: Map<number, EmbeddedLinked[]>;
+  terms: Map<number, TermRow[]>;
+  counts: Map<number, number>;
+  images: Map<number, ImageRecord>;
+}
+
+/** A venue or organizer as embedded in an event, with the caller's masking decided. */
+export interface EmbeddedLinked {
+  row: LinkedRow;
+  masked: boolean;
+}
+
+export interface EventMapOptions {
+  /** Single-record GET: `json_ld` on the event and on its embedded venue and organizers. */
+  single: boolean;
+  /** Password-protected and the caller may not see its text: protected fields are emptied (docs/contract.md §5). */
+  masked: boolean;
+}
+
+function embedded(related: EventRelations, items: EmbeddedLinked[] | undefined, urls: Urls, single: boolean) {
+  return (items ?? []).map(({ row, masked }) =>
+    row.type === 'venue'
+      ? toVenueRecord(row, VENUES, urls, related.images, { single, masked, embedded: true })
+      : toOrganizerRecord(row, ORGANIZERS, urls, related.images, { single, masked, embedded: true }),
+  );
+}
+
+/** An event record (docs/plugin-behaviour.md §1.1, docs/contract.md §3): a pure function of the loaded rows. */
+export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls, { single, masked }: EventMapOptions): EventRecord {
+  const globalId = urls.globalId(row.id);
+  const terms = [...(related.terms.get(row.id) ?? [])].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
+  const embedTerms = (taxonomy: typeof CATEGORIES) =>
+    terms.filter((term) => term.taxonomy === taxonomy.name).map((term) => toEmbeddedTerm(term, taxonomy, related.counts.get(term.id) ?? 0, urls));
+  const venues = embedded(related, related.venues.get(row.id), urls, single);
+  const organizers = embedded(related, related.organizers.get(row.id), urls, single);
+  const image = row.imageId === null ? false : (related.images.get(row.imageId) ?? false);
+  const cost = formatCost(row.costRaw, row.costValues, row.currencySymbol, row.currencyPosition);
+  const url = urls.permalink('event', row.slug);
+  const record: EventRecord = {
+    id: row.id,
+    global_id: globalId,
+    global_id_lineage: [globalId],
+    author: row.authorId === null ? '0' : String(row.authorId),
+    status: row.status,
+    date: row.date,
+    date_utc: row.dateUtc,
+    modified: row.modified,
+    modified_utc: row.modifiedUtc,
+    url,
+    rest_url: urls.item('events', row.id),
+    title: row.title,
+    description: masked ? '' : autoParagraph(row.description),
+    excerpt: masked ? '' : autoParagraph(row.excerpt),
+    slug: row.slug,
+    image: masked ? false : image,
+    all_day: masked ? null : row.allDay,
+    start_date: row.startLocal,
+    start_date_details: dateDetails(row.startLocal),
+    end_date: row.endLocal,
+    end_date_details: dateDetails(row.endLocal),
+    utc_start_date: row.startUtc,
+    utc_start_date_details: dateDetails(row.startUtc),
+    utc_end_date: row.endUtc,
+    utc_end_date_details: dateDetails(row.endUtc),
+    timezone: row.timezone,
+    timezone_abbr: timezoneAbbreviation(row.timezone, row.startUtc),
+    cost: masked ? '' : cost,
+    cost_details: masked
+      ? { currency_symbol: '', currency_position: '', currency_code: '', values: [] }
+      : { currency_symbol: row.currencySymbol, currency_code: row.currencyCode, currency_position: row.currencyPosition, values: row.costValues },
+    website: masked ? '' : row.website,
+    show_map: masked ? null : row.showMap,
+    show_map_link: masked ? null : row.showMapLink,
+    hide_from_listings: masked ? null : row.hideFromListings,
+    sticky: masked ? null : row.sticky,
+    featured: masked ? null : row.featured,
+    categories: masked ? [] : embedTerms(CATEGORIES),
+    tags: masked ? [] : embedTerms(TAGS),
+    // One venue: an object; several: an array; none: [] (docs/plugin-behaviour.md §1.7).
+    venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
+    organizer: masked ? [] : organizers,
+    ...seriesFields(row),
+  } as EventRecord;
+  if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related), urls, masked) as EventRecord['json_ld'];
+  return record;
+}
+
+/** What an event's `json_ld` refers to: its first visible venue and organizer, and its image. */
+export function jsonLdParts(row: EventRow, related: EventRelations): EventJsonLdParts {
+  return {
+    venue: related.venues.get(row.id)?.[0],
+    organizer: related.organizers.get(row.id)?.[0],
+    image: row.imageId === null ? false : (related.images.get(row.imageId) ?? false),
+  };
+}
+
+/**
+ * `series_id` on every event, the series' `recurrence` on its occurrences, and on the series' first
+ * event `recurrence_horizon_error` when the rolling horizon could not extend it (docs/contract.md §14).
+ */
+function seriesFields(row: EventRow): Pick<EventRecord, 'series_id' | 'recurrence' | 'recurrence_horizon_error'> {
+  if (row.seriesId === null) return { series_id: null };
+  const stalled = row.id === row.seriesId && row.horizonError !== null ? { recurrence_horizon_error: row.horizonError } : {};
+  return { series_id: row.seriesId, recurrence: row.recurrence ?? [], ...stalled };
+}

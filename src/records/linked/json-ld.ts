@@ -1,0 +1,68 @@
+import type { Urls } from '../../core/urls.js';
+import { plainText } from '../../text/html.js';
+import type { LinkedRow } from '../../repositories/linked.js';
+
+/**
+ * The schema.org data of a venue (`Place`) and of an organizer (`Person`), as the plugin builds it
+ * (docs/plugin-behaviour.md §1.8): in the `json_ld` of their single reads, and as an event's
+ * `location` and `organizer` (records/events/json-ld.ts). A protected record the reader may not see is named
+ * only: its name and its permalink (docs/contract.md §5).
+ */
+
+export type JsonLdObject = Record<string, unknown>;
+
+/** The object without its empty values (`""`, `undefined`, `null`), as the plugin drops them. */
+export function compact(values: JsonLdObject): JsonLdObject {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
+}
+
+/** A venue's postal address: every part the venue has, empty ones dropped. */
+export function postalAddress(row: LinkedRow): JsonLdObject {
+  const f = row.fields;
+  return {
+    '@type': 'PostalAddress',
+    ...compact({ streetAddress: f.address, addressLocality: f.city, addressRegion: f.stateprovince || f.state || f.province, postalCode: f.zip, addressCountry: f.country }),
+  };
+}
+
+/** A venue as a schema.org `Place` (with `@context`: the top of a venue's `json_ld`). */
+export function placeJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
+  const url = urls.permalink('venue', row.slug);
+  if (masked) return compact({ '@context': 'http://schema.org', '@type': 'Place', name: row.title, url });
+  const f = row.fields;
+  const hasGeo = row.geoLat !== null && row.geoLng !== null;
+  return compact({
+    '@context': 'http://schema.org',
+    '@type': 'Place',
+    name: row.title,
+    description: plainText(row.description),
+    url,
+    address: postalAddress(row),
+    geo: hasGeo ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
+    telephone: f.phone,
+    sameAs: f.website,
+  });
+}
+
+/** An organizer as a schema.org `Person` (with `@context`: the top of an organizer's `json_ld`). */
+export function personJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
+  const permalink = urls.permalink('organizer', row.slug);
+  if (masked) return compact({ '@context': 'http://schema.org', '@type': 'Person', name: row.title, url: permalink });
+  const f = row.fields;
+  return compact({
+    '@context': 'http://schema.org',
+    '@type': 'Person',
+    name: row.title,
+    description: plainText(row.description),
+    url: f.website || permalink,
+    telephone: f.phone,
+    email: f.email,
+    sameAs: f.website,
+  });
+}
+
+/** The object without its `@context` (nested in another object that has one). */
+export function withoutContext(jsonLd: JsonLdObject): JsonLdObject {
+  const { '@context': _context, ...rest } = jsonLd;
+  return rest;
+}

@@ -1,0 +1,115 @@
+import type { components } from '../../../generated/openapi.js';
+import type { Urls } from '../../core/urls.js';
+import { autoParagraph } from '../../text/html.js';
+import type { ImageRecord } from '../../repositories/posts.js';
+import type { LinkedKind } from '../../repositories/linked-kinds.js';
+import type { LinkedRow } from '../../repositories/linked.js';
+import { personJsonLd, placeJsonLd } from './json-ld.js';
+import { TEXT_LIMITS, boundedHtml } from '../../text/limits.js';
+
+export type VenueRecord = components['schemas']['Venue'];
+export type OrganizerRecord = components['schemas']['Organizer'];
+
+export interface MapOptions {
+  /** Single-record GET: adds `json_ld` (docs/plugin-behaviour.md §1.9). */
+  single: boolean;
+  /** Password-protected and the caller may not see it: protected fields are emptied (docs/contract.md §5). */
+  masked: boolean;
+  /** Embedded in an event: the description and excerpt are cut shorter there (text/limits.ts `embedded`). */
+  embedded?: boolean;
+}
+
+/**
+ * Fields emptied when a record is masked. Names stay visible and `state` is masked too (the plugin
+ * blanks the names and forgets `state`).
+ */
+const MASKED: Record<string, unknown> = {
+  description: '',
+  excerpt: '',
+  image: false,
+  address: '',
+  city: '',
+  country: '',
+  province: '',
+  state: '',
+  zip: '',
+  phone: '',
+  website: '',
+  stateprovince: '',
+  email: '',
+  geo_lat: 0,
+  geo_lng: 0,
+};
+
+/** The plugin builds these records and then drops every empty value (`""`, `"0"`, `false`). */
+function withoutEmpty(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== '0' && value !== false && value !== null && value !== undefined));
+}
+
+function mask(record: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(record)) if (key in MASKED) record[key] = MASKED[key];
+  return record;
+}
+
+function head(row: LinkedRow, kind: LinkedKind, urls: Urls, embedded = false): Record<string, unknown> {
+  const cut = (html: string) => (embedded ? boundedHtml(html, TEXT_LIMITS.embedded) : html);
+  return {
+    id: row.id,
+    author: row.authorId === null ? '' : String(row.authorId),
+    status: row.status,
+    date: row.date,
+    date_utc: row.dateUtc,
+    modified: row.modified,
+    modified_utc: row.modifiedUtc,
+    url: urls.permalink(kind.type, row.slug),
+    [kind.nameField]: row.title,
+    description: autoParagraph(cut(row.description)),
+    excerpt: autoParagraph(cut(row.excerpt)),
+    slug: row.slug,
+    image: row.imageId === null ? false : undefined,
+  };
+}
+
+function globalIds(row: LinkedRow, urls: Urls): { global_id: string; global_id_lineage: string[] } {
+  const id = urls.globalId(row.id);
+  return { global_id: id, global_id_lineage: [id] };
+}
+
+/** A venue record (docs/plugin-behaviour.md §1.2). */
+export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): VenueRecord {
+  const f = row.fields;
+  const hasGeo = row.geoLat !== null && row.geoLng !== null;
+  let record = withoutEmpty({
+    ...head(row, kind, urls, options.embedded),
+    image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
+    address: f.address,
+    city: f.city,
+    country: f.country,
+    province: f.province,
+    state: f.state,
+    zip: f.zip,
+    phone: f.phone,
+    website: f.website,
+    stateprovince: f.stateprovince,
+    geo_lat: hasGeo ? row.geoLat : undefined,
+    geo_lng: hasGeo ? row.geoLng : undefined,
+  });
+  if (options.masked) record = mask(record);
+  if (options.single) record.json_ld = placeJsonLd(row, urls, options.masked);
+  return { ...record, show_map: row.showMap, show_map_link: row.showMapLink, ...globalIds(row, urls) } as VenueRecord;
+}
+
+/** An organizer record (docs/plugin-behaviour.md §1.3). */
+export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): OrganizerRecord {
+  const f = row.fields;
+  let record = withoutEmpty({
+    ...head(row, kind, urls, options.embedded),
+    image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
+    phone: f.phone,
+    website: f.website,
+    email: f.email,
+  });
+  if (options.masked) record = mask(record);
+  if (options.single) record.json_ld = personJsonLd(row, urls, options.masked);
+  return { ...record, ...globalIds(row, urls) } as OrganizerRecord;
+}

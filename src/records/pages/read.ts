@@ -1,0 +1,109 @@
+import { RestError } from '../../core/errors.js';
+import type { Urls } from '../../core/urls.js';
+import type { Repositories } from '../../repositories/registry.js';
+import { maySeeProtectedText, postPolicy, readerOf } from '../../policies/posts.js';
+import { eventRecords, linkedRecords, termRecords } from '../records.js';
+import type { EventRecord } from '../events/mapper.js';
+import type { EventRow } from '../../repositories/events.js';
+import { listBounds } from '../../domain/events/list-window.js';
+import type { LinkedKind } from '../../repositories/linked-kinds.js';
+import type { LinkedRow } from '../../repositories/linked.js';
+import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
+import type { Taxonomy } from '../../repositories/taxonomies.js';
+import type { PostRow } from '../../repositories/posts.js';
+
+/**
+ * What the public pages read (docs/contract.md §13). Pages are anonymous: every read here is the
+ * read of a caller without credentials, judged by the same policy as the API's single GETs and lists
+ * (policies/posts.ts), and built by the same record service (records/records.ts).
+ */
+
+/** A single record as a page may show it: not there (404), protected (title only), or shown. */
+export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number } | { state: 'shown'; record: Rec };
+
+/**
+ * The anonymous single-read rule: `postPolicy.read` without credentials or password. Refused for
+ * drafts, private, scheduled and trashed records (a page says "not found" for all of them, as
+ * WordPress does for visitors); a password-protected record is "protected".
+ */
+function anonymousRead(row: PostRow): 'shown' | 'protected' | 'missing' {
+  try {
+    postPolicy.read(undefined, row, {});
+    return 'shown';
+  } catch (err) {
+    if (err instanceof RestError && err.code === `${row.type}-password-protected`) return 'protected';
+    if (err instanceof RestError) return 'missing';
+    throw err;
+  }
+}
+
+/** The event at `{site}/event/{slug}/`, as `GET /events/by-slug/{slug}` answers an anonymous caller (with `json_ld`). */
+export async function eventBySlug(repositories: Repositories, urls: Urls, slug: string): Promise<PageRecord<EventRecord>> {
+  const row = await repositories.events.findBySlug(slug);
+  if (!row) return { state: 'missing' };
+  const state = anonymousRead(row);
+  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id };
+  const [record] = await eventRecords(repositories, [row], undefined, urls, { single: true });
+  return { state, record: record! };
+}
+
+/** The venue or organizer at `{site}/{venue|organizer}/{slug}/`, as its single GET answers an anonymous caller. */
+export async function linkedBySlug(repositories: Repositories, kind: LinkedKind, urls: Urls, slug: string): Promise<PageRecord<VenueRecord | OrganizerRecord>> {
+  const row: LinkedRow | undefined = await repositories.linked(kind).findBySlug(slug);
+  if (!row) return { state: 'missing' };
+  const state = anonymousRead(row);
+  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id };
+  const [record] = await linkedRecords(repositories, kind, [row], undefined, urls, { single: true });
+  return { state, record: record! };
+}
+
+/** A category or tag by slug, as its GET answers (terms are public). */
+export async function termBySlug(repositories: Repositories, taxonomy: Taxonomy, urls: Urls, slug: string) {
+  const row = await repositories.terms.findBySlug(taxonomy, slug);
+  if (!row) return undefined;
+  const [record] = await termRecords(repositories, taxonomy, [row], urls);
+  return record;
+}
+
+/** Which events a list page shows: all upcoming ones, or those of one term, venue or organizer. */
+export interface UpcomingFilter {
+  termId?: number;
+  venueId?: number;
+  organizerId?: number;
+}
+
+/** One page of a list: the events as list records, the schema.org data of those the page may describe in full, and the total. */
+export interface UpcomingPage {
+  events: EventRecord[];
+  /** Each event's `json_ld` (single-record form), for the events whose text is public; in list order. */
+  jsonLd: unknown[];
+  total: number;
+}
+
+/**
+ * Upcoming events as anonymous `GET /events` lists them with the same filter (published, not hidden
+ * from listings, the default date window from the start of today on, the plugin's order). Protected
+ * events are masked, as in the API's lists, and left out of the JSON-LD.
+ */
+export async function upcomingEvents(
+  repositories: Repositories,
+  urls: Urls,
+  filter: UpcomingFilter,
+  { page, perPage, now, siteTimezone }: { page: number; perPage: number; now: Date; siteTimezone: string },
+): Promise<UpcomingPage> {
+  const { bounds } = listBounds({}, { strict: false, include: false, now, siteTimezone });
+  const { rows, total } = await repositories.events.list({
+    statuses: ['publish'],
+    reader: readerOf(undefined),
+    bounds,
+    termLists: filter.termId === undefined ? [] : [[filter.termId]],
+    venueIds: filter.venueId === undefined ? undefined : [filter.venueId],
+    organizerIds: filter.organizerId === undefined ? undefined : [filter.organizerId],
+    limit: perPage,
+    offset: (page - 1) * perPage,
+  });
+  const events = await eventRecords(repositories, rows, undefined, urls, { single: false });
+  const open: EventRow[] = rows.filter((row) => maySeeProtectedText(undefined, row));
+  const described = await eventRecords(repositories, open, undefined, urls, { single: true });
+  return { events, jsonLd: described.map((record) => record.json_ld).filter((data) => data !== undefined), total };
+}

@@ -1,0 +1,260 @@
+import { DateTime } from 'luxon';
+import { htmlToText, sanitizePageHtml } from '../../text/html.js';
+import type { EventRecord } from '../events/mapper.js';
+import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
+import type { UpcomingPage } from './read.js';
+import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
+
+/**
+ * The content of each public page (docs/contract.md §13), from the records the API itself returns:
+ * pure functions of a record and the URLs the handler computed. Stored plain text goes through
+ * `textOf`, descriptions through `sanitizePageHtml`, URLs through `escapeHtml` in quoted attributes.
+ */
+
+/** A record read by field name (venues and organizers differ in their fields). */
+type Fields = { [key: string]: unknown };
+
+/** URLs a page links to besides the record's own. */
+export interface FeedLinks {
+  /** The `.ics` to add (an event) or subscribe to (a filtered list). */
+  ics: string;
+  /** The REST URL of what the page shows. */
+  api: string;
+}
+
+/** A list page's place in its pages. */
+export interface Paging {
+  page: number;
+  totalPages: number;
+  /** The list's first page, e.g. `{site}/events/`; others are `?page=N`. */
+  baseUrl: string;
+}
+
+const eventCount = (n: number) => (n === 1 ? '1 event' : `${n} events`);
+
+function dateOf(local: string): DateTime {
+  return DateTime.fromSQL(local, { zone: 'UTC', locale: 'en-GB' });
+}
+
+/** When an event happens, in its own zone: "Sunday 10 January 2027, 10:00 – 12:00 CET"; all-day and multi-day forms. */
+export function whenText(event: Pick<EventRecord, 'start_date' | 'end_date' | 'all_day' | 'timezone_abbr'>): string {
+  const start = dateOf(event.start_date);
+  const end = dateOf(event.end_date);
+  const day = (d: DateTime) => d.toFormat('cccc d LLLL yyyy');
+  const time = (d: DateTime) => d.toFormat('HH:mm');
+  const zone = event.timezone_abbr ? ` ${event.timezone_abbr}` : '';
+  const sameDay = start.hasSame(end, 'day');
+  if (event.all_day) return sameDay ? `${day(start)} (all day)` : `${day(start)} – ${day(end)} (all day)`;
+  if (sameDay) return `${day(start)}, ${time(start)} – ${time(end)}${zone}`;
+  return `${day(start)}, ${time(start)} – ${day(end)}, ${time(end)}${zone}`;
+}
+
+/** `<time>` of the event's start, machine-readable as a local date and time. */
+function whenHtml(event: EventRecord): string {
+  return `<time datetime="${escapeHtml(event.start_date.replace(' ', 'T'))}">${escapeHtml(whenText(event))}</time>`;
+}
+
+/** A list of items, as one value: the record's `venue` (object, list or `[]`). */
+function asList<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function link(url: string, label: string): string {
+  return `<a href="${escapeHtml(url)}">${label}</a>`;
+}
+
+/** A venue's address as one line of text. */
+function addressOf(venue: Fields): string {
+  const parts = ['address', 'city', 'stateprovince', 'zip', 'country'].map((key) => plainOf(venue[key] as string | undefined)).filter((part) => part !== '');
+  return escapeHtml(parts.join(', '));
+}
+
+/** The record's image URL, when it has one on http(s). */
+function imageOf(record: { image?: unknown }): string | undefined {
+  const image = record.image as { url?: string } | false | undefined;
+  return image && typeof image.url === 'string' && /^https?:\/\//.test(image.url) ? image.url : undefined;
+}
+
+/** The description shown on a page: sanitised HTML, or nothing. */
+function descriptionHtml(html: string | undefined): string {
+  const clean = html ? sanitizePageHtml(html).trim() : '';
+  return clean ? `<div class="description">\n${clean}\n</div>` : '';
+}
+
+/** The plain-text summary of a record for the meta description. */
+function summaryOf(record: { excerpt?: string; description?: string }): string {
+  return htmlToText(record.excerpt || record.description || '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** "Add to calendar" / "Subscribe" links: the https `.ics` and its `webcal://` form. */
+function calendarActions(ics: string, label: string, subscribe: boolean): string {
+  const verb = subscribe ? 'Subscribe in a calendar app' : 'Add to calendar';
+  return `<ul class="actions">
+<li><a class="button primary" href="${escapeHtml(subscribe ? webcalUrl(ics) : ics)}" aria-label="${escapeHtml(`${verb}: ${label}`)}">${verb}</a></li>
+<li><a class="button" href="${escapeHtml(subscribe ? ics : webcalUrl(ics))}" aria-label="${escapeHtml(`${subscribe ? 'Download the iCalendar feed' : 'Open in a calendar app'}: ${label}`)}">${subscribe ? 'iCalendar feed (.ics)' : 'Open in calendar app'}</a></li>
+</ul>`;
+}
+
+/** An event page; `site` is the site URL, for the term archives' links. */
+export function eventPage(event: EventRecord, links: FeedLinks, site: string): PageParts {
+  const title = plainOf(event.title);
+  const image = imageOf(event);
+  const venues = asList(event.venue as Fields | Fields[] | undefined);
+  const organizers = asList(event.organizer as Fields | Fields[] | undefined);
+  const facts: string[] = [];
+  const fact = (term: string, value: string) => facts.push(`<dt>${term}</dt><dd>${value}</dd>`);
+  for (const venue of venues) {
+    const address = addressOf(venue);
+    fact('Venue', `${link(String(venue.url), textOf(venue.venue as string))}${address ? `<br>${address}` : ''}`);
+  }
+  for (const organizer of organizers) fact('Organizer', link(String(organizer.url), textOf(organizer.organizer as string)));
+  if (event.cost) fact('Cost', textOf(event.cost));
+  if (event.website && /^https?:\/\//.test(event.website)) fact('Website', link(event.website, escapeHtml(event.website)));
+  const terms = (list: Array<{ name: string; slug: string }>, url: (slug: string) => string) => list.map((term) => link(url(term.slug), textOf(term.name))).join(', ');
+  // Embedded terms carry no permalink: a child category's `/events/category/{slug}/` redirects to its full path.
+  if (event.categories.length)
+    fact(
+      'Categories',
+      terms(event.categories, (slug) => `${site}/events/category/${encodeURIComponent(slug)}/`),
+    );
+  if (event.tags.length)
+    fact(
+      'Tags',
+      terms(event.tags, (slug) => `${site}/tag/${encodeURIComponent(slug)}/`),
+    );
+  const main = `<article>
+<p class="kicker">Event</p>
+<h1>${escapeHtml(title)}</h1>
+<p class="when">${whenHtml(event)}</p>
+${calendarActions(links.ics, title, false)}
+${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
+${descriptionHtml(event.description)}
+${facts.length ? `<h2>Details</h2>\n<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
+</article>`;
+  return { title, description: summaryOf(event), url: event.url, type: 'article', image, apiUrl: links.api, jsonLd: event.json_ld, main };
+}
+
+/** The page of a password-protected event, venue or organizer: its title and a notice, never its text. */
+export function protectedPage(label: string, title: string, url: string, apiUrl: string): PageParts {
+  const plain = plainOf(title);
+  const main = `<article>
+<p class="kicker">${escapeHtml(label)}</p>
+<h1>${escapeHtml(plain)}</h1>
+<p class="notice">This ${escapeHtml(label.toLowerCase())} is password-protected. Its details are not public.</p>
+</article>`;
+  return { title: plain, description: '', url, type: 'article', apiUrl, main };
+}
+
+/** The events of a list page, with its pager; each event's title a heading of `level`, below the page's own headings. */
+function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3): string {
+  if (upcoming.events.length === 0) return `<p>${escapeHtml(empty)}</p>`;
+  const items = upcoming.events.map((event) => {
+    const venue = asList(event.venue as Fields | Fields[] | undefined)[0];
+    const where = venue ? `<p>${textOf(venue.venue as string)}${venue.city ? `, ${textOf(venue.city as string)}` : ''}</p>` : '';
+    return `<li><article>
+<h${level}>${link(event.url, textOf(event.title))}</h${level}>
+<p>${whenHtml(event)}</p>
+${where}</article></li>`;
+  });
+  return `<p>${eventCount(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
+<ol class="events">
+${items.join('\n')}
+</ol>
+${pager(paging)}`;
+}
+
+/** `?page=N` of a list (page 1 is the list's own URL). */
+export function pageUrl(baseUrl: string, page: number): string {
+  return page === 1 ? baseUrl : `${baseUrl}?page=${page}`;
+}
+
+function pager(paging: Paging): string {
+  if (paging.totalPages <= 1) return '';
+  const previous = paging.page > 1 ? `<a href="${escapeHtml(pageUrl(paging.baseUrl, paging.page - 1))}" rel="prev">← Earlier events</a>` : '<span></span>';
+  const next = paging.page < paging.totalPages ? `<a href="${escapeHtml(pageUrl(paging.baseUrl, paging.page + 1))}" rel="next">Later events →</a>` : '<span></span>';
+  return `<nav class="pager" aria-label="Pages of this list">${previous}${next}</nav>`;
+}
+
+/** schema.org data of a list page: an `ItemList` of the events it describes. */
+function itemList(name: string, url: string, upcoming: UpcomingPage): unknown {
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'ItemList',
+    name,
+    url,
+    numberOfItems: upcoming.jsonLd.length,
+    itemListElement: upcoming.jsonLd.map((item, index) => {
+      const { '@context': _context, ...data } = item as { [key: string]: unknown };
+      return { '@type': 'ListItem', position: index + 1, item: data };
+    }),
+  };
+}
+
+/** `/events/` (and the site root): the upcoming events. */
+export function upcomingPage(siteName: string, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+  const title = paging.page > 1 ? `Upcoming events, page ${paging.page}` : 'Upcoming events';
+  const url = pageUrl(paging.baseUrl, paging.page);
+  const main = `<h1>Upcoming events</h1>
+${calendarActions(links.ics, `all events of ${siteName}`, true)}
+${eventList(upcoming, paging, 'No upcoming events.', 2)}`;
+  return { title, description: `Upcoming events of ${siteName}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
+}
+
+/** A category or tag archive. */
+export function termPage(label: 'Category' | 'Tag', term: { name: string; description: string; url: string }, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+  const name = plainOf(term.name);
+  const url = pageUrl(paging.baseUrl, paging.page);
+  const main = `<p class="kicker">${label}</p>
+<h1>${escapeHtml(name)}</h1>
+${descriptionHtml(term.description)}
+${calendarActions(links.ics, `${label.toLowerCase()} ${name}`, true)}
+<h2>Upcoming events</h2>
+${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}.`, 3)}`;
+  const title = `${label}: ${name}`;
+  return { title, description: summaryOf(term) || `Upcoming events in ${name}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
+}
+
+/** A venue or organizer page: what the record says, then its upcoming events. */
+export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | OrganizerRecord, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+  const data = record as unknown as Fields;
+  const name = plainOf((data.venue ?? data.organizer) as string);
+  const image = imageOf(record);
+  const facts: string[] = [];
+  const fact = (term: string, value: string) => facts.push(`<dt>${term}</dt><dd>${value}</dd>`);
+  if (label === 'Venue') {
+    const address = addressOf(data);
+    if (address) fact('Address', address);
+  }
+  if (data.phone) fact('Phone', textOf(data.phone as string));
+  if (typeof data.email === 'string' && data.email) fact('E-mail', link(`mailto:${plainOf(data.email)}`, textOf(data.email)));
+  if (typeof data.website === 'string' && /^https?:\/\//.test(data.website)) fact('Website', link(data.website, escapeHtml(data.website)));
+  const main = `<p class="kicker">${label}</p>
+<h1>${escapeHtml(name)}</h1>
+${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
+${descriptionHtml(data.description as string | undefined)}
+${facts.length ? `<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
+${calendarActions(links.ics, `events ${label === 'Venue' ? 'at' : 'by'} ${name}`, true)}
+<h2>Upcoming events</h2>
+${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this venue' : 'by this organizer'}.`, 3)}`;
+  return {
+    title: name,
+    description: summaryOf(data as { description?: string }),
+    url: pageUrl(paging.baseUrl, paging.page),
+    type: 'website',
+    image,
+    apiUrl: links.api,
+    jsonLd: data.json_ld,
+    main,
+  };
+}
+
+/** The page of a URL that shows nothing (404). */
+export function notFoundPage(eventsUrl: string, apiUrl: string): PageParts {
+  const main = `<h1>Page not found</h1>
+<p>Nothing is published at this address. It may have moved, or not be public.</p>
+<p><a href="${escapeHtml(eventsUrl)}">See the upcoming events</a>.</p>`;
+  return { title: 'Page not found', description: '', type: 'website', apiUrl, main };
+}

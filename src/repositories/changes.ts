@@ -1,0 +1,133 @@
+import type { Knex } from 'knex';
+import { requireTransaction } from '../db/transactions.js';
+import { CHANGE_TYPES, committedPosition, type ChangeType } from '../db/change-log.js';
+import { VersionedCache } from '../db/versioned-cache.js';
+
+/** One row of the change log: a record's latest change (db/change-log.ts). */
+export interface ChangeRow {
+  type: ChangeType;
+  recordId: number;
+  seq: number;
+  /** A tombstone: the record no longer exists. */
+  deleted: boolean;
+  changedUtc: string;
+}
+
+/** The feed's row: the highest number purged and the cursors' signing secret. */
+export interface FeedState {
+  purged: number;
+  secret: string;
+}
+
+function toChangeRow(row: Record<string, unknown>): ChangeRow {
+  return {
+    type: row.type as ChangeType,
+    recordId: Number(row.record_id),
+    seq: Number(row.seq),
+    deleted: Boolean(Number(row.deleted)),
+    changedUtc: String(row.changed_utc),
+  };
+}
+
+const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
+
+const rememberedPositions = new WeakMap<Knex, VersionedCache<number>>();
+const secrets = new WeakMap<Knex, string>();
+
+/**
+ * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
+ * themselves are written by inTransaction (db/change-log.ts).
+ */
+export class ChangeRepository {
+  constructor(private readonly db: Knex) {}
+
+  async state(): Promise<FeedState> {
+    const row = await this.db('change_sequence').where('id', 1).first('purged', 'secret');
+    // Stryker disable next-line ConditionalExpression,StringLiteral: the migration writes the feed's row; it is never missing.
+    if (!row) throw new Error('change_sequence has no row (migrations 20261123000050-51)');
+    return { purged: Number(row.purged), secret: String(row.secret) };
+  }
+
+  /** The cursors' signing secret: written once by the migration, so each database handle reads it once. */
+  async secret(): Promise<string> {
+    const known = secrets.get(this.db);
+    if (known !== undefined) return known;
+    const { secret } = await this.state();
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: the secret never changes; this only decides which handles keep a copy.
+    if (!(this.db as Knex.Transaction).isTransaction) secrets.set(this.db, secret);
+    return secret;
+  }
+
+  /** The committed position now: every change up to it has committed (db/change-log.ts). */
+  async position(): Promise<number> {
+    return committedPosition(this.db);
+  }
+
+  /**
+   * A committed position for the cursor a list sends: the one last read, while the data version says
+   * no write has committed since (an older position is still a correct cursor, only a less recent
+   * one), so lists do not make writers wait (db/change-log.ts).
+   */
+  async rememberedPosition(): Promise<number> {
+    // Stryker disable next-line ConditionalExpression: a transaction's handle would get a cache of its own, which reads the same position the first time.
+    if ((this.db as Knex.Transaction).isTransaction) return this.position();
+    let cache = rememberedPositions.get(this.db);
+    // Stryker disable next-line ConditionalExpression: a cache made anew each time reads the position each time, which is as correct.
+    if (!cache) rememberedPositions.set(this.db, (cache = new VersionedCache<number>(this.db, { maxEntries: 1 })));
+    // Stryker disable next-line StringLiteral: the cache holds this one entry, whatever its name.
+    return cache.get('position', () => this.position());
+  }
+
+  /**
+   * Up to `limit` changes after `after` and up to `upTo` (a committed position), in sequence order,
+   * read from an index: the `seq` index for every type, otherwise one `(type, seq)` range per type
+   * asked for, merged.
+   */
+  async page(after: number, upTo: number, types: readonly ChangeType[], limit: number): Promise<ChangeRow[]> {
+    const wanted = CHANGE_TYPES.filter((type) => types.includes(type));
+    // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut; the ranges of every type, merged, are the same page.
+    if (wanted.length === CHANGE_TYPES.length) {
+      return (await this.db('changes').where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow);
+    }
+    const rows: ChangeRow[] = [];
+    for (const type of wanted) {
+      const range = this.db('changes').where('type', type).where('seq', '>', after).where('seq', '<=', upTo);
+      rows.push(...(await range.orderBy('seq').limit(limit).select(COLUMNS)).map(toChangeRow));
+    }
+    // Stryker disable next-line MethodExpression: the feed cuts the page to per_page again (records/change-feed.ts readPage) and asks only whether more came.
+    return rows.sort((a, b) => a.seq - b.seq).slice(0, limit);
+  }
+
+  /** The oldest tombstone not yet purged, if any. */
+  async oldestTombstone(purged: number): Promise<ChangeRow | undefined> {
+    const row = await this.db('changes').where('deleted', true).where('seq', '>', purged).orderBy('seq').first(COLUMNS);
+    return row ? toChangeRow(row) : undefined;
+  }
+
+  /**
+   * Forgets up to `batch` tombstones recorded before `cutoffUtc`, oldest first, and remembers the
+   * highest number forgotten (cursors below it answer 410). Locks the feed's row first, as writers do
+   * (db/change-log.ts), so it never deadlocks with them. Returns the new purge mark.
+   */
+  async purge(cutoffUtc: string, batch: number): Promise<number> {
+    const trx = requireTransaction(this.db);
+    const state = await trx('change_sequence').where('id', 1).forUpdate().first('purged');
+    // Stryker disable next-line LogicalOperator,OptionalChaining: the migration writes the feed's row; it is never missing.
+    const purged = Number(state?.purged ?? 0);
+    const candidates = await trx('changes').where('deleted', true).where('seq', '>', purged).orderBy('seq').limit(batch).select(
+      // Stryker disable next-line StringLiteral: knex reads `select('', …)` (an empty first column) as `select *`, which reads these columns too.
+      'seq',
+      'changed_utc',
+    );
+    let mark = purged;
+    for (const row of candidates) {
+      if (String(row.changed_utc) >= cutoffUtc) break;
+      mark = Number(row.seq);
+    }
+    // Stryker disable next-line ConditionalExpression: a shortcut; deleting and marking nothing changes nothing.
+    if (mark === purged) return purged;
+    await trx('changes').where('deleted', true).where('seq', '>', purged).where('seq', '<=', mark).delete();
+    await trx('change_sequence').where('id', 1).update({ purged: mark });
+    return mark;
+  }
+}

@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import { inTransaction } from '../db/transactions.js';
+import { UserRepository } from './users.js';
+import { PostRepository } from './posts.js';
+import { EventRepository } from './events.js';
+import { SeriesRepository } from './series.js';
+import { LinkedRepository } from './linked.js';
+import { ORGANIZERS, VENUES, type LinkedKind } from './linked-kinds.js';
+import { TermRepository } from './terms.js';
+import { ChangeRepository } from './changes.js';
+import { IdempotencyRepository } from './idempotency.js';
+
+/**
+ * Every repository, on one database handle, each created once: a request gets one set for its reads
+ * (OperationContext.repositories), a write gets one set on its transaction (`inWriteTransaction`).
+ * All SQL lives in the repositories.
+ */
+export class Repositories {
+  private cache = new Map<string, unknown>();
+
+  constructor(readonly db: Knex) {}
+
+  private once<T>(name: string, create: () => T): T {
+    if (!this.cache.has(name)) this.cache.set(name, create());
+    return this.cache.get(name) as T;
+  }
+
+  get posts(): PostRepository {
+    return this.once('posts', () => new PostRepository(this.db));
+  }
+
+  get events(): EventRepository {
+    return this.once('events', () => new EventRepository(this.db, this.posts));
+  }
+
+  get series(): SeriesRepository {
+    return this.once('series', () => new SeriesRepository(this.db));
+  }
+
+  get venues(): LinkedRepository {
+    return this.linked(VENUES);
+  }
+
+  get organizers(): LinkedRepository {
+    return this.linked(ORGANIZERS);
+  }
+
+  linked(kind: LinkedKind): LinkedRepository {
+    return this.once(kind.type, () => new LinkedRepository(this.db, kind, this.posts));
+  }
+
+  get terms(): TermRepository {
+    return this.once('terms', () => new TermRepository(this.db));
+  }
+
+  get changes(): ChangeRepository {
+    return this.once('changes', () => new ChangeRepository(this.db));
+  }
+
+  get idempotency(): IdempotencyRepository {
+    return this.once('idempotency', () => new IdempotencyRepository(this.db));
+  }
+
+  get users(): UserRepository {
+    return this.once('users', () => new UserRepository(this.db));
+  }
+}
+
+/**
+ * Runs a write on repositories bound to one transaction (db/transactions.ts `inTransaction`: retried
+ * on conflicts, the data version bumped after the commit). The only way the services write.
+ */
+export function inWriteTransaction<T>(db: Knex, work: (repositories: Repositories) => Promise<T>): Promise<T> {
+  return inTransaction(db, (trx) => work(new Repositories(trx)));
+}

@@ -1,0 +1,342 @@
+import type { Knex } from 'knex';
+import { likeEscape } from '../text/slugs.js';
+import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
+import { isUniqueViolation, isUniqueViolationOn, StaleVersion } from '../db/errors.js';
+import { requireTransaction } from '../db/transactions.js';
+import { noteChange, type ChangeType } from '../db/change-log.js';
+import { chunks } from './posts.js';
+import type { Taxonomy } from './taxonomies.js';
+import { protectedTextHidden, type ProtectedTextScope } from './read-scope.js';
+import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
+
+/** A row of `terms`, with numbers cast (the mapper's input). */
+export interface TermRow {
+  id: number;
+  taxonomy: string;
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+  /** Published events with the term (WordPress's `count`), kept up to date by every write. */
+  publishedCount: number;
+  /** Grows by one on every write of the term (docs/contract.md §10). */
+  version: number;
+}
+
+export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
+
+export interface TermListFilter {
+  search?: string;
+  include?: number[];
+  exclude?: number[];
+  parent?: number;
+  eventId?: number;
+  /** Whose protected text the caller may not see: a password-protected event has no terms for them. */
+  protectedText?: ProtectedTextScope;
+  slug?: string;
+  hideEmpty: boolean;
+  orderBy: TermOrderBy;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** A term with this name already exists at this level. */
+export class TermNameTaken extends Error {
+  constructor(readonly existing: TermRow) {
+    super(`a term named "${existing.name}" already exists at this level`);
+  }
+}
+
+/** The key one-name-per-level is enforced on: the name, lower-cased. */
+function nameKeyOf(name: string): string {
+  return name.toLowerCase().slice(0, 200);
+}
+
+function toRow(row: Record<string, unknown>): TermRow {
+  return {
+    id: Number(row.id),
+    taxonomy: String(row.taxonomy),
+    // Within the limits whatever was stored (text/limits.ts).
+    name: boundedText(String(row.name), TEXT_LIMITS.termName),
+    slug: String(row.slug),
+    description: boundedHtml(String(row.description), TEXT_LIMITS.termDescription),
+    parent: Number(row.parent),
+    publishedCount: Number(row.published_count ?? 0),
+    version: Number(row.version ?? 1),
+  };
+}
+
+/** All Knex for event categories and tags (one table, one ID space). */
+export class TermRepository {
+  constructor(private readonly db: Knex) {}
+
+  async findById(id: number): Promise<TermRow | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.db('terms').where({ id }).first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /** Some terms by id (one query per 500 ids). */
+  async findByIds(ids: number[]): Promise<TermRow[]> {
+    const rows: TermRow[] = [];
+    for (const part of chunks(ids)) rows.push(...(await this.db('terms').whereIn('id', part)).map(toRow));
+    return rows;
+  }
+
+  /** One page of a taxonomy's terms and the size of the whole filtered set. */
+  async list(taxonomy: Taxonomy, filter: TermListFilter): Promise<{ rows: TermRow[]; counts: Map<number, number>; total: number }> {
+    const base = this.db('terms as t').where('t.taxonomy', taxonomy.name);
+    if (filter.search !== undefined) {
+      const pattern = `%${likeEscape(filter.search.toLowerCase())}%`;
+      base.where((q) => q.whereRaw("lower(t.name) like ? escape '!'", [pattern]).orWhereRaw("lower(t.slug) like ? escape '!'", [pattern]));
+    }
+    if (filter.include?.length) base.whereIn('t.id', filter.include);
+    if (filter.exclude?.length) base.whereNotIn('t.id', filter.exclude);
+    if (filter.parent !== undefined) base.where('t.parent', filter.parent);
+    if (filter.slug !== undefined) base.where('t.slug', filter.slug);
+    if (filter.eventId !== undefined) {
+      const links = this.db('event_terms as ef').join('posts as pe', 'pe.id', 'ef.event_id').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId);
+      const hidden = protectedTextHidden('pe', filter.protectedText);
+      if (hidden) links.whereNot(hidden);
+      base.whereExists(links);
+    }
+    if (filter.hideEmpty) base.where('t.published_count', '>', 0);
+
+    const [{ n }] = await base.clone().count({ n: '*' });
+    const page = base.clone().select('t.*');
+    this.applyOrder(page, filter);
+    const rows = await page.limit(filter.limit).offset(filter.offset);
+    return {
+      rows: rows.map(toRow),
+      counts: new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), Number(row.published_count)])),
+      total: Number(n),
+    };
+  }
+
+  private applyOrder(query: Knex.QueryBuilder, filter: TermListFilter): void {
+    const direction = filter.order;
+    switch (filter.orderBy) {
+      case 'slug':
+        query.orderBy('t.slug', direction);
+        break;
+      case 'id':
+      case 'term_id':
+      case 'term_group':
+      case 'none':
+        break;
+      case 'description':
+        query.orderByRaw(`lower(t.description) ${direction}`);
+        break;
+      case 'count':
+        query.orderBy('t.published_count', direction);
+        break;
+      case 'parent':
+        query.orderBy('t.parent', direction);
+        break;
+      case 'include':
+        if (filter.include?.length) {
+          // The order of the include list itself.
+          query.orderByRaw(
+            `case t.id ${filter.include.map(() => 'when ? then ?').join(' ')} end ${direction}`,
+            filter.include.flatMap((id, i) => [id, i]),
+          );
+        } else {
+          query.orderByRaw(`lower(t.name) ${direction}`);
+        }
+        break;
+      default:
+        // Names sort case-insensitively on both engines (MySQL's collation does it; SQLite needs lower()).
+        query.orderByRaw(`lower(t.name) ${direction}`);
+    }
+    // A unique tiebreaker keeps pages stable and identical on both engines.
+    query.orderBy('t.id', filter.orderBy === 'id' || filter.orderBy === 'term_id' ? direction : 'asc');
+  }
+
+  /** Published-event counts for some terms (WordPress's term `count`, kept on the term). */
+  async countsFor(ids: number[]): Promise<Map<number, number>> {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    for (const part of chunks(ids)) {
+      for (const row of await this.db('terms').whereIn('id', part).select('id', 'published_count')) counts.set(Number(row.id), Number(row.published_count));
+    }
+    return counts;
+  }
+
+  /**
+   * Moves published-event counts by one for an event whose counted terms went from `before` to
+   * `after` (its terms while published, none otherwise): +1 for terms only in `after`, -1 for terms
+   * only in `before`. Two updates per write, whatever the size of the calendar (a recount would read
+   * every event of the term). The caller holds the event's row lock, so `before` is current.
+   */
+  async shiftCounts(before: number[], after: number[]): Promise<void> {
+    const was = new Set(before);
+    const is = new Set(after);
+    const gained = [...is].filter((id) => !was.has(id));
+    const lost = [...was].filter((id) => !is.has(id));
+    const trx = requireTransaction(this.db);
+    if (gained.length) await trx('terms').whereIn('id', gained).increment('published_count', 1);
+    if (lost.length) await trx('terms').whereIn('id', lost).decrement('published_count', 1);
+    // A term's `count` is part of its record: the feed announces the terms whose count moved.
+    if (gained.length || lost.length) {
+      for (const row of await trx('terms')
+        .whereIn('id', [...gained, ...lost])
+        .select('id', 'taxonomy'))
+        noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+    }
+  }
+
+  /**
+   * Adds `n` published events to the counts of some terms (the new occurrences of a published series,
+   * which all have the first event's terms), and announces those terms.
+   */
+  async addToCounts(termIds: number[], n: number): Promise<void> {
+    if (termIds.length === 0 || n === 0) return;
+    const trx = requireTransaction(this.db);
+    await trx('terms').whereIn('id', termIds).increment('published_count', n);
+    for (const row of await trx('terms').whereIn('id', termIds).select('id', 'taxonomy')) noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
+  }
+
+  /**
+   * Counts the published events of some terms again (a series write adds or removes many events of
+   * the same terms at once, where shiftCounts moves counts by one event), and announces the terms
+   * whose count moved.
+   */
+  async recount(termIds: number[]): Promise<void> {
+    const trx = requireTransaction(this.db);
+    for (const part of chunks([...new Set(termIds)])) {
+      const before = new Map<number, number>(
+        (await trx('terms').whereIn('id', part).select('id', 'published_count')).map((row: Record<string, unknown>) => [Number(row.id), Number(row.published_count)]),
+      );
+      const counted = await trx('event_terms as et')
+        .join('posts as p', 'p.id', 'et.event_id')
+        .whereIn('et.term_id', part)
+        .where('p.status', 'publish')
+        .groupBy('et.term_id')
+        .select('et.term_id', trx.raw('count(*) as n'));
+      const after = new Map<number, number>(part.map((id) => [id, 0]));
+      for (const row of counted) after.set(Number(row.term_id), Number(row.n));
+      for (const [id, n] of after) {
+        if (!before.has(id) || before.get(id) === n) continue;
+        await trx('terms').where('id', id).update({ published_count: n });
+        const term = await trx('terms').where('id', id).first('taxonomy');
+        noteChange(trx, changeTypeOf(term.taxonomy), id);
+      }
+    }
+  }
+
+  /** Every ancestor of the given terms, loaded level by level (one query per level, not per term). */
+  async ancestorsOf(rows: TermRow[]): Promise<Map<number, TermRow>> {
+    const known = new Map<number, TermRow>(rows.map((row) => [row.id, row]));
+    let missing = [...new Set(rows.map((row) => row.parent).filter((id) => id !== 0 && !known.has(id)))];
+    for (let depth = 0; missing.length > 0 && depth < 100; depth++) {
+      const found = (await this.db('terms').whereIn('id', missing)).map(toRow);
+      for (const row of found) known.set(row.id, row);
+      missing = [...new Set(found.map((row) => row.parent).filter((id) => id !== 0 && !known.has(id)))];
+    }
+    return known;
+  }
+
+  /** The ids among `ids` that are not terms of the taxonomy. */
+  async unknownIds(taxonomy: Taxonomy, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await this.db('terms').where('taxonomy', taxonomy.name).whereIn('id', ids).pluck('id')).map(Number));
+    return ids.filter((id) => !found.has(id));
+  }
+
+  /** A term of the taxonomy with this name (case-insensitive) under this parent. */
+  async findByName(taxonomy: Taxonomy, parent: number, name: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name, parent }).whereRaw('lower(name) = ?', [name.toLowerCase()]).orderBy('id').first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /** The oldest term of the taxonomy with this name (case-insensitive), at any level. */
+  async findByNameAnyLevel(taxonomy: Taxonomy, name: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name }).whereRaw('lower(name) = ?', [name.toLowerCase()]).orderBy('id').first();
+    return row ? toRow(row) : undefined;
+  }
+
+  async findBySlug(taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
+    const row = await this.db('terms').where({ taxonomy: taxonomy.name, slug }).first();
+    return row ? toRow(row) : undefined;
+  }
+
+  /**
+   * Inserts a term under the first free slug at or after `baseSlug`; returns its id. `sharesName`
+   * marks a term allowed to repeat a name at its level (it was given its own slug). A create of a
+   * name already used at the same level (also a concurrent one) throws TermNameTaken.
+   */
+  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version'>, baseSlug: string, sharesName: boolean): Promise<number> {
+    const nameKey = sharesName ? null : nameKeyOf(term.name);
+    return withUniqueSlug(
+      requireTransaction(this.db),
+      baseSlug,
+      (base) => whereSlugFamily(this.db('terms').where('taxonomy', taxonomy.name), 'slug', base).pluck('slug'),
+      async (slug) => {
+        try {
+          const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });
+          noteChange(this.db, changeTypeOf(taxonomy.name), Number(id));
+          return Number(id);
+        } catch (err) {
+          // A unique violation is either the slug (withUniqueSlug tries the next one) or the name. A
+          // name taken by a writer whose row this transaction cannot see yet is left to the caller's
+          // transaction retry (db/transactions.ts).
+          const taken = isUniqueViolationOn(err, 'name_key') ? await this.findByName(taxonomy, term.parent, term.name) : undefined;
+          throw taken ? new TermNameTaken(taken) : err;
+        }
+      },
+      `terms:${taxonomy.name}`,
+    );
+  }
+
+  /**
+   * Updates a term. A new name or parent puts the term back under the one-name-per-level rule; a
+   * concurrent clash on the name or the slug is reported by `onClash`. Every update grows the term's
+   * version; with `expected` only at that version, else StaleVersion (docs/contract.md §10).
+   */
+  async update(term: TermRow, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>, onClash: () => Promise<Error>, expected?: number): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const row: Record<string, unknown> = { ...changes, version: trx.raw('version + 1') };
+    if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
+    const query = trx('terms').where({ id: term.id });
+    if (expected !== undefined) query.where('version', expected);
+    let changed: number;
+    try {
+      changed = await query.update(row);
+    } catch (err) {
+      throw isUniqueViolation(err) ? await onClash() : err;
+    }
+    if (expected !== undefined && changed === 0) throw new StaleVersion(term.id);
+    noteChange(trx, changeTypeOf(term.taxonomy), term.id);
+  }
+
+  /** Deletes a term for good (at version `expected`, if given): its children move up to its parent, its event links go with it. */
+  async delete(term: TermRow, expected?: number): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const children = await trx('terms').where({ parent: term.id }).pluck('id');
+    const query = trx('terms').where({ id: term.id });
+    if (expected !== undefined) query.where('version', expected);
+    if ((await query.delete()) === 0 && expected !== undefined) throw new StaleVersion(term.id);
+    // The children's records change (their parent): their versions grow like any other write's.
+    await trx('terms')
+      .where({ parent: term.id })
+      .update({ parent: term.parent, version: trx.raw('version + 1') });
+    for (const child of children) noteChange(trx, changeTypeOf(term.taxonomy), Number(child));
+    noteChange(trx, changeTypeOf(term.taxonomy), term.id, true);
+  }
+
+  /** Ids of the term and all its descendants (to refuse a parent that would make a cycle). */
+  async descendantIds(id: number): Promise<Set<number>> {
+    const ids = new Set([id]);
+    let frontier = [id];
+    while (frontier.length) {
+      frontier = (await this.db('terms').whereIn('parent', frontier).pluck('id')).map(Number).filter((child) => !ids.has(child));
+      for (const child of frontier) ids.add(child);
+    }
+    return ids;
+  }
+}
+
+/** The change feed's name of a taxonomy's records (db/change-log.ts). */
+export function changeTypeOf(taxonomy: string): ChangeType {
+  return taxonomy === 'post_tag' ? 'tag' : 'category';
+}
