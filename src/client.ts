@@ -6,7 +6,7 @@ import type { paths } from '../generated/openapi.js';
  * `generated/openapi.d.ts`: openapi-fetch checks paths, parameters, bodies and responses against
  * those types at compile time and sends plain `fetch` requests. The service itself never imports
  * this module. To use it elsewhere, copy this file and generated/openapi.d.ts and install
- * openapi-fetch (see README "Client SDKs").
+ * openapi-fetch (see docs/sdks.md "Client SDKs").
  */
 export type EventsClient = Client<paths>;
 

@@ -484,7 +484,7 @@ interface TargetCheck {
 function targets(result: SuiteResult): TargetCheck[] {
   const by = (name: string) => result.scenarios.find((s) => s.name === name);
   const checks: TargetCheck[] = [];
-  // The targets of the Performance II issue (README, "Performance II").
+  // The targets of the Performance II issue (docs/performance.md "Current figures").
   const byId = by('event-by-id');
   const floorTarget = result.engine === 'sqlite' ? 0.6 : 0.5;
   if (byId && byId.ratioToFloor !== undefined)

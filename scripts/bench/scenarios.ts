@@ -29,7 +29,7 @@ export interface BenchRequest {
 
 export interface Scenario {
   name: string;
-  /** The scenario as the README's Performance table names it. */
+  /** The scenario as the table of docs/performance.md "Current figures" names it. */
   label: string;
   /** List scenarios are the ones `--scale` runs at 10k, 100k and 1M events. */
   list: boolean;

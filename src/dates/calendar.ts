@@ -2,7 +2,7 @@
  * Impossible calendar dates and clock times in date input text (`2027-02-30`, `2027-13-01`,
  * `24:30`). PHP's strtotime, and the port of it this service uses for relative phrases, rolls them
  * over (`2027-02-30` becomes 2 March); this service refuses them instead, so a typo never becomes
- * a different day (a deliberate difference from the plugin, listed in the README).
+ * a different day (a deliberate difference from the plugin, docs/api-guide.md "Deliberate differences from the plugin").
  */
 
 const MONTHS: Record<string, number> = {

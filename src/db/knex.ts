@@ -52,7 +52,7 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: Data
             conn.pragma('synchronous = NORMAL');
             // 4 MB of page cache (better-sqlite3 builds SQLite with 16 MB), which also bounds the
             // memory a sort takes before it spills to a temporary file: the resident peak of a whole
-            // benchmark run fell by about 10 MB (README, "Performance II"); pages not cached here
+            // benchmark run fell by about 10 MB (docs/performance.md "Memory"); pages not cached here
             // are read from the operating system's file cache.
             conn.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
             reusePreparedStatements(conn as unknown as PreparingConnection);

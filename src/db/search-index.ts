@@ -13,7 +13,7 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
  *   `LIKE` compares, so the index holds exactly the text the `LIKE` reads.
  * - MySQL: `post_search_grams`, one row per distinct trigram of each field of each event, the
  *   trigram in the text columns' collation, written here by every write of an event's text (no
- *   triggers on MySQL, README "MySQL-compatible engines").
+ *   triggers on MySQL, docs/production.md "MySQL-compatible engines").
  */
 
 /** The text fields the search reads, and their number in `post_search_grams.field`. */

@@ -29,7 +29,7 @@ export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_R
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await runOnce(connection, statement);
-        // Worth a line: a cluster that regroups shows up here first (README, "Running on a cluster").
+        // Worth a line: a cluster that regroups shows up here first (docs/mysql-and-cluster.md "How it behaves on a cluster").
         if (refusal) client.logger.warn?.(`${REFUSED_THEN_RAN} after ${attempt - 1} refusal(s), the last: ${describe(refusal)}`);
         return result;
       } catch (err) {

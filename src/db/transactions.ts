@@ -13,7 +13,7 @@ function isRetryable(err: unknown): boolean {
 /**
  * How often a write runs at most. On a Galera cluster writes through different nodes at once
  * conflict (docs/contract.md §18), and under load one write can lose several times in a row: eight
- * attempts answered 500 to 5 of 480 creates spread over three nodes (README, "Running on a cluster").
+ * attempts answered 500 to 5 of 480 creates spread over three nodes (docs/mysql-and-cluster.md "Cluster figures").
  */
 export const MAX_WRITE_ATTEMPTS = 20;
 

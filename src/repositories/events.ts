@@ -363,7 +363,7 @@ export class EventRepository {
     // `x.post_date_utc` and `x.post_id` equal `p.date_utc` and `p.id`, but one table's index gives the order.
     page.orderBy('x.post_id', direction).limit(filter.limit).offset(filter.offset);
     // A term filter with few links inside the window bounds the whole set, which the page reads to
-    // sort it anyway: the page counts it too, one statement instead of two (README "What limits the rest").
+    // sort it anyway: the page counts it too, one statement instead of two (docs/performance.md "What limits it").
     const countedByPage = filter.termLists.length > 0 && (await fewLinked());
     if (countedByPage) page.select(this.db.raw('count(*) over () as list_total'));
     const found: Array<Record<string, unknown>> = await page;

@@ -203,7 +203,7 @@ export class LinkedRepository {
     // The oldest is the smallest id. Ordered by the kind's own copy of the id (the join makes them
     // equal) so that MariaDB can read the kind's table first in id order; ordered by `p.id` it chose
     // a temporary table and a sort, on disk because of the text columns (Aria), and a Galera node
-    // that had just served as IST donor crashed freeing such a table (README, "Running on a cluster").
+    // that had just served as IST donor crashed freeing such a table (docs/mysql-and-cluster.md "A MariaDB bug to know").
     const row = await query.orderBy('k.post_id').first(this.columns());
     return row ? this.toRow(row) : undefined;
   }

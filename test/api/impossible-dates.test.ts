@@ -7,7 +7,7 @@ import { badParams, call, createEvent, eventBody, eventPath, eventsApp, eventsPa
 /**
  * Days and times that do not exist are 400 naming the parameter, on every date input: PHP's
  * strtotime (and so the plugin) rolls them over (`2027-02-30` → 2 March), which turns a typo into a
- * different day. A deliberate difference, listed in the README.
+ * different day. A deliberate difference, listed in docs/api-guide.md "Deliberate differences from the plugin".
  */
 const IMPOSSIBLE = ['2027-02-30', '2027-02-29 10:00:00', '2027-13-01', '2027-03-01 24:30', '2027-03-01 10:60:00', '2027-04-31T10:00:00+02:00'];
 

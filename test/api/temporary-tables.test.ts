@@ -9,7 +9,7 @@ import { engineOf } from '../../src/db/engine.js';
  * On MariaDB no statement of an event create (with a new or known venue, organizer and category)
  * builds a temporary table. Such tables hold text columns, so they go to disk (Aria), and a Galera
  * node that had just donated IST crashed freeing one in the duplicate check of venues and organizers
- * (README, "Running on a cluster"). The plans are read with EXPLAIN after ANALYZE, on a few venues
+ * (docs/mysql-and-cluster.md "A MariaDB bug to know"). The plans are read with EXPLAIN after ANALYZE, on a few venues
  * among many posts: the shape in which the old duplicate check chose a temporary table.
  */
 describe('an event create builds no temporary table on MariaDB', () => {

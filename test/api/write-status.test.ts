@@ -5,7 +5,7 @@ import { badParams, call, createEvent, eventBody, eventsApp, expectNothingStored
 
 /**
  * A write's `status` is one of publish, future, draft, pending, private; the plugin stores any
- * registered status (a deliberate difference, in the README's table): records are trashed by DELETE
+ * registered status (a deliberate difference, docs/api-guide.md "Deliberate differences from the plugin"): records are trashed by DELETE
  * and restored by setting one of those.
  */
 describe('write status: only the five publication statuses', () => {

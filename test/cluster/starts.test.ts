@@ -5,7 +5,7 @@ import { killService, startService, type Service } from '../ops/service.js';
 /**
  * Processes started together on the cluster, spread over its nodes, with nothing pending
  * (src/db/migrate.ts). Migrations themselves must run from one process before the others start:
- * knex's migration lock does not hold across Galera nodes (README, Running on a cluster).
+ * knex's migration lock does not hold across Galera nodes (docs/mysql-and-cluster.md "How it behaves on a cluster").
  */
 describe(`cluster: processes started together${CLUSTER_TESTS ? '' : ` (skipped: ${CLUSTER_SKIP_REASON})`}`, function () {
   this.timeout(300_000);

@@ -6,7 +6,7 @@ import { TEXT_LIMITS } from '../../src/text/limits.js';
 import { openTestDatabase } from '../helpers/database.js';
 
 /**
- * HTML sanitising (docs/contract.md §3, §5 and the categories section of the README): `description` and
+ * HTML sanitising (docs/contract.md §3, §5 and docs/api-guide.md "Categories and tags"): `description` and
  * `excerpt` from users who are not editors or administrators (no `unfiltered_html`) are cleaned on
  * write — no scripts, no event handlers, no `javascript:` URLs; editors' and administrators' HTML is
  * kept. The answers are parsed as a browser would (parse5 implements the WHATWG HTML parser), so a

@@ -15,7 +15,7 @@ import { tableDefaults } from './helpers.js';
  * events only.
  *
  * MySQL: `post_search_grams`, one row per distinct trigram of each field of each event, written by
- * the repositories (no triggers on MySQL, README "MySQL-compatible engines"). `gram` has the text
+ * the repositories (no triggers on MySQL, docs/production.md "MySQL-compatible engines"). `gram` has the text
  * columns' collation, so an index lookup finds every trigram the `LIKE` could take for it; the
  * primary key is the event's rows by field (an update replaces one field's rows), the second index
  * answers `gram = ?`. Rows go with their post (foreign key).

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * A copy of each event's local start and end on its term links (`event_terms`), indexed by start
  * within each term, so that a list filtered by a category or tag and a date window reads only the
- * window's part of that term's links instead of all of them (README "What limits the rest"). The
+ * window's part of that term's links instead of all of them (docs/performance.md "What limits it"). The
  * copy is the event's `start_local` / `end_local`, compared as the window compares them (same
  * columns, same form); repositories/term-link-times.ts writes it, the data migration after this one fills it.
  */
