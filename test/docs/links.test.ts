@@ -188,7 +188,10 @@ describe('docs: links and citations', () => {
     assert.equal(githubSlug('JSON-LD feed (schema.org)'), 'json-ld-feed-schemaorg');
     assert.equal(githubSlug('9. The change feed: `GET {ns}/changes`'), '9-the-change-feed-get-nschanges');
     assert.equal(githubSlug('Documentation page (`/docs`)'), 'documentation-page-docs');
-    assert.deepEqual(proseLines('a\n```sh\n[x](missing.md)\n```\nb').map((line) => line.text), ['a', 'b']);
+    assert.deepEqual(
+      proseLines('a\n```sh\n[x](missing.md)\n```\nb').map((line) => line.text),
+      ['a', 'b'],
+    );
     assert.equal(brokenLinks('docs/x.md', '[a](missing.md) [b](README.md#no-such-heading) [c](README.md#how-to-cite) `[d](nowhere.md)`').length, 2);
     assert.equal(brokenCitations('x.ts', '(docs/contract.md §14) (docs/contract.md §99) (docs/nowhere.md §1) docs/plugin-behaviour.md §5.5').length, 2);
     assert.equal(brokenCitations('x.ts', '(docs/limits.md "Recurrence rules") (docs/limits.md "No such heading") docs/limits.md §1').length, 2);
