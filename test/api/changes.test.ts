@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
 import type { Response } from 'supertest';
 import { createUsers, NS, testApp, type TestUser } from '../helpers/app.js';
 import type { Role } from '../../src/auth/capabilities.js';
@@ -403,6 +404,23 @@ describe('GET /changes: the change feed', () => {
       rows.map((row) => `${row.type}:${row.recordId}`),
       [`venue:${venue.id}`, `tag:${tag.id}`],
     );
+  });
+
+  it('refuses a change noted on a transaction that has ended, committed or rolled back', async () => {
+    const { db } = await openTestDatabase();
+    let ended: Knex.Transaction | undefined;
+    await inTransaction(db, async (trx) => {
+      ended = trx;
+    });
+    assert.throws(() => noteChange(ended as Knex.Transaction, 'event', 1), /inside inTransaction/);
+    await assert.rejects(
+      inTransaction(db, async (trx) => {
+        ended = trx;
+        throw new Error('the work fails');
+      }),
+      /the work fails/,
+    );
+    assert.throws(() => noteChange(ended as Knex.Transaction, 'event', 1), /inside inTransaction/);
   });
 
   it('records nothing for a write that fails, and a record changed twice in one request once', async () => {
