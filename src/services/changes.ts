@@ -212,7 +212,7 @@ function changeAfter(db: Knex, repo: ChangeRepository, position: number): Promis
   let poller = pollers.get(db);
   if (!poller) {
     poller = { waiters: new Set(), timer: undefined };
-    // Stryker disable next-line CallExpression: the test runner's process keeps the poller made by earlier runs, so a mutant never gets here fresh (run by hand, "shares one poll" in test/api/changes.test.ts fails without it).
+    // Stryker disable next-line CallExpression: the runner's process keeps a poller from earlier tests; "shares one poll" run alone fails without this.
     pollers.set(db, poller);
   }
   const shared = poller;

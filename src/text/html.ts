@@ -129,8 +129,7 @@ const namedReferences = new Map<string, string>([
 
 function decodeNamed(name: string): string {
   let decoded = namedReferences.get(name);
-  // Stryker disable all: computed once per name per process, and the test runner's process outlives a
-  // mutant, so a changed computation is never run again (htmlToText's tests check it in a fresh process).
+  // Stryker disable all: computed once per name per process, which outlives a mutant (htmlToText's tests check it in a fresh process).
   if (decoded === undefined) {
     decoded = '';
     const collect = (token: Token.CharacterToken) => {
