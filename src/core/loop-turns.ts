@@ -7,7 +7,6 @@
  */
 
 /** How long work may hold the event loop between two turns: well under the 100 ms a request may hold it. */
-// Stryker disable next-line ArithmeticOperator: a bound on latency for others; with any bound every answer is the same.
 export const TURN_BUDGET_MS = 20;
 
 /** One turn of the event loop: whatever else is ready runs first. */

@@ -82,8 +82,8 @@ export function namesImpossibleDate(text: string, currentYear?: number): boolean
     const hour = Number(m[1]);
     const meridiem = m[4] !== undefined;
     if (meridiem ? hour < 1 || hour > 12 : hour > 23) return true;
-    // Stryker disable next-line ConditionalExpression: without seconds Number(undefined) is NaN, never > 59.
-    if (Number(m[2]) > 59 || (m[3] !== undefined && Number(m[3]) > 59)) return true;
+    // Without seconds, Number(undefined) is NaN, never > 59.
+    if (Number(m[2]) > 59 || Number(m[3]) > 59) return true;
   }
   for (const m of text.matchAll(MERIDIEM_HOUR)) {
     const hour = Number(m[1]);

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import moment from 'moment-timezone';
-import { zoneOf } from './parse.js';
+import { UTC_ZONE, zoneOf } from './parse.js';
 import { fromStorage, toStorage, toStorageUtc } from './storage.js';
 
 /**
@@ -10,9 +10,8 @@ import { fromStorage, toStorage, toStorageUtc } from './storage.js';
  * abbreviation.
  */
 export function timezoneAbbreviation(zoneName: string, utc: string): string {
-  // Stryker disable next-line Regex: no zone name has `UTC+` or `UTC-` elsewhere.
-  if (/^UTC[+-]/.test(zoneName)) return zoneName;
-  // The zone's table looked up directly (a moment object per call parsed the date again).
+  // The zone's table looked up directly (a moment object per call parsed the date again); the tz
+  // database has none for `UTC+5`, which is its own abbreviation.
   const zone = moment.tz.zone(zoneName);
   const at = Date.parse(`${utc.replace(' ', 'T')}Z`);
   return zone && !Number.isNaN(at) ? zone.abbr(at) : zoneName;
@@ -20,8 +19,8 @@ export function timezoneAbbreviation(zoneName: string, utc: string): string {
 
 /** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */
 export function isoInZone(local: string, zoneName: string): string {
-  // Stryker disable next-line StringLiteral: a stored time is always a valid date, so toISO never gives null.
-  return fromStorage(local, zoneOf(zoneName) ?? zoneOf('UTC')!).toISO({ suppressMilliseconds: true }) ?? '';
+  // A stored time is always a valid date, so toISO never gives null.
+  return fromStorage(local, zoneOf(zoneName) ?? UTC_ZONE).toISO({ suppressMilliseconds: true })!;
 }
 
 /** Start and end of an event, local wall time in its zone and UTC. */

@@ -17,19 +17,21 @@ export function assertUtcProcess(): void {
   if (process.env.TZ !== 'UTC') throw new Error('The process must run with TZ=UTC (set it before anything else).');
 }
 
+/** UTC, for values read as UTC and as the fallback of a zone checked when it was stored. */
+export const UTC_ZONE: Zone = FixedOffsetZone.utcInstance;
+
 /** `UTC`, `UTC+5`, `UTC-3.5` (WordPress offsets) or an IANA name → a luxon zone; undefined if unknown. */
 export function zoneOf(name: string): Zone | undefined {
   const offset = /^UTC(?:([+-])(\d{1,2})(?:\.(\d+))?)?$/.exec(name);
   if (offset) {
     if (!offset[1]) return FixedOffsetZone.utcInstance;
-    // Stryker disable next-line StringLiteral: `0.` is 0 too.
-    const hours = Number(offset[2]) + Number(`0.${offset[3] ?? '0'}`);
+    const hours = Number(`${offset[2]}.${offset[3] ?? 0}`);
     if (hours > 14) return undefined;
     return FixedOffsetZone.instance((offset[1] === '-' ? -1 : 1) * Math.round(hours * 60));
   }
   // Newer ICU versions (Node 24) also accept offsets such as `+05:00` as zone names; WordPress
   // does not, so only names that start with a letter reach the tz database.
-  // Stryker disable next-line ConditionalExpression,Regex: the ICU of Node 20 and 22 refuses these names itself.
+  // Stryker disable next-line ConditionalExpression,Regex: only Node 24's ICU accepts such names; on Node 20 and 22 no input tells.
   if (!/^[A-Za-z]/.test(name)) return undefined;
   const zone = IANAZone.create(name);
   return zone.isValid ? zone : undefined;
@@ -50,10 +52,8 @@ const NEXT_WEEKDAY = /\bnext\s+(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?
 function strtotimeAsPhp(text: string, base: number): number | false {
   const seconds = strtotime(text, base);
   if (seconds === false || !NEXT_WEEKDAY.test(text)) return seconds;
-  // Stryker disable next-line StringLiteral,MethodExpression: strtotime reads the words alike with or without spaces around them.
-  const rest = text.replace(NEXT_WEEKDAY, ' ').trim();
-  // Stryker disable next-line ConditionalExpression,StringLiteral: strtotime of empty text is `base` too; this spares the call.
-  const reference = rest === '' ? base : strtotime(rest, base);
+  // Where the rest of the phrase puts the date (strtotime of empty text is `base`).
+  const reference = strtotime(text.replace(NEXT_WEEKDAY, ''), base);
   if (reference === false) return seconds;
   return Math.floor(reference / 86400) === Math.floor(seconds / 86400) ? seconds + 7 * 86400 : seconds;
 }
@@ -69,33 +69,29 @@ function strtotimeAsPhp(text: string, base: number): number | false {
  * date, names a day or time that does not exist (`2027-02-30`, `24:30`: refused, not rolled over as
  * PHP does), or falls outside years 1000-9999.
  */
-/** JavaScript dates reach ±8.64e15 ms from 1970. */
-const MAX_DATE_SECONDS = 8.64e12;
-
 export function parseDateInput(input: unknown, zone: Zone, now: Date): DateTime | undefined {
   let result: DateTime | undefined;
   if (typeof input === 'number' || (typeof input === 'string' && TIMESTAMP.test(input.trim()))) {
-    // Stryker disable next-line MethodExpression,Regex: Number() ignores surrounding spaces; TIMESTAMP allows one `@`, at the start.
-    const seconds = Number(String(input).trim().replace(/^@/, ''));
+    // TIMESTAMP allows one `@`, at the start; Number() ignores surrounding spaces.
+    const seconds = Number(String(input).replace('@', ''));
     result = Number.isFinite(seconds) ? DateTime.fromMillis(Math.round(seconds * 1000), { zone }) : undefined;
   } else if (typeof input === 'string' && input.trim() !== '' && input.length <= 100 && !namesImpossibleDate(input, DateTime.fromJSDate(now, { zone }).year)) {
-    // Stryker disable next-line MethodExpression: untrimmed, an offset at the end is not seen and strtotime reads the same instant.
+    // Stryker disable next-line MethodExpression: untrimmed, an offset at the end is not seen, and strtotime reads the same instant.
     const text = input.trim();
     if (EXPLICIT_OFFSET.test(text)) {
-      // Stryker disable next-line all: only the instant is used, and strtotime reads what fromISO does not.
+      // Stryker disable next-line all: a shortcut for ISO text; only the instant is used, and strtotime reads it too.
       const iso = DateTime.fromISO(text.replace(' ', 'T'), { setZone: true });
       const seconds = iso.isValid ? iso.toSeconds() : strtotime(text, Math.floor(now.getTime() / 1000));
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: past that range luxon's date is invalid, which is refused below.
-      result = seconds === false || Math.abs(seconds) >= MAX_DATE_SECONDS ? undefined : DateTime.fromSeconds(seconds, { zone });
+      // Past the range of JavaScript dates luxon's date is invalid, which is refused below.
+      result = seconds === false ? undefined : DateTime.fromSeconds(seconds, { zone });
     } else {
       // Run strtotime on a clock that shows the zone's wall time, then read its answer as wall time in the zone.
       const wallNow = DateTime.fromJSDate(now, { zone });
       const fakeUtcNow = Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second) / 1000;
       const seconds = strtotimeAsPhp(text, fakeUtcNow);
       // A phrase can land past the range of JavaScript dates (`now + 10000000 years`): not a date.
-      // Stryker disable next-line EqualityOperator: at the very edge the year is far past 9999, refused below.
-      if (seconds !== false && Math.abs(seconds) < MAX_DATE_SECONDS) {
-        const wall = new Date(seconds * 1000);
+      const wall = new Date(seconds === false ? NaN : seconds * 1000);
+      if (!Number.isNaN(wall.getTime())) {
         result = DateTime.fromObject(
           {
             year: wall.getUTCFullYear(),

@@ -66,8 +66,6 @@ export function noteChange(trx: Knex, type: ChangeType, id: number, deleted = fa
  */
 export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   const pending = [...(pendingOf.get(trx)?.values() ?? [])];
-  // Stryker disable next-line CallExpression: frees the notes sooner; the WeakMap lets go of them with the ended transaction anyway.
-  pendingOf.delete(trx);
   if (pending.length === 0) return;
   if (await isGaleraNode(trx)) await trx('change_sequence').where('id', 1).increment('writes', 1);
   else if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
@@ -78,10 +76,8 @@ export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   await trx.raw(`REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings);
 }
 
-/** Drops a transaction's noted changes (it failed and rolled back). */
-// Stryker disable next-line BlockStatement: frees the notes sooner; the WeakMap lets go of them with the ended transaction anyway.
+/** Closes a transaction's change list once it has been written or the work failed: a later note is refused. */
 export function discardChangeLog(trx: Knex.Transaction): void {
-  // Stryker disable next-line CallExpression: see above.
   pendingOf.delete(trx);
 }
 

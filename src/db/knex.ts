@@ -119,7 +119,6 @@ async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
 }
 
 /** SQLite's page cache per connection, in KiB (see afterCreate above). */
-// Stryker disable next-line all: a bound on memory; any size gives the same answers.
 const SQLITE_CACHE_KIB = 4000;
 
 interface PreparingConnection {

@@ -20,8 +20,8 @@ export const changeOperations = {
     load: noTarget,
     authorize: anyone,
     async execute(ctx: OperationContext<'listChanges'>, input) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: without a wait, restarting the clock with no extra time moves the timeout by the milliseconds already spent only.
-      if (input.waitSeconds > 0) extendRequestTimeout(ctx.res, input.waitSeconds);
+      // The clock restarts with the wait's extra time (without a wait, only the milliseconds spent so far move it).
+      extendRequestTimeout(ctx.res, input.waitSeconds);
       let gone = false;
       ctx.res.once('close', () => (gone = true));
       const body = await changeFeed(ctx.repositories, ctx.user, ctx.urls, {

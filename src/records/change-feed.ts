@@ -41,13 +41,10 @@ const CURSOR = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{22})$/;
 export function decodeCursor(secret: string, cursor: string): number | undefined {
   const match = CURSOR.exec(cursor);
   if (!match) return undefined;
+  // Past the safe integers the position is rounded, and no cursor was given out there: its signature does not match.
   const position = parseInt(match[1], 36);
-  // Stryker disable next-line ConditionalExpression: no cursor was given out past the safe integers, so no signature matches there either.
-  if (!Number.isSafeInteger(position)) return undefined;
-  const expected = Buffer.from(mac(secret, position));
-  const given = Buffer.from(match[2]);
-  // Stryker disable next-line ConditionalExpression: CURSOR fixes the signature's length (22), so the lengths always agree.
-  return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? position : undefined;
+  // CURSOR fixes the signature's length (22 ASCII characters), as timingSafeEqual needs.
+  return crypto.timingSafeEqual(Buffer.from(match[2]), Buffer.from(mac(secret, position))) ? position : undefined;
 }
 
 /** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
@@ -117,7 +114,7 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
   // Stryker disable next-line EqualityOperator: `<=` differs only in the deadline's own millisecond.
   while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
-    if (await changeAfter(repositories.db, repositories.changes, page.position, deadline, request.gone)) page = await readPage(repositories.changes, after, request);
+    if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request);
   }
   const seen = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
   const changes = withinBytes(seen, pageBytes(request.replyLimit));
@@ -132,7 +129,6 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
  * 2 MiB, so that serialising a page stays short work for the event loop. The feed is read by
  * cursor, so a shorter page only means one more request.
  */
-// Stryker disable next-line ArithmeticOperator: any budget well above one record and below REPLY_LIMIT gives the same guarantee.
 export function pageBytes(replyLimit: number): number {
   return Math.min(replyLimit - 4096, 2 * 1024 * 1024);
 }
@@ -157,26 +153,27 @@ export function withinBytes(changes: Change[], budget: number): Change[] {
  * (trashed, unpublished, protected), is a delete without content.
  */
 async function changesAsSeenBy(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[], secret: string): Promise<Change[]> {
-  // Stryker disable next-line MethodExpression,ConditionalExpression,LogicalOperator: a shortcut; the records found are put under their own type and id, so ids of another type never answer a row, and a tombstone's record no longer exists (only deletes note one).
-  const ids = (type: ChangeType) => rows.filter((row) => row.type === type && !row.deleted).map((row) => row.recordId);
+  // The ids to read per type (a tombstone's record is looked for too: it no longer exists).
+  const idsOf: Record<ChangeType, number[]> = { event: [], venue: [], organizer: [], category: [], tag: [] };
+  for (const row of rows) idsOf[row.type].push(row.recordId);
   const records = new Map<string, Change['record']>();
   const put = (type: ChangeType, id: number, record: Change['record']) => records.set(`${type}:${id}`, record);
 
-  const events = (await repositories.events.findByIds(ids('event'))).filter((row) => mayFollow(user, row));
+  const events = (await repositories.events.findByIds(idsOf.event)).filter((row) => mayFollow(user, row));
   const eventsBuilt = await eventRecords(repositories, events, user, urls, { single: true });
   events.forEach((row, i) => put('event', row.id, eventsBuilt[i]));
   for (const kind of [VENUES, ORGANIZERS]) {
-    const linked = (await repositories.linked(kind).findByIds(ids(kind.type))).filter((row) => mayFollow(user, row));
-    // Stryker disable next-line BooleanLiteral: mayFollow already requires that the caller may see protected text, so nothing followed is masked either way.
-    const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true, unmasked: true });
+    const linked = (await repositories.linked(kind).findByIds(idsOf[kind.type])).filter((row) => mayFollow(user, row));
+    // mayFollow required that the caller may see their protected text: nothing is masked.
+    const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true });
     linked.forEach((row, i) => put(kind.type, row.id, built[i]));
   }
   for (const [type, taxonomy] of [
     ['category', CATEGORIES],
     ['tag', TAGS],
   ] as const) {
-    // Stryker disable next-line MethodExpression,ConditionalExpression: a change's type comes from its term's taxonomy, so ids(type) name terms of this taxonomy only.
-    const terms = (await repositories.terms.findByIds(ids(type))).filter((term) => term.taxonomy === taxonomy.name);
+    // A change's type is its term's taxonomy (db/change-log.ts), so these are terms of this taxonomy.
+    const terms = await repositories.terms.findByIds(idsOf[type]);
     const built = await termRecords(repositories, taxonomy, terms, urls);
     terms.forEach((term, i) => put(type, term.id, built[i]));
   }
@@ -190,9 +187,9 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
       action: record ? 'upsert' : 'delete',
       modified_utc: row.changedUtc,
       rest_url: urls.item(COLLECTIONS[row.type], row.recordId),
+      // Left out of the JSON when undefined (a delete).
+      record,
     };
-    // Stryker disable next-line ConditionalExpression: an undefined record is left out of the JSON anyway.
-    if (record) change.record = record;
     return change;
   });
 }
@@ -210,34 +207,34 @@ interface Poller {
 
 const pollers = new WeakMap<Knex, Poller>();
 
-/** Resolves true once the committed position passes `position`, false at the deadline or when the client has gone. */
-function changeAfter(db: Knex, repo: ChangeRepository, position: number, deadline: number, gone: () => boolean): Promise<boolean> {
+/** At the next poll of the committed position: true when it passed `position`, false otherwise. */
+function changeAfter(db: Knex, repo: ChangeRepository, position: number): Promise<boolean> {
   let poller = pollers.get(db);
   if (!poller) {
     poller = { waiters: new Set(), timer: undefined };
-    // Stryker disable next-line CallExpression: the test runner's process keeps the poller made by earlier runs, so a mutant never gets here fresh (run by hand, "shares one poll" in test/api/changes.test.ts fails without it).
+    // Stryker disable next-line CallExpression: the runner's process keeps a poller from earlier tests; "shares one poll" run alone fails without this.
     pollers.set(db, poller);
   }
   const shared = poller;
   return new Promise((resolve) => {
+    // Each poll answers: the loop in changeFeed reads again when the position moved, and otherwise
+    // waits again unless the deadline passed or the client has gone.
     const waiter = (current: number) => {
-      const moved = current > position;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: resolving false at every poll only makes the loop in changeFeed wait again (`<=`: the deadline's own millisecond).
-      if (!moved && Date.now() < deadline && !gone()) return;
       shared.waiters.delete(waiter);
-      resolve(moved);
+      resolve(current > position);
     };
     shared.waiters.add(waiter);
     const tick = async () => {
-      // Stryker disable next-line UnaryOperator: +1 differs only when the feed is still empty (position 0) and the poll fails; the page read again is then empty too.
-      let current = -1;
+      // A failed poll counts as "nothing yet" (no position is below 0); the next one tries again.
+      let current = 0;
       try {
         current = await repo.position();
       } catch {
-        // A failed poll counts as "nothing yet"; the next one tries again.
+        // See above.
       }
+      // Every waiter answers now; those that wait on ask again, which starts the next poll.
+      shared.timer = undefined;
       for (const wake of [...shared.waiters]) wake(current);
-      shared.timer = shared.waiters.size ? setTimeout(tick, POLL_MS) : undefined;
     };
     shared.timer ??= setTimeout(tick, POLL_MS);
   });

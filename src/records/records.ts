@@ -80,7 +80,6 @@ function stampOf(row: EventRow, links: EventLink[]): string {
   return JSON.stringify([row, links.map((link) => [link.kind, link.id, link.position, link.version, link.count])]);
 }
 
-// Stryker disable next-line all: a bound on memory; with any bound every record is right, fewer are kept.
 const MAX_BUILT_RECORDS = 500;
 const builtByHandle = new WeakMap<Knex, Recent<{ stamp: string; record: EventRecord }, string>>();
 
@@ -91,8 +90,7 @@ const builtByHandle = new WeakMap<Knex, Recent<{ stamp: string; record: EventRec
  * replies and never changed once built. A transaction builds its own (it may see uncommitted rows).
  */
 function builtFor(db: Knex): Recent<{ stamp: string; record: EventRecord }, string> {
-  // Stryker disable next-line ConditionalExpression: a transaction is a handle of its own (the map is keyed by handle); this spares a cache that dies with it.
-  if ((db as Knex.Transaction).isTransaction) return new Recent(0);
+  // A transaction is a handle of its own (the map is keyed by handle): its records die with it.
   let built = builtByHandle.get(db);
   if (!built) builtByHandle.set(db, (built = new Recent(MAX_BUILT_RECORDS)));
   return built;

@@ -88,25 +88,20 @@ interface Remembered {
   images: Recent<ImageRecord>;
 }
 
-// Stryker disable all: bounds on memory; with any bound every record is right, fewer rows are remembered.
 const MAX_LINKED = 5000;
 const MAX_TERMS = 2000;
 const MAX_IMAGES = 5000;
-/** Bytes (`roughBytes`) each kind of remembered row may hold: the benchmark's 4,000 venues and organizers weigh 4.2 MB. */
-const LINKED_BYTES = 6 * 1024 * 1024;
-const TERM_BYTES = 1024 * 1024;
-const IMAGE_BYTES = 2 * 1024 * 1024;
-// Stryker restore all
+/** Bytes (`roughBytes`) each kind of remembered row may hold (6, 1 and 2 MiB): the benchmark's 4,000 venues and organizers weigh 4.2 MB. */
+const LINKED_BYTES = 6_291_456;
+const TERM_BYTES = 1_048_576;
+const IMAGE_BYTES = 2_097_152;
 
 const rememberedByHandle = new WeakMap<Knex, Remembered>();
 
 function rememberedFor(db: Knex): Remembered {
   // A transaction is a handle of its own, so it never shares another's rows (the map is keyed by
-  // handle); this only spares filling rows that die with it.
-  // Stryker disable next-line ConditionalExpression: see above (test/ops/record-replies.test.ts checks a rollback).
-  if ((db as Knex.Transaction).isTransaction) return { linked: new Recent(0), terms: new Recent(0), images: new Recent(0) };
+  // handle; test/ops/record-replies.test.ts checks a rollback).
   let remembered = rememberedByHandle.get(db);
-  // Stryker disable next-line ConditionalExpression: rows not remembered are read again; records are the same.
   if (!remembered) {
     remembered = {
       linked: new Recent<LinkedRow>(MAX_LINKED, { maxBytes: LINKED_BYTES, weigh: roughBytes }),
@@ -132,19 +127,16 @@ export async function relatedRows(repositories: Repositories, links: EventLink[]
   const missing = { venue: new Set<number>(), organizer: new Set<number>(), term: new Set<number>() };
   for (const link of links) {
     const known = link.kind === 'term' ? remembered.terms.get(link.id) : remembered.linked.get(link.id);
-    // Stryker disable next-line ConditionalExpression: never using a remembered row reads it again; records are the same.
     if (known?.version === link.version) (link.kind === 'term' ? terms : linked).set(link.id, known as never);
     else missing[link.kind].add(link.id);
   }
   // A row read here may be newer than its link reported (a write in between): it is remembered at
   // its own version, and the next read of the links will report that version.
   for (const row of [...(await repositories.venues.findByIds([...missing.venue])), ...(await repositories.organizers.findByIds([...missing.organizer]))]) {
-    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
     remembered.linked.set(row.id, row);
     linked.set(row.id, row);
   }
   for (const row of missing.term.size ? await repositories.terms.findByIds([...missing.term]) : []) {
-    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
     remembered.terms.set(row.id, row);
     terms.set(row.id, row);
   }
@@ -158,7 +150,6 @@ export async function relatedRows(repositories: Repositories, links: EventLink[]
     else missingImages.push(id);
   }
   for (const [id, image] of missingImages.length ? await repositories.posts.loadImages(missingImages) : []) {
-    // Stryker disable next-line CallExpression: a row not remembered is read again next time; records are the same.
     remembered.images.set(id, image);
     images.set(id, image);
   }

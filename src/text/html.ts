@@ -92,15 +92,14 @@ function cleanForPage(html: string): string {
 export const autoParagraph = rememberedText(paragraphs, REMEMBERED);
 
 function paragraphs(text: string): string {
-  // Stryker disable next-line ConditionalExpression,MethodExpression,StringLiteral: autop of blank text is blank too; this spares the call.
-  return text.trim() === '' ? '' : autop(withinStructureBounds(text)).trim();
+  return autop(withinStructureBounds(text)).trim();
 }
 
 /** Text without tags, for JSON-LD descriptions. */
 export const plainText = rememberedText(withoutTags, REMEMBERED);
 
 function withoutTags(html: string): string {
-  // Stryker disable next-line ArrayDeclaration: a tag that does not exist allows nothing either.
+  // Stryker disable next-line ArrayDeclaration: a tag name that cannot exist allows nothing either.
   return clean(html, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
 }
 
@@ -130,8 +129,7 @@ const namedReferences = new Map<string, string>([
 
 function decodeNamed(name: string): string {
   let decoded = namedReferences.get(name);
-  // Stryker disable all: computed once per name per process, and the test runner's process outlives a
-  // mutant, so a changed computation is never run again (htmlToText's tests check it in a fresh process).
+  // Stryker disable all: computed once per name per process, which outlives a mutant (htmlToText's tests check it in a fresh process).
   if (decoded === undefined) {
     decoded = '';
     const collect = (token: Token.CharacterToken) => {
@@ -170,21 +168,16 @@ export const htmlToText = rememberedText(textOfHtml, REMEMBERED);
 
 function textOfHtml(html: string): string {
   let text = withinStructureBounds(html);
-  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut; without a `<` there is no markup to replace.
-  if (text.includes('<')) {
-    text = text.replace(MARKUP, (_markup, _skipped: string | undefined, tag: string | undefined) => {
-      if (!tag) return ' ';
-      const name = tag.toLowerCase();
-      return name === 'br' ? '\n' : BLOCK_ELEMENTS.has(name) ? '\n\n' : '';
-    });
-  }
+  text = text.replace(MARKUP, (_markup, _skipped: string | undefined, tag: string | undefined) => {
+    if (!tag) return ' ';
+    const name = tag.toLowerCase();
+    return name === 'br' ? '\n' : BLOCK_ELEMENTS.has(name) ? '\n\n' : '';
+  });
   text = text
     .replace(/[ \t\r\f\v]+/g, ' ')
     .replace(/ ?\n ?/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut; without an `&` there is no reference to decode.
-  if (!text.includes('&')) return text;
   return text.replace(REFERENCE, (reference, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
     if (decimal !== undefined) return decodeCodePoint(Number(decimal));
     if (hex !== undefined) return decodeCodePoint(parseInt(hex, 16));

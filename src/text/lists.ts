@@ -5,8 +5,8 @@
  * as the plugin's own list reader does; a run of numeric IDs separated by spaces (`1 2`) still splits.
  */
 export function splitList(text: string, names = false): string[] {
-  // Stryker disable next-line Regex: splitting on each separator alone gives only extra empty items, which are dropped.
-  if (!names) return text.split(/[\s,]+/).filter((item) => item !== '');
+  // Each separator alone: the empty items between separators are dropped.
+  if (!names) return text.split(/[\s,]/).filter((item) => item !== '');
   return text
     .split(',')
     .map((item) => item.trim())

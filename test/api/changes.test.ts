@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
 import type { Response } from 'supertest';
 import { createUsers, NS, testApp, type TestUser } from '../helpers/app.js';
 import type { Role } from '../../src/auth/capabilities.js';
@@ -8,6 +9,7 @@ import { call, eventBody, eventsApp, NOW, type Http, type Rec } from '../helpers
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { noteChange } from '../../src/db/change-log.js';
 import { inTransaction } from '../../src/db/transactions.js';
+import { ChangeRepository } from '../../src/repositories/changes.js';
 
 /** `GET /changes`: the change feed (docs/contract.md §9). */
 
@@ -370,6 +372,55 @@ describe('GET /changes: the change feed', () => {
     assert.notEqual(next.headers['x-tec-change-cursor'], cursor);
     assert.deepEqual((await feed(http, `after=${cursor}`)).changes.map(key), [`tag:${tag.id}`]);
     assert.deepEqual((await feed(http, `after=${next.headers['x-tec-change-cursor']}`)).changes, []);
+  });
+
+  it('lists read neither the signing secret nor the position again while no write has committed', async () => {
+    await head();
+    const { db } = await openTestDatabase();
+    let reads = 0;
+    const listener = (query: { sql: string }) => {
+      if (/max\([`"]seq[`"]\)|from [`"]change_sequence[`"]/.test(query.sql)) reads++;
+    };
+    db.on('query', listener);
+    try {
+      // Another list than head()'s, so its reply is not the one remembered.
+      assert.match((await call(http, 'get', `${NS}/tags?per_page=2`)).headers['x-tec-change-cursor'] as string, /^[0-9a-z]+\./);
+      assert.equal(reads, 0);
+    } finally {
+      db.off('query', listener);
+    }
+  });
+
+  it('reads at most `limit` changes for some types, merged in order (the repository)', async () => {
+    const start = await head();
+    const venue = await post('venues', { venue: 'First' });
+    const tag = await post('tags', { name: 'Second' });
+    await post('venues', { venue: 'Third' });
+    const { db } = await openTestDatabase();
+    const repo = new ChangeRepository(db);
+    const after = Number.parseInt(start.split('.')[0], 36);
+    const rows = await repo.page(after, await repo.position(), ['venue', 'tag'], 2);
+    assert.deepEqual(
+      rows.map((row) => `${row.type}:${row.recordId}`),
+      [`venue:${venue.id}`, `tag:${tag.id}`],
+    );
+  });
+
+  it('refuses a change noted on a transaction that has ended, committed or rolled back', async () => {
+    const { db } = await openTestDatabase();
+    let ended: Knex.Transaction | undefined;
+    await inTransaction(db, async (trx) => {
+      ended = trx;
+    });
+    assert.throws(() => noteChange(ended as Knex.Transaction, 'event', 1), /inside inTransaction/);
+    await assert.rejects(
+      inTransaction(db, async (trx) => {
+        ended = trx;
+        throw new Error('the work fails');
+      }),
+      /the work fails/,
+    );
+    assert.throws(() => noteChange(ended as Knex.Transaction, 'event', 1), /inside inTransaction/);
   });
 
   it('records nothing for a write that fails, and a record changed twice in one request once', async () => {

@@ -20,6 +20,25 @@ describe('withIdempotencyKey: the claim loop', () => {
       repositories: { idempotency: { purgeExpired: async () => 0, ...idempotency } },
     }) as unknown as OperationContext;
 
+  it('refuses a key that is not 1 to 255 visible ASCII characters with 400, before claiming it (the document refuses it first)', async () => {
+    for (const key of ['two words', 'x'.repeat(256), 'é']) {
+      let claimed = false;
+      const ctx = context({
+        claim: async () => {
+          claimed = true;
+          return undefined;
+        },
+      });
+      (ctx.req as unknown as { get: () => string }).get = () => key;
+      await assert.rejects(
+        withIdempotencyKey(ctx, async () => ({ status: 201, body: '' })),
+        (err: unknown) => err instanceof RestError && err.status === 400 && JSON.stringify(err.data).includes('Idempotency-Key must be 1 to 255 visible ASCII characters.'),
+        key,
+      );
+      assert.equal(claimed, false, key);
+    }
+  });
+
   it('gives up with 409 rest_idempotency_key_in_use after five claims whose row vanished each time', async () => {
     let claims = 0;
     let handled = false;

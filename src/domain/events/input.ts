@@ -1,6 +1,6 @@
 import { mayCreate, mayReference } from '../../policies/posts.js';
 import { mayManage } from '../../policies/terms.js';
-import { parseDateInput, zoneOf } from '../../dates/parse.js';
+import { parseDateInput, UTC_ZONE, zoneOf } from '../../dates/parse.js';
 import { fromStorage } from '../../dates/storage.js';
 import { isHttpUrl, sanitizeTextField } from '../../text/fields.js';
 import { splitList } from '../../text/lists.js';
@@ -67,8 +67,8 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
     else problems.timezone = 'timezone must be an IANA time zone, UTC or a UTC offset such as UTC+5.';
     parsed.timezone = zoneName;
   }
-  // Stryker disable next-line StringLiteral: a fallback never used: the site zone and every zone stored were checked when written.
-  const zone = zoneOf(zoneName) ?? zoneOf('UTC')!;
+  // The site zone and every zone stored were checked when written: the fallback is never used.
+  const zone = zoneOf(zoneName) ?? UTC_ZONE;
   const allDay = body.all_day !== undefined ? Boolean(body.all_day) : (existing?.allDay ?? false);
   if (body.all_day !== undefined) parsed.allDay = allDay;
 

@@ -1,5 +1,5 @@
 import { DateTime, type Zone } from 'luxon';
-import { parseDateInput, zoneOf } from '../../dates/parse.js';
+import { parseDateInput, UTC_ZONE, zoneOf } from '../../dates/parse.js';
 import { toStorage } from '../../dates/storage.js';
 import type { DateBounds } from '../../repositories/events.js';
 
@@ -21,8 +21,7 @@ const BOUND_OF: Record<DateParameter, keyof DateBounds> = {
  * date of "yesterday 23:59 UTC" to 23:59:59 of the UTC date 24 months from now.
  */
 export function defaultWindow(now: Date, siteZone: Zone): { start_date: string; end_date: string } {
-  // Stryker disable next-line ObjectLiteral: the process zone is UTC too (dates/parse.ts assertUtcProcess); the zone says what is meant.
-  const utcNow = DateTime.fromJSDate(now, { zone: 'UTC' });
+  const utcNow = DateTime.fromJSDate(now).toUTC();
   const beforeToday = utcNow.startOf('day').minus({ minutes: 1 }).setZone(siteZone);
   return {
     start_date: `${beforeToday.toISODate()} 00:00:00`,
@@ -44,15 +43,13 @@ export function listBounds(
   query: Partial<Record<DateParameter, string>>,
   options: { strict: boolean; include: boolean; byModified?: boolean; now: Date; siteTimezone: string },
 ): { bounds: DateBounds; urlValues: Partial<Record<DateParameter, string>>; invalid: DateParameter[] } {
-  // Stryker disable next-line StringLiteral: zoneOf('') is undefined, which luxon reads as the process zone, UTC (dates/parse.ts assertUtcProcess).
-  const siteZone = zoneOf(options.siteTimezone) ?? zoneOf('UTC')!;
+  const siteZone = zoneOf(options.siteTimezone) ?? UTC_ZONE;
   const invalid: DateParameter[] = [];
   const urlValues: Partial<Record<DateParameter, string>> = {};
   for (const name of DATE_PARAMETERS) {
     const value = query[name];
     if (value === undefined) continue;
-    // Stryker disable next-line StringLiteral: zoneOf('') is undefined, which luxon reads as the process zone, UTC (dates/parse.ts assertUtcProcess).
-    const moment = options.strict ? parseDateInput(value, zoneOf('UTC')!, options.now)?.setZone(siteZone) : parseDateInput(value, siteZone, options.now);
+    const moment = options.strict ? parseDateInput(value, UTC_ZONE, options.now)?.setZone(siteZone) : parseDateInput(value, siteZone, options.now);
     if (!moment) {
       invalid.push(name);
       continue;

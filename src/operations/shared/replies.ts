@@ -5,9 +5,8 @@ import { readerKey } from '../../policies/posts.js';
 import type { OperationContext, RememberedBy, Reply } from './operation.js';
 import { keepAsBytes, serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
 
-/** Bytes the remembered replies may hold in all: what they send, kept as Buffers (see `rememberedWeight`). */
-// Stryker disable next-line ArithmeticOperator: a bound on memory; with any bound every reply is right, fewer are remembered.
-const MAX_REPLY_BYTES = 4 * 1024 * 1024;
+/** Bytes the remembered replies may hold in all (4 MiB): what they send, kept as Buffers (see `rememberedWeight`). */
+const MAX_REPLY_BYTES = 4_194_304;
 
 /**
  * Replies to reads, remembered while the data version stays the same (db/versioned-cache.ts): a
@@ -25,8 +24,8 @@ export function replyCache(db: Knex, replyLimit: number): VersionedCache<Reply> 
   });
 }
 
-// Stryker disable next-line ArithmeticOperator: a bound on memory; with any bound every reply is right, fewer are remembered.
-const MAX_RECORD_REPLY_BYTES = 2 * 1024 * 1024;
+/** Bytes the remembered single-record replies may hold in all (2 MiB). */
+const MAX_RECORD_REPLY_BYTES = 2_097_152;
 const recordReplyCaches = new WeakMap<Knex, VersionedCache<Reply>>();
 
 /**
@@ -36,19 +35,18 @@ const recordReplyCaches = new WeakMap<Knex, VersionedCache<Reply>>();
  */
 export function recordReplies(ctx: OperationContext): VersionedCache<Reply> {
   let cache = recordReplyCaches.get(ctx.db);
-  // Stryker disable next-line ConditionalExpression,BlockStatement: without the cache every read builds its reply again: the same reply.
-  if (!cache) {
-    const limit = ctx.config.replyLimit;
-    cache = new VersionedCache<Reply>(ctx.db, {
-      maxEntries: 1024,
-      maxWeight: MAX_RECORD_REPLY_BYTES,
-      maxEntryWeight: STREAM_ABOVE_BYTES,
-      weigh: (reply) => rememberedWeight(reply, limit),
-    });
-    // Stryker disable next-line CallExpression: see above.
-    recordReplyCaches.set(ctx.db, cache);
-  }
+  // Stryker disable next-line ConditionalExpression,CallExpression: without the cache every read builds its reply again: the same reply.
+  if (!cache) recordReplyCaches.set(ctx.db, (cache = recordReplyCache(ctx.db, ctx.config.replyLimit)));
   return cache;
+}
+
+function recordReplyCache(db: Knex, replyLimit: number): VersionedCache<Reply> {
+  return new VersionedCache<Reply>(db, {
+    maxEntries: 1024,
+    maxWeight: MAX_RECORD_REPLY_BYTES,
+    maxEntryWeight: STREAM_ABOVE_BYTES,
+    weigh: (reply) => rememberedWeight(reply, replyLimit),
+  });
 }
 
 /**
