@@ -2,7 +2,7 @@ import type { ApiDocument } from '../openapi/document.js';
 import { anyone, noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
 import { buildRouteTable, namespaceIndex } from './namespace-index.js';
 import { documentationFor } from './documentation.js';
-import { categoryOperations, tagOperations } from './terms.js';
+import { termOperations } from './terms.js';
 import { organizerOperations, venueOperations } from './linked.js';
 import { eventOperations } from './events.js';
 import { eventListOperations } from './event-lists.js';
@@ -29,8 +29,7 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
       authorize: anyone,
       execute: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
     }),
-    ...categoryOperations,
-    ...tagOperations,
+    ...termOperations,
     ...venueOperations,
     ...organizerOperations,
     ...eventOperations,
