@@ -1,16 +1,15 @@
 import crypto from 'node:crypto';
-import express, { type Express, type RequestHandler } from 'express';
-import cors from 'cors';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import './request.js';
-import { originOf, servesPages, type Config } from '../core/config.js';
+import { servesPages, type Config } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { assertUtcProcess } from '../dates/parse.js';
-import { listOperations, loadDocument, NAMESPACE } from '../openapi/document.js';
+import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, securitySchemeNames } from '../openapi/document.js';
 import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser } from './input.js';
 import { invalidParam } from '../core/errors.js';
 import { authenticate } from './authentication.js';
@@ -20,7 +19,7 @@ import { healthz, readyz } from './health.js';
 import { createMetrics } from './metrics.js';
 import { requestTimeout } from '../operations/shared/timeouts.js';
 import { errorMiddleware, noRouteHandler } from './error-middleware.js';
-import { Urls } from '../core/urls.js';
+import type { Urls } from '../core/urls.js';
 import { hostGuard } from './host.js';
 import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../operations/shared/operation.js';
 import { Repositories } from '../repositories/registry.js';
@@ -35,9 +34,10 @@ import { readTurns, readsInFlightFor, READS_PER_TURN } from './read-turns.js';
 import { engineOf } from '../db/engine.js';
 import { jsonParts, replyTooLarge, sendSerialized } from '../operations/shared/reply-body.js';
 import { entityTag } from '../operations/shared/conditional.js';
-import { withIdempotencyKey } from '../operations/shared/idempotency.js';
+import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/idempotency.js';
 import { allowHeader } from './allow.js';
 import { responseFields } from './fields.js';
+import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
 
 export interface AppOptions {
   config: Config;
@@ -46,23 +46,6 @@ export interface AppOptions {
   /** The clock; tests inject a fixed one. */
   now?: () => Date;
 }
-
-/** Headers clients may read from another origin: WordPress's list plus the plugin's and ours. */
-const EXPOSED_HEADERS = [
-  'X-WP-Total',
-  'X-WP-TotalPages',
-  'Link',
-  'X-TEC-Total',
-  'X-TEC-TotalPages',
-  'X-TEC-Change-Cursor',
-  'X-TEC-Truncated',
-  'X-Request-Id',
-  'ETag',
-  'Location',
-  'Retry-After',
-  'Idempotent-Replayed',
-];
-const ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'];
 
 /** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -119,19 +102,10 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
   app.use(hostGuard(config));
-  app.use(wordpressHeaders(config));
-  // Any origin, with credentials, as WordPress does; only CORS_ORIGINS when it is set.
-  const corsOrigins = config.corsOrigins && new Set(config.corsOrigins);
-  app.use(
-    cors({
-      origin: corsOrigins ? (origin, done) => done(null, origin !== undefined && corsOrigins.has(originOf(origin) ?? '')) : true,
-      credentials: true,
-      exposedHeaders: EXPOSED_HEADERS,
-      allowedHeaders: ALLOWED_HEADERS,
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      maxAge: 600,
-    }),
-  );
+  // The CORS lists, read from the document (http/headers.ts).
+  const lists = corsLists(document, operations);
+  app.use(wordpressHeaders(config, lists));
+  app.use(corsPolicy(config, lists));
   app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
   app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
   // WordPress's REST index at `{BASE_PATH}/`, where every answer's discovery Link points.
@@ -193,11 +167,9 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       // The document's security requirements decide which operations need a user: writes list only
       // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
       // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
+      // Every security scheme of the document is met by a caller authentication has found.
       validateSecurity: {
-        handlers: {
-          basicAuth: async (req) => req.user !== undefined,
-          bearerAuth: async (req) => req.user !== undefined,
-        },
+        handlers: Object.fromEntries(securitySchemeNames(document).map((name) => [name, async (req: Request) => req.user !== undefined])),
       },
       // Formats are checked in full (e.g. real dates), not by the fast approximations.
       validateFormats: true,
@@ -213,26 +185,11 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
       fileUploader: false,
     }),
   );
-  app.use(dispatch(table, config, db, now));
+  // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
+  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
   app.use(noRouteHandler);
   app.use(errorMiddleware());
   return app;
-}
-
-/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4). */
-function wordpressHeaders(config: Config): RequestHandler {
-  return (req, res, next) => {
-    const urls = new Urls(config, req);
-    res.locals.urls = urls;
-    res.set({
-      'X-Robots-Tag': 'noindex',
-      'X-Content-Type-Options': 'nosniff',
-      Link: `<${urls.restRoot}/>; rel="https://api.w.org/"`,
-      'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
-      'Access-Control-Allow-Headers': ALLOWED_HEADERS.join(', '),
-    });
-    next();
-  };
 }
 
 /**
@@ -278,7 +235,7 @@ const noStoreForUsers: RequestHandler = (req, res, next) => {
  * Runs the operation the validator matched through its stages (operations/shared/operation.ts): parse, then the
  * remembered reply if there is one, else load, authorize and execute; then sends the reply.
  */
-function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Date): RequestHandler {
+function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Config, db: Knex, now: () => Date): RequestHandler {
   const replies = replyCache(db, config.replyLimit);
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
@@ -313,7 +270,7 @@ function dispatch(table: OperationTable, config: Config, db: Knex, now: () => Da
       return remembered ? replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : run();
     };
     // A create sent with Idempotency-Key runs once per key (operations/shared/idempotency.ts).
-    const reply = await withIdempotencyKey(ctx, handle);
+    const reply = await withIdempotencyKey(ctx, keyed, handle);
     // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
     // header of it is set (the list feed is cut to the limit; one event's feed is far below it).
     const textBytes = reply.textBytes?.length ?? (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);

@@ -156,3 +156,49 @@ export function listOperations(doc: ApiDocument): OperationInfo[] {
   }
   return operations;
 }
+
+/**
+ * Lists the service derives from the document once at start-up, so that a header or an operation
+ * added to the document needs no second list in the code. Names are HTTP header names: one name
+ * per header whatever its case, spelled as it is first written, in document order.
+ */
+
+/** The operations that take the request header `name` (e.g. `Idempotency-Key`). */
+export function operationsWithHeader(operations: OperationInfo[], name: string): ReadonlySet<string> {
+  const wanted = name.toLowerCase();
+  return new Set(operations.filter((op) => op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === wanted)).map((op) => op.operationId));
+}
+
+/** Every request header an operation of the document takes. */
+export function requestHeaderNames(operations: OperationInfo[]): string[] {
+  return headerNames(operations.flatMap((op) => op.parameters.filter((p) => p.in === 'header').map((p) => p.name)));
+}
+
+/** Every header a response of the document declares. */
+export function responseHeaderNames(doc: ApiDocument): string[] {
+  const names: string[] = [];
+  for (const pathItem of Object.values(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const responses = (pathItem[method] as { responses?: Record<string, unknown> } | undefined)?.responses ?? {};
+      for (const response of Object.values(responses)) names.push(...Object.keys(resolveRef<{ headers?: Record<string, unknown> }>(doc, response as never).headers ?? {}));
+    }
+  }
+  return headerNames(names);
+}
+
+/** The methods the document's operations use. */
+export function methodsOf(operations: OperationInfo[]): string[] {
+  return [...new Set(operations.map((op) => op.method))];
+}
+
+/** The names of the document's security schemes (`basicAuth`, `bearerAuth`). */
+export function securitySchemeNames(doc: ApiDocument): string[] {
+  return Object.keys(doc.components.securitySchemes ?? {});
+}
+
+/** Header names without repeats, compared without case (`ETag` = `etag`), each as first spelled. */
+export function headerNames(names: Iterable<string>): string[] {
+  const byLowerCase = new Map<string, string>();
+  for (const name of names) if (!byLowerCase.has(name.toLowerCase())) byLowerCase.set(name.toLowerCase(), name);
+  return [...byLowerCase.values()];
+}

@@ -3,6 +3,8 @@ import { testApp, NS, createUser } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { UserRepository } from '../../src/repositories/users.js';
+import { corsLists } from '../../src/http/headers.js';
+import { listOperations, loadDocument } from '../../src/openapi/document.js';
 
 describe('HTTP behaviour shared by every route', () => {
   it('answers unknown paths and unsupported methods with rest_no_route', async () => {
@@ -252,6 +254,20 @@ describe('security headers and CORS on every kind of answer', () => {
     for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) assert.ok(methods.includes(method), method);
     const headers = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
     for (const header of ['authorization', 'content-type', 'x-wp-nonce']) assert.ok(headers.includes(header), header);
+  });
+
+  it('sends the CORS lists derived from the document: its request headers allowed, its response headers exposed', async () => {
+    const document = loadDocument();
+    const lists = corsLists(document, listOperations(document));
+    const { preflight, list } = await answers();
+    // The cors middleware joins with ',' (over WordPress's headers middleware, which joins with ', ';
+    // cors sends Access-Control-Allow-Headers on preflights only).
+    assert.equal(preflight.headers['access-control-allow-headers'], lists.allowedHeaders.join(','));
+    assert.equal(preflight.headers['access-control-allow-methods'], lists.methods.join(','));
+    assert.equal(preflight.headers['access-control-expose-headers'], lists.exposedHeaders.join(','));
+    assert.equal(list.headers['access-control-expose-headers'], lists.exposedHeaders.join(','));
+    assert.equal(list.headers['access-control-allow-headers'], lists.allowedHeaders.join(', '));
+    for (const header of ['Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id']) assert.ok(lists.allowedHeaders.includes(header), header);
   });
 
   it('sends no Access-Control-Allow-Origin to a request without an Origin header', async () => {

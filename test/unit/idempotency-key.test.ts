@@ -9,6 +9,7 @@ import type { IdempotencyKeyRow, IdempotencyRepository } from '../../src/reposit
  * that vanishes between the failed insert and the read, every time. A stub repository plays the race.
  */
 describe('withIdempotencyKey: the claim loop', () => {
+  const KEYED: ReadonlySet<string> = new Set(['createTag']);
   const context = (idempotency: Partial<IdempotencyRepository>): OperationContext =>
     ({
       operationId: 'createTag',
@@ -53,7 +54,7 @@ describe('withIdempotencyKey: the claim loop', () => {
       handled = true;
       return { status: 201, body: '' };
     };
-    await assert.rejects(withIdempotencyKey(ctx, handle), (err: unknown) => err instanceof RestError && err.status === 409 && err.code === 'rest_idempotency_key_in_use');
+    await assert.rejects(withIdempotencyKey(ctx, KEYED, handle), (err: unknown) => err instanceof RestError && err.status === 409 && err.code === 'rest_idempotency_key_in_use');
     assert.equal(claims, 5);
     assert.equal(handled, false);
   });
@@ -74,7 +75,7 @@ describe('withIdempotencyKey: the claim loop', () => {
       },
     });
     await assert.rejects(
-      withIdempotencyKey(ctx, async () => ({ status: 201, body: '' })),
+      withIdempotencyKey(ctx, KEYED, async () => ({ status: 201, body: '' })),
       (err: unknown) => err instanceof RestError && err.status === 409,
     );
     assert.equal(takeOvers, 1);

@@ -3,7 +3,7 @@ import { invalidParam, RestError } from '../../core/errors.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 import type { HeldKey, IdempotencyKeyRow, StoredAnswer } from '../../repositories/idempotency.js';
 import { entityTag } from './conditional.js';
-import type { OperationContext, OperationId, Reply } from './operation.js';
+import type { OperationContext, Reply } from './operation.js';
 
 /**
  * Idempotent creates (docs/contract.md §10): a create sent with `Idempotency-Key` is run once per
@@ -36,9 +36,6 @@ let lastPurge = -Infinity;
 /** 1 to 255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** The operations that take an `Idempotency-Key`: every create. */
-const CREATES: ReadonlySet<OperationId> = new Set<OperationId>(['createEvent', 'createVenue', 'createOrganizer', 'createCategory', 'createTag']);
-
 /** JSON with object keys sorted, so that bodies equal as data have one fingerprint. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -66,12 +63,14 @@ function replay(answer: StoredAnswer): Reply {
 }
 
 /**
- * Runs `handle` (the whole operation) under the request's `Idempotency-Key` when the operation is a
- * create and the header is sent; otherwise just runs it.
+ * Runs `handle` (the whole operation) under the request's `Idempotency-Key` when the operation takes
+ * one and the header is sent; otherwise just runs it. `keyed` is the operations whose parameters in
+ * the document include the header (every create), found once at start-up
+ * (`operationsWithHeader` in openapi/document.ts).
  */
-export async function withIdempotencyKey(ctx: OperationContext, handle: () => Promise<Reply>): Promise<Reply> {
+export async function withIdempotencyKey(ctx: OperationContext, keyed: ReadonlySet<string>, handle: () => Promise<Reply>): Promise<Reply> {
   const key = ctx.req.get(IDEMPOTENCY_HEADER);
-  if (key === undefined || !CREATES.has(ctx.operationId) || !ctx.user) return handle();
+  if (key === undefined || !keyed.has(ctx.operationId) || !ctx.user) return handle();
   // The document's pattern refuses such keys first; this keeps the rule where it is relied on.
   if (!KEY_PATTERN.test(key)) throw invalidParam(IDEMPOTENCY_HEADER, `${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`);
   const repo = ctx.repositories.idempotency;

@@ -1,0 +1,65 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { originOf, type Config } from '../core/config.js';
+import { Urls } from '../core/urls.js';
+import { headerNames, methodsOf, requestHeaderNames, responseHeaderNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
+
+/** What another origin may send and read: the CORS lists of every answer. */
+export interface CorsLists {
+  /** Request headers a preflight allows. */
+  allowedHeaders: string[];
+  /** Response headers a script of another origin may read. */
+  exposedHeaders: string[];
+  /** Methods a preflight allows. */
+  methods: string[];
+}
+
+/** WordPress's own lists (docs/plugin-behaviour.md §2.4): ours start with them, as WordPress sends them. */
+const WORDPRESS_ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Content-Type'];
+const WORDPRESS_EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link'];
+
+/**
+ * The CORS lists, read from the document once at start-up: WordPress's own, then what the document
+ * declares, so that a header added to the document is allowed or exposed without a second list here.
+ */
+export function corsLists(document: ApiDocument, operations: OperationInfo[]): CorsLists {
+  return {
+    // `X-Request-Id` is in the document only as a response header, but a caller may send its own to
+    // name its request (http/app.ts keeps it), so a preflight must allow it.
+    allowedHeaders: headerNames([...WORDPRESS_ALLOWED_HEADERS, ...requestHeaderNames(operations), 'X-Request-Id']),
+    // `Allow` stays unexposed, as in WordPress: which methods a caller may use is a question for the
+    // preflight, and exposing it would be a change on the wire the document does not ask for.
+    exposedHeaders: headerNames([...WORDPRESS_EXPOSED_HEADERS, ...responseHeaderNames(document)]).filter((name) => name !== 'Allow'),
+    // HEAD is served by every GET operation; OPTIONS is the preflight itself.
+    methods: [...methodsOf(operations).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])), 'OPTIONS'],
+  };
+}
+
+/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4). */
+export function wordpressHeaders(config: Config, lists: CorsLists): RequestHandler {
+  return (req, res, next) => {
+    const urls = new Urls(config, req);
+    res.locals.urls = urls;
+    res.set({
+      'X-Robots-Tag': 'noindex',
+      'X-Content-Type-Options': 'nosniff',
+      Link: `<${urls.restRoot}/>; rel="https://api.w.org/"`,
+      'Access-Control-Expose-Headers': lists.exposedHeaders.join(', '),
+      'Access-Control-Allow-Headers': lists.allowedHeaders.join(', '),
+    });
+    next();
+  };
+}
+
+/** Any origin, with credentials, as WordPress does; only CORS_ORIGINS when it is set. */
+export function corsPolicy(config: Config, lists: CorsLists): RequestHandler {
+  const corsOrigins = config.corsOrigins && new Set(config.corsOrigins);
+  return cors({
+    origin: corsOrigins ? (origin, done) => done(null, origin !== undefined && corsOrigins.has(originOf(origin) ?? '')) : true,
+    credentials: true,
+    exposedHeaders: lists.exposedHeaders,
+    allowedHeaders: lists.allowedHeaders,
+    methods: lists.methods,
+    maxAge: 600,
+  });
+}
