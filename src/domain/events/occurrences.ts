@@ -3,7 +3,9 @@ import { invalidParams } from '../../core/errors.js';
 import { zoneOf } from '../../dates/parse.js';
 import { STORAGE_FORMAT } from '../../dates/storage.js';
 import type { EventTimes } from '../../dates/event-times.js';
-import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../../dates/recurrence.js';
+import { expandOccurrences } from '../../dates/recurrence.js';
+import { RecurrenceError } from '../../dates/recurrence-lines.js';
+import { inZone, naiveMs, naiveText, shiftLocal } from '../../dates/wall-clock.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../../repositories/registry.js';
 import { loopTurn } from '../../core/loop-turns.js';
@@ -50,7 +52,7 @@ export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal
   return asRecurrenceInput(() => planStarts(template, now, settings));
 }
 
-/** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
+/** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence-lines.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
 export async function asRecurrenceInput<T>(rules: () => T | Promise<T>): Promise<T> {
   try {
     return await rules();
