@@ -248,7 +248,7 @@ function eventProperties(event: CalendarEvent): Property[] {
   ];
   if (event.recurrenceId) props.push(timeProperty('RECURRENCE-ID', event.recurrenceId));
   for (const line of event.recurrence ?? []) {
-    // `NAME;PARAMS:VALUE`, as dates/recurrence.ts calendarLines writes them (no `:` before the value).
+    // `NAME;PARAMS:VALUE`, as dates/recurrence-rewrites.ts calendarLines writes them (no `:` before the value).
     const colon = line.indexOf(':');
     const [name, ...params] = line.slice(0, colon).split(';');
     props.push({ name, params: params.map((param) => param.split('=') as [string, string]), value: line.slice(colon + 1) });

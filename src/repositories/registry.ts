@@ -4,6 +4,8 @@ import { UserRepository } from './users.js';
 import { PostRepository } from './posts.js';
 import { EventRepository } from './events.js';
 import { SeriesRepository } from './series.js';
+import { OccurrenceCopyRepository } from './occurrence-copies.js';
+import { OccurrenceWriteRepository } from './occurrence-writes.js';
 import { LinkedRepository } from './linked.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from './linked-kinds.js';
 import { TermRepository } from './terms.js';
@@ -35,6 +37,14 @@ export class Repositories {
 
   get series(): SeriesRepository {
     return this.once('series', () => new SeriesRepository(this.db));
+  }
+
+  get occurrenceCopies(): OccurrenceCopyRepository {
+    return this.once('occurrenceCopies', () => new OccurrenceCopyRepository(this.db));
+  }
+
+  get occurrenceWrites(): OccurrenceWriteRepository {
+    return this.once('occurrenceWrites', () => new OccurrenceWriteRepository(this.db));
   }
 
   get venues(): LinkedRepository {

@@ -1,13 +1,8 @@
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
-import { StaleVersion } from '../db/errors.js';
 import { noteChange } from '../db/change-log.js';
-import { chunks, searchedFieldsOf } from './posts.js';
-import { indexSearchText } from '../db/search-index.js';
-import type { EventTimes } from '../dates/event-times.js';
-import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
-import { loopTurn } from '../core/loop-turns.js';
+import { chunks } from './posts.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -34,65 +29,11 @@ export interface OccurrenceRow {
   version: number;
 }
 
-/** A new occurrence: the local start the rules give it, and its times. */
-export interface NewOccurrence {
-  recurrenceStart: string;
-  times: EventTimes;
-}
-
-/** `posts` columns an occurrence copies from the first event (everything but its identity). */
-const COPIED_POST_COLUMNS = ['status', 'author_id', 'title', 'description', 'excerpt', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
-/** `events` columns an occurrence copies from the first event (everything but its times and identity). */
-const COPIED_EVENT_COLUMNS = [
-  'timezone',
-  'all_day',
-  'cost_raw',
-  'cost_values',
-  'cost_min',
-  'cost_max',
-  'currency_symbol',
-  'currency_position',
-  'currency_code',
-  'website',
-  'show_map',
-  'show_map_link',
-  'hide_from_listings',
-  'sticky',
-  'featured',
-  'post_status',
-  'post_date_utc',
-  'post_modified_utc',
-];
-
-const LINK_TABLES = [
-  { table: 'event_venues', column: 'venue_id', ordered: true },
-  { table: 'event_organizers', column: 'organizer_id', ordered: true },
-  { table: 'event_terms', column: 'term_id', ordered: false },
-] as const;
-
-/** Rows per multi-row INSERT: SQLite limits the bound variables of one statement. */
-const INSERT_CHUNK = 100;
-
-/** Rows per bulk UPDATE or DELETE of a series write: each statement stays short, so the loop gets its turns between them. */
-const WRITE_CHUNK = 100;
-
 /**
- * The chunks of `items`, in order, with a turn of the event loop before a chunk once the work has held
- * it for a while (loop-turns.ts): a series write over a thousand occurrences keeps the service
- * answering (docs/limits.md).
- */
-async function* inTurns<T>(items: T[], size = WRITE_CHUNK): AsyncGenerator<T[]> {
-  for (const part of chunks(items, size)) {
-    await loopTurn();
-    yield part;
-  }
-}
-
-/**
- * All Knex for recurring series: the series rows, and the bulk writes of their occurrences (each an
- * ordinary event: posts + events rows, links copied from the first event), so that a two-year weekly
- * series is a handful of statements, not hundreds. Every occurrence written is noted for the change
- * feed (db/change-log.ts).
+ * The rows of recurring series (`event_series`): creating, changing and ending a series, the
+ * bookkeeping of the rolling horizon, and what is read of a series' events as a whole. The writes of
+ * its occurrences are occurrence-copies.ts (materialising them from the first event) and
+ * occurrence-writes.ts (changing them in bulk).
  */
 export class SeriesRepository {
   constructor(private readonly db: Knex) {}
@@ -140,6 +81,11 @@ export class SeriesRepository {
     noteChange(trx, 'event', id);
   }
 
+  /** Forgets a series whose first event was deleted for good (its occurrences are gone or detached). */
+  async forget(id: number): Promise<void> {
+    await requireTransaction(this.db)('event_series').where('id', id).delete();
+  }
+
   /** Every event of a series (the first included), by RECURRENCE-ID. */
   async occurrences(seriesId: number): Promise<OccurrenceRow[]> {
     const rows = await this.db('events as x')
@@ -160,221 +106,6 @@ export class SeriesRepository {
       trashedFrom: row.trashed_from === null ? null : String(row.trashed_from),
       version: Number(row.version),
     }));
-  }
-
-  /**
-   * Inserts occurrences of a series as copies of its first event (content, flags, venues, organizers,
-   * terms) with their own times and slugs (`{first slug}-{date}`, made unique among events). Returns
-   * the new ids in the order given. Term counts are the caller's (TermRepository.recount).
-   */
-  async insertOccurrences(firstId: number, occurrences: NewOccurrence[]): Promise<number[]> {
-    if (occurrences.length === 0) return [];
-    const trx = requireTransaction(this.db);
-    const post = await trx('posts')
-      .where('id', firstId)
-      .first(['slug', ...COPIED_POST_COLUMNS]);
-    const event = await trx('events').where('post_id', firstId).first(COPIED_EVENT_COLUMNS);
-    const slugs = await this.freeSlugs(
-      String(post.slug),
-      occurrences.map((o) => o.recurrenceStart),
-    );
-    const postColumns = Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]]));
-    const ids = new Map<string, number>();
-    for await (const part of inTurns(
-      occurrences.map((o, i) => ({ ...postColumns, type: 'event', slug: slugs[i] })),
-      INSERT_CHUNK,
-    )) {
-      await trx('posts').insert(part);
-      const found = await trx('posts')
-        .where('type', 'event')
-        .whereIn(
-          'slug',
-          part.map((row) => row.slug),
-        )
-        .select('id', 'slug');
-      for (const row of found) ids.set(String(row.slug), Number(row.id));
-    }
-    const newIds = slugs.map((slug) => ids.get(slug)!);
-    const eventRows = occurrences.map((o, i) => ({
-      ...event,
-      post_id: newIds[i],
-      start_local: o.times.startLocal,
-      end_local: o.times.endLocal,
-      start_utc: o.times.startUtc,
-      end_utc: o.times.endUtc,
-      series_id: firstId,
-      recurrence_start: o.recurrenceStart,
-      exception: false,
-      post_parent: firstId,
-    }));
-    for await (const part of inTurns(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
-    await indexSearchText(trx, newIds, searchedFieldsOf(post), true);
-    await this.copyLinks(firstId, newIds, true);
-    for (const id of newIds) noteChange(trx, 'event', id);
-    return newIds;
-  }
-
-  /**
-   * Replaces the venue, organizer and term links of `targetIds` with the first event's (`isNew`: they
-   * have none yet).
-   */
-  async copyLinks(firstId: number, targetIds: number[], isNew = false): Promise<void> {
-    if (targetIds.length === 0) return;
-    const trx = requireTransaction(this.db);
-    for (const { table, column, ordered } of LINK_TABLES) {
-      if (!isNew) for await (const part of inTurns(targetIds)) await trx(table).whereIn('event_id', part).delete();
-      const links = await trx(table)
-        .where('event_id', firstId)
-        .select(ordered ? [column, 'position'] : [column]);
-      if (links.length === 0) continue;
-      // Term links carry their own event's times (term-link-times.ts), not the first event's.
-      const rows = targetIds.flatMap((id) => links.map((link: Record<string, unknown>) => ({ ...link, event_id: id, ...(table === 'event_terms' ? linkTimesOf(trx, id) : {}) })));
-      for await (const part of inTurns(rows, INSERT_CHUNK * 2)) await trx(table).insert(part);
-    }
-    for (const id of targetIds) noteChange(trx, 'event', id);
-  }
-
-  /**
-   * Writes `posts` and `events` columns to several occurrences at once (a change of the whole
-   * series), growing each one's version; the events' copies of the post columns follow.
-   */
-  async copyColumns(targetIds: number[], postColumns: Record<string, unknown>, eventColumns: Record<string, unknown>): Promise<void> {
-    if (targetIds.length === 0) return;
-    const trx = requireTransaction(this.db);
-    const copies: Record<string, unknown> = {};
-    if (postColumns.status !== undefined) copies.post_status = postColumns.status;
-    if (postColumns.date_utc !== undefined) copies.post_date_utc = postColumns.date_utc;
-    if (postColumns.modified_utc !== undefined) copies.post_modified_utc = postColumns.modified_utc;
-    for await (const part of inTurns(targetIds)) {
-      await trx('posts')
-        .whereIn('id', part)
-        .update({ ...postColumns, version: trx.raw('version + 1') });
-      await indexSearchText(trx, part, searchedFieldsOf(postColumns));
-      if (Object.keys({ ...eventColumns, ...copies }).length)
-        await trx('events')
-          .whereIn('post_id', part)
-          .update({ ...eventColumns, ...copies });
-      if (movesTimes(eventColumns)) await refreshLinkTimes(trx, part);
-    }
-    for (const id of targetIds) noteChange(trx, 'event', id);
-  }
-
-  /** Gives an occurrence a new RECURRENCE-ID and, unless it keeps its own, new times. */
-  async moveOccurrence(id: number, recurrenceStart: string, times: EventTimes | undefined, modified: { modified: string; modified_utc: string } | undefined): Promise<void> {
-    const trx = requireTransaction(this.db);
-    const columns: Record<string, unknown> = { recurrence_start: recurrenceStart };
-    if (times) Object.assign(columns, { start_local: times.startLocal, end_local: times.endLocal, start_utc: times.startUtc, end_utc: times.endUtc });
-    if (modified) columns.post_modified_utc = modified.modified_utc;
-    await trx('events').where('post_id', id).update(columns);
-    if (times) await refreshLinkTimes(trx, [id]);
-    if (modified)
-      await trx('posts')
-        .where('id', id)
-        .update({ ...modified, version: trx.raw('version + 1') });
-    noteChange(trx, 'event', id);
-  }
-
-  /** Marks an occurrence as edited on its own (an exception) or not. */
-  async markException(id: number, exception: boolean): Promise<void> {
-    await this.markExceptions([id], exception);
-  }
-
-  /** Marks occurrences as edited on their own (exceptions) or not. */
-  async markExceptions(ids: number[], exception: boolean): Promise<void> {
-    const trx = requireTransaction(this.db);
-    for await (const part of inTurns(ids)) await trx('events').whereIn('post_id', part).update({ exception });
-  }
-
-  /**
-   * Takes occurrences out of their series, as they are otherwise: each becomes a single event (no
-   * series, RECURRENCE-ID or parent), with a new version and `modified` (its record's `series_id` and
-   * `recurrence` change).
-   */
-  async detachOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
-    if (ids.length === 0) return;
-    const trx = requireTransaction(this.db);
-    for await (const part of inTurns(ids)) {
-      await trx('events')
-        .whereIn('post_id', part)
-        .update({ series_id: null, recurrence_start: null, exception: false, post_parent: null, post_modified_utc: modified.modified_utc });
-      await trx('posts')
-        .whereIn('id', part)
-        .update({ ...modified, version: trx.raw('version + 1') });
-    }
-    for (const id of ids) noteChange(trx, 'event', id);
-  }
-
-  /** Forgets a series whose first event was deleted for good (its occurrences are gone or detached). */
-  async forget(id: number): Promise<void> {
-    await requireTransaction(this.db)('event_series').where('id', id).delete();
-  }
-
-  /** Moves occurrences into another series (a split): new series id, parent, RECURRENCE-IDs kept. */
-  async moveToSeries(ids: number[], seriesId: number): Promise<void> {
-    const trx = requireTransaction(this.db);
-    for await (const part of inTurns(ids)) {
-      await trx('events')
-        .whereIn('post_id', part)
-        .update({ series_id: seriesId, post_parent: trx.raw('case when post_id = ? then null else ? end', [seriesId, seriesId]) });
-    }
-    for (const id of ids) noteChange(trx, 'event', id);
-  }
-
-  /** Deletes occurrences for good (their links go with them), leaving tombstones in the change feed. */
-  async deleteOccurrences(ids: number[]): Promise<void> {
-    if (ids.length === 0) return;
-    const trx = requireTransaction(this.db);
-    for await (const part of inTurns(ids)) await trx('posts').whereIn('id', part).delete();
-    for (const id of ids) noteChange(trx, 'event', id, true);
-  }
-
-  /** Moves occurrences to the trash, remembering each one's status. */
-  async trashOccurrences(ids: number[], modified: { modified: string; modified_utc: string }): Promise<void> {
-    if (ids.length === 0) return;
-    const trx = requireTransaction(this.db);
-    for await (const part of inTurns(ids)) {
-      await trx('posts')
-        .whereIn('id', part)
-        .whereNot('status', 'trash')
-        .update({ ...modified, trashed_from: trx.ref('status'), status: 'trash', version: trx.raw('version + 1') });
-      await trx('events').whereIn('post_id', part).update({ post_status: 'trash', post_modified_utc: modified.modified_utc });
-    }
-    for (const id of ids) noteChange(trx, 'event', id);
-  }
-
-  /**
-   * Marks every event of a series as modified now (a new version, a later `modified_utc`, a change in
-   * the feed): their records show the series' rules, which changed.
-   */
-  async touchAll(seriesId: number, modified: { modified: string; modified_utc: string }): Promise<void> {
-    const trx = requireTransaction(this.db);
-    const ids = (await trx('events').where('series_id', seriesId).pluck('post_id')).map(Number);
-    for await (const part of inTurns(ids)) {
-      await trx('posts')
-        .whereIn('id', part)
-        .update({ ...modified, version: trx.raw('version + 1') });
-      await trx('events').whereIn('post_id', part).update({ post_modified_utc: modified.modified_utc });
-    }
-    for (const id of ids) noteChange(trx, 'event', id);
-  }
-
-  /**
-   * Fails with StaleVersion unless the event is still at `expected` (an If-Match on a write that
-   * changes it among others; docs/contract.md §10). On MySQL the read locks the row until the commit.
-   */
-  async expectVersion(id: number, expected: number | undefined): Promise<void> {
-    if (expected === undefined) return;
-    const trx = requireTransaction(this.db);
-    const query = trx('posts').where('id', id);
-    const row = await (engineOf(trx) === 'mysql' ? query.forUpdate() : query).first('version');
-    if (!row || Number(row.version) !== expected) throw new StaleVersion(id);
-  }
-
-  /** Takes an event out of its series: it becomes a single event. */
-  async detach(id: number): Promise<void> {
-    const trx = requireTransaction(this.db);
-    await trx('events').where('post_id', id).update({ series_id: null, recurrence_start: null, exception: false, post_parent: null });
-    noteChange(trx, 'event', id);
   }
 
   /** The end (UTC) of the last stored occurrence of each series. */
@@ -424,29 +155,5 @@ export class SeriesRepository {
       .where('id', series.id)
       .update({ version: trx.raw('version + 1') });
     noteChange(trx, 'event', series.id);
-  }
-
-  /**
-   * Slugs for new occurrences: `{base}-{YYYY-MM-DD}` (with `-HHMMSS` when the series has several
-   * occurrences that day), then `-2`, `-3`, … where an event already has it. A concurrent create
-   * taking one first makes the insert fail on the unique slug, and the transaction runs again.
-   */
-  private async freeSlugs(base: string, starts: string[]): Promise<string[]> {
-    const perDay = new Map<string, number>();
-    for (const start of starts) perDay.set(start.slice(0, 10), (perDay.get(start.slice(0, 10)) ?? 0) + 1);
-    const wanted = starts.map((start) => `${base}-${start.slice(0, 10)}${perDay.get(start.slice(0, 10))! > 1 ? `-${start.slice(11).replace(/:/g, '')}` : ''}`.slice(0, 200));
-    const taken = new Set<string>();
-    for (const part of chunks(wanted)) for (const slug of await this.db('posts').where('type', 'event').whereIn('slug', part).pluck('slug')) taken.add(String(slug));
-    const out: string[] = [];
-    for (const slug of wanted) {
-      let candidate = slug;
-      for (let n = 2; taken.has(candidate); n++) {
-        candidate = `${slug}-${n}`;
-        if (!taken.has(candidate) && (await this.db('posts').where({ type: 'event', slug: candidate }).first('id'))) taken.add(candidate);
-      }
-      taken.add(candidate);
-      out.push(candidate);
-    }
-    return out;
   }
 }

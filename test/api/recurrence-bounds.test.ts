@@ -4,7 +4,8 @@ import { expectError, expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, eventPath, eventsApp, eventsPath, expectNothingStored, NOW, readEvent, tableCounts, type Http } from '../helpers/events.js';
 import { extendHorizons } from '../../src/domain/events/occurrences.js';
-import { expandOccurrences, MAX_DATES } from '../../src/dates/recurrence.js';
+import { expandOccurrences } from '../../src/dates/recurrence.js';
+import { MAX_DATES } from '../../src/dates/recurrence-lines.js';
 
 /** The bounds of recurrence rules (docs/limits.md "Recurrence rules", docs/contract.md §14). */
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createUsers, type TestUser } from '../helpers/app.js';
 import { call, eventsApp, eventsPath, type Http } from '../helpers/events.js';
-import { expandOccurrences, RecurrenceError } from '../../src/dates/recurrence.js';
+import { expandOccurrences } from '../../src/dates/recurrence.js';
+import { RecurrenceError } from '../../src/dates/recurrence-lines.js';
 import { INSTANCE_DEADLINE_MS } from '../../src/dates/recurrence-budget.js';
 import { TURN_BUDGET_MS } from '../../src/core/loop-turns.js';
 

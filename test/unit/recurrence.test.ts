@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
 import { IANAZone } from 'luxon';
 import { vtimezone } from '../../src/calendar/ical.js';
-import { endBefore, expandOccurrences, inZone, RecurrenceError, shiftLocal, startFrom } from '../../src/dates/recurrence.js';
+import { expandOccurrences } from '../../src/dates/recurrence.js';
+import { RecurrenceError } from '../../src/dates/recurrence-lines.js';
+import { endBefore, startFrom } from '../../src/dates/recurrence-rewrites.js';
+import { inZone, shiftLocal } from '../../src/dates/wall-clock.js';
 import { zoneOf } from '../../src/dates/parse.js';
 
 /** Recurrence rules and their expansion (docs/contract.md §14), and the ical.js behaviour they rely on. */

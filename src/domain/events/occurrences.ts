@@ -3,7 +3,9 @@ import { invalidParams } from '../../core/errors.js';
 import { zoneOf } from '../../dates/parse.js';
 import { STORAGE_FORMAT } from '../../dates/storage.js';
 import type { EventTimes } from '../../dates/event-times.js';
-import { expandOccurrences, inZone, naiveMs, naiveText, RecurrenceError, shiftLocal } from '../../dates/recurrence.js';
+import { expandOccurrences } from '../../dates/recurrence.js';
+import { RecurrenceError } from '../../dates/recurrence-lines.js';
+import { inZone, naiveMs, naiveText, shiftLocal } from '../../dates/wall-clock.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../../repositories/registry.js';
 import { loopTurn } from '../../core/loop-turns.js';
@@ -50,7 +52,7 @@ export function occurrenceStarts(template: Omit<SeriesTemplate, 'id' | 'endLocal
   return asRecurrenceInput(() => planStarts(template, now, settings));
 }
 
-/** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
+/** `rules` read as the `recurrence` of a write: a RecurrenceError (dates/recurrence-lines.ts) becomes 400 `rest_invalid_param` on `recurrence`. */
 export async function asRecurrenceInput<T>(rules: () => T | Promise<T>): Promise<T> {
   try {
     return await rules();
@@ -83,10 +85,9 @@ export function occurrenceTimes(recurrenceStart: string, template: Pick<SeriesTe
 
 /** Makes a new event the first of a series and writes its other occurrences. */
 export async function startSeries(repositories: Repositories, template: SeriesTemplate, starts: string[], horizon: string): Promise<void> {
-  const series = repositories.series;
-  await series.create(template.id, template.lines, template.timezone, horizon, template.startLocal);
+  await repositories.series.create(template.id, template.lines, template.timezone, horizon, template.startLocal);
   const later = starts.filter((start) => start !== template.startLocal);
-  await series.insertOccurrences(
+  await repositories.occurrenceCopies.insertOccurrences(
     template.id,
     later.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
   );
@@ -111,11 +112,10 @@ export async function syncOccurrences(
   modified: { modified: string; modified_utc: string },
   kept: ReadonlySet<number> = new Set(),
 ): Promise<void> {
-  const series = repositories.series;
-  const termsBefore = await series.termIds(template.id);
+  const termsBefore = await repositories.series.termIds(template.id);
   const wanted = new Set(starts);
   const used = new Set<string>();
-  const existing = await series.occurrences(template.id);
+  const existing = await repositories.series.occurrences(template.id);
   const keyOf = (recurrenceStart: string) => (previousStart === template.startLocal ? recurrenceStart : shiftLocal(recurrenceStart, previousStart, template.startLocal));
   const staying: Array<{ row: (typeof existing)[number]; key: string }> = [];
   const removed: number[] = [];
@@ -128,8 +128,8 @@ export async function syncOccurrences(
     } else if (kept.has(row.id)) leaving.push(row.id);
     else removed.push(row.id);
   }
-  await series.deleteOccurrences(removed);
-  await series.detachOccurrences(leaving, modified);
+  await repositories.occurrenceWrites.deleteOccurrences(removed);
+  await repositories.occurrenceWrites.detachOccurrences(leaving, modified);
   // Every RECURRENCE-ID moves by the same shift: moving them against its direction never lands one
   // on another's current value (they are unique within a series).
   const forward = naiveMs(template.startLocal) > naiveMs(previousStart);
@@ -137,20 +137,20 @@ export async function syncOccurrences(
   for (const { row, key } of staying) {
     await loopTurn();
     if (row.id === template.id || row.exception) {
-      if (key !== row.recurrenceStart) await series.moveOccurrence(row.id, key, undefined, undefined);
+      if (key !== row.recurrenceStart) await repositories.occurrenceWrites.moveOccurrence(row.id, key, undefined, undefined);
       continue;
     }
     const times = occurrenceTimes(key, template);
     if (key !== row.recurrenceStart || times.startLocal !== row.startLocal || times.endLocal !== row.endLocal || row.timezone !== template.timezone) {
-      await series.moveOccurrence(row.id, key, times, modified);
+      await repositories.occurrenceWrites.moveOccurrence(row.id, key, times, modified);
     }
   }
   const added = starts.filter((start) => !used.has(start));
-  await series.insertOccurrences(
+  await repositories.occurrenceCopies.insertOccurrences(
     template.id,
     added.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
   );
-  await repositories.terms.recount([...termsBefore, ...(await series.termIds(template.id))]);
+  await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(template.id))]);
 }
 
 /** Series extended per run of the rolling horizon: a small batch, so no run holds the database long. */
@@ -205,7 +205,7 @@ export async function extendHorizons(db: Knex, now: Date, settings: RecurrenceSe
       const later = plan.starts.filter((start) => start > series.materialisedUntil);
       const known = new Set((await repositories.series.occurrences(series.id)).map((o) => o.recurrenceStart));
       const added = later.filter((start) => !known.has(start));
-      await repositories.series.insertOccurrences(
+      await repositories.occurrenceCopies.insertOccurrences(
         series.id,
         added.map((start) => ({ recurrenceStart: start, times: occurrenceTimes(start, template) })),
       );

@@ -4,7 +4,8 @@ import { mayDelete, mayEdit, postPolicy } from '../../policies/posts.js';
 import type { User } from '../../auth/capabilities.js';
 import type { PostColumns } from '../../repositories/posts.js';
 import { commonColumns, modifiedNow, type Body, type WriteContext } from '../posts/writes.js';
-import { endBefore, exdateLine, shiftLocal, startFrom } from '../../dates/recurrence.js';
+import { endBefore, exdateLine, startFrom } from '../../dates/recurrence-rewrites.js';
+import { shiftLocal } from '../../dates/wall-clock.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 import { loopTurn } from '../../core/loop-turns.js';
 import { parseEventBody, type ParsedEvent } from './input.js';
@@ -120,7 +121,7 @@ async function replanned<T>(c: SeriesWriteContext, row: EventRow, write: (curren
  * series changes again, and iCalendar feeds write them with their own content).
  */
 async function leaveAlone(repositories: Repositories, occurrences: OccurrenceRow[], kept: ReadonlySet<number>): Promise<void> {
-  await repositories.series.markExceptions(
+  await repositories.occurrenceWrites.markExceptions(
     occurrences.filter((o) => kept.has(o.id) && !o.exception).map((o) => o.id),
     true,
   );
@@ -137,10 +138,10 @@ async function copyChange(
 ) {
   const followers = occurrences.filter((o) => !o.exception).map((o) => o.id);
   const exceptions = occurrences.filter((o) => o.exception).map((o) => o.id);
-  await repositories.series.copyColumns(followers, columns, copiedEventColumns(own));
+  await repositories.occurrenceCopies.copyColumns(followers, columns, copiedEventColumns(own));
   if (columns.status !== undefined)
-    await repositories.series.copyColumns(exceptions, { status: columns.status, modified: columns.modified, modified_utc: columns.modified_utc }, {});
-  if (changesLinks(parsed)) await repositories.series.copyLinks(sourceId, followers);
+    await repositories.occurrenceCopies.copyColumns(exceptions, { status: columns.status, modified: columns.modified, modified_utc: columns.modified_utc }, {});
+  if (changesLinks(parsed)) await repositories.occurrenceCopies.copyLinks(sourceId, followers);
 }
 
 /**
@@ -188,7 +189,7 @@ async function updateThis(c: SeriesWriteContext, row: EventRow, body: Body, pars
   const columns = commonColumns(parsed.common, row, c.writer);
   await inWriteTransaction(c.db, async (repositories) => {
     await writeEvent(repositories, row, parsed, columns, body, c.writer, expected);
-    if (!isFirst) await repositories.series.markException(row.id, true);
+    if (!isFirst) await repositories.occurrenceWrites.markException(row.id, true);
   });
 }
 
@@ -224,7 +225,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   await loopTurn();
   return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
-    if (row.id !== first.id) await repositories.series.expectVersion(row.id, expected);
+    if (row.id !== first.id) await repositories.occurrenceWrites.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     await writeEvent(repositories, first, firstParsed, columns, body, writer, row.id === first.id ? expected : undefined, own);
     const occurrences = (await repositories.series.occurrences(first.id)).filter((o) => o.id !== first.id);
@@ -233,8 +234,8 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
     if (lines.length === 0) {
       // No rules any more: the first event stays, a single event; the other occurrences go, but
       // those the caller may not change stay too, as single events.
-      await repositories.series.deleteOccurrences(written.map((o) => o.id));
-      await repositories.series.detachOccurrences([...kept], modified);
+      await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
+      await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
       await repositories.series.dissolve(first.id);
     } else {
       await leaveAlone(repositories, occurrences, kept);
@@ -243,7 +244,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
         await repositories.series.update(first.id, { rules: lines, materialisedUntil: plan.horizon });
         await syncOccurrences(repositories, template, plan.starts, first.startLocal, modified, kept);
       }
-      if (rulesChanged) await repositories.series.touchAll(first.id, modified);
+      if (rulesChanged) await repositories.occurrenceWrites.touchAll(first.id, modified);
     }
     // Counts move only when occurrences come or go, or their status or terms change.
     if (lines.length === 0 || plan || columns.status !== undefined || changesLinks(parsed)) {
@@ -286,29 +287,29 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
     const kept = keptFrom(writer.user, following, 'edit');
     const written = following.filter((o) => !kept.has(o.id));
     await writeEvent(repositories, row, parsed, columns, body, writer, expected, own);
-    await repositories.series.markException(row.id, false);
+    await repositories.occurrenceWrites.markException(row.id, false);
     if (!newPlan) {
       // The occurrence ends up a single event and the following ones go, but those the caller may
       // not change stay, as single events.
-      await repositories.series.deleteOccurrences(written.map((o) => o.id));
-      await repositories.series.detachOccurrences([...kept], modified);
-      await repositories.series.detach(row.id);
+      await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
+      await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
+      await repositories.occurrenceWrites.detach(row.id);
     } else {
       // The following occurrences move into the new series, those the caller may not change as
       // exceptions, as they are.
       await repositories.series.create(row.id, newLines, newTemplate.timezone, newPlan.horizon, newTemplate.startLocal);
-      await repositories.series.moveToSeries(
+      await repositories.occurrenceWrites.moveToSeries(
         following.map((o) => o.id),
         row.id,
       );
       await leaveAlone(repositories, following, kept);
       await copyChange(repositories, row.id, written, columns, own, parsed);
       await syncOccurrences(repositories, newTemplate, newPlan.starts, splitAt, modified, kept);
-      await repositories.series.touchAll(row.id, modified);
+      await repositories.occurrenceWrites.touchAll(row.id, modified);
     }
     await repositories.series.update(first.id, { rules: oldLines, materialisedUntil: oldPlan.horizon });
     await syncOccurrences(repositories, { ...firstTemplate, lines: oldLines }, oldPlan.starts, first.startLocal, modified);
-    await repositories.series.touchAll(first.id, modified);
+    await repositories.occurrenceWrites.touchAll(first.id, modified);
     await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id)), ...(await repositories.series.termIds(row.id))]);
     return [...kept];
   });
@@ -334,17 +335,17 @@ async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<R
     if (!force && first.status === 'trash') throw new RestError(410, 'event-is-in-trash', 'The event is already trashed');
     return inWriteTransaction(c.db, async (repositories) => {
       await stillAsPlanned(repositories);
-      await repositories.series.expectVersion(row.id, expected);
+      await repositories.occurrenceWrites.expectVersion(row.id, expected);
       const termsBefore = await repositories.series.termIds(first.id);
       const occurrences = await repositories.series.occurrences(first.id);
       const kept = keptFrom(writer.user, occurrences, 'remove');
       const removed = occurrences.filter((o) => !kept.has(o.id)).map((o) => o.id);
       if (force) {
-        await repositories.series.deleteOccurrences(removed);
+        await repositories.occurrenceWrites.deleteOccurrences(removed);
         // The series goes with its first event.
-        await repositories.series.detachOccurrences([...kept], modified);
+        await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
         await repositories.series.forget(first.id);
-      } else await repositories.series.trashOccurrences(removed, modified);
+      } else await repositories.occurrenceWrites.trashOccurrences(removed, modified);
       await repositories.terms.recount(termsBefore);
       return [...kept];
     });
@@ -353,16 +354,16 @@ async function removeOnce(c: SeriesWriteContext, row: EventRow, scope: Exclude<R
   const lines = scope === 'this' ? [...series.rules, exdateLine(first.timezone, at)] : endBefore(series.rules, first.timezone, at);
   return inWriteTransaction(c.db, async (repositories) => {
     await stillAsPlanned(repositories);
-    await repositories.series.expectVersion(row.id, expected);
+    await repositories.occurrenceWrites.expectVersion(row.id, expected);
     const termsBefore = await repositories.series.termIds(first.id);
     const occurrences = await repositories.series.occurrences(first.id);
     const following = scope === 'this' ? [] : occurrences.filter((o) => o.recurrenceStart > at && o.id !== first.id);
     const kept = keptFrom(writer.user, following, 'remove');
-    await repositories.series.deleteOccurrences([row.id, ...following.filter((o) => !kept.has(o.id)).map((o) => o.id)]);
+    await repositories.occurrenceWrites.deleteOccurrences([row.id, ...following.filter((o) => !kept.has(o.id)).map((o) => o.id)]);
     // The rules end before the occurrences kept: they leave the series, as single events.
-    await repositories.series.detachOccurrences([...kept], modified);
+    await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
     await repositories.series.update(first.id, { rules: lines });
-    await repositories.series.touchAll(first.id, modified);
+    await repositories.occurrenceWrites.touchAll(first.id, modified);
     await repositories.terms.recount(termsBefore);
     return [...kept];
   });

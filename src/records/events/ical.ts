@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { calendar, type CalendarEvent, type CalendarTime } from '../../calendar/ical.js';
 import { zoneOf } from '../../dates/parse.js';
-import { calendarLines } from '../../dates/recurrence.js';
+import { calendarLines } from '../../dates/recurrence-rewrites.js';
 import { htmlToText } from '../../text/html.js';
 import { mapInTurns } from '../../core/loop-turns.js';
 import type { Urls } from '../../core/urls.js';
