@@ -32,7 +32,7 @@ describe('withIdempotencyKey: the claim loop', () => {
       });
       (ctx.req as unknown as { get: () => string }).get = () => key;
       await assert.rejects(
-        withIdempotencyKey(ctx, async () => ({ status: 201, body: '' })),
+        withIdempotencyKey(ctx, KEYED, async () => ({ status: 201, body: '' })),
         (err: unknown) => err instanceof RestError && err.status === 400 && JSON.stringify(err.data).includes('Idempotency-Key must be 1 to 255 visible ASCII characters.'),
         key,
       );
