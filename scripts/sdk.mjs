@@ -1,4 +1,4 @@
-// Generates a client SDK from openapi/openapi.yaml (`npm run sdk`).
+// Generates a client SDK from generated/openapi.yaml, the bundled document (`npm run sdk`).
 //
 //   npm run sdk                          TypeScript (@hey-api/openapi-ts) into sdk/typescript/
 //   npm run sdk -- typescript sdk/ts     the same, into another folder
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const generator = process.argv[2] ?? 'typescript';
 const output = path.resolve(root, process.argv[3] ?? path.join('sdk', generator));
-const document = path.join(root, 'openapi/openapi.yaml');
+const document = path.join(root, 'generated/openapi.yaml');
 
 /** The TypeScript SDK: types, one function per operationId, and the fetch client they use. */
 async function typescript() {

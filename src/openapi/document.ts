@@ -64,9 +64,10 @@ export function projectRoot(): string {
   return dir;
 }
 
-export const DOCUMENT_PATH = path.join(projectRoot(), 'openapi', 'openapi.yaml');
+/** The bundled document (`npm run generate` makes it from the hand-written sources in openapi/). */
+export const DOCUMENT_PATH = path.join(projectRoot(), 'generated', 'openapi.yaml');
 
-/** Reads the hand-written document. Each call returns a fresh copy the caller may change. */
+/** Reads the bundled document. Each call returns a fresh copy the caller may change. */
 export function loadDocument(file: string = DOCUMENT_PATH): ApiDocument {
   return YAML.parse(fs.readFileSync(file, 'utf8')) as ApiDocument;
 }
