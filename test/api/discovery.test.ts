@@ -79,6 +79,7 @@ describe('namespace index and /doc', () => {
         .filter(Boolean),
     );
     assert.deepEqual([...served].sort(), [...operations].sort());
+    assert.deepEqual({ ...res.body, servers: [] }, { ...loadDocument(), servers: [] }, 'generated/openapi.yaml as it is, but for servers');
   });
 
   it('lets PUBLIC_URL win over the Host header in absolute URLs', async () => {

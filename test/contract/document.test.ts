@@ -3,23 +3,75 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import YAML from 'yaml';
 import { listOperations, loadDocument, projectRoot } from '../../src/openapi/document.js';
 import { createOperationTable } from '../../src/operations/handlers.js';
 import { buildRouteTable } from '../../src/operations/namespace-index.js';
 
+/** The component files of the sources: every YAML file under openapi/ but the root, the Redocly configuration and path items. */
+function componentFiles(folder: string): string[] {
+  return fs.readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => {
+    const parts = file.split(path.sep);
+    return file.endsWith('.yaml') && parts.length > 1 && !parts.includes('paths');
+  });
+}
+
 describe('the OpenAPI document as the source of truth', () => {
+  const root = projectRoot();
+  let folder: string;
+  /** A fresh bundle of the sources in openapi/, made as `npm run generate` makes generated/openapi.yaml. */
+  let bundle: string;
+
+  before(function () {
+    this.timeout(60_000);
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'generated-'));
+    bundle = path.join(folder, 'openapi.yaml');
+    execFileSync(process.execPath, [path.join(root, 'scripts/bundle.mjs'), bundle], { cwd: root, stdio: 'pipe' });
+  });
+
+  after(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  it('matches the committed bundle generated/openapi.yaml (run `npm run generate` after editing openapi/)', () => {
+    const committed = fs.readFileSync(path.join(root, 'generated/openapi.yaml'), 'utf8');
+    assert.ok(fs.readFileSync(bundle, 'utf8') === committed, 'generated/openapi.yaml is stale: run `npm run generate`');
+  });
+
   it('matches the committed generated/ types (run `npm run generate` after editing openapi/)', function () {
     this.timeout(60_000);
-    const root = projectRoot();
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'generated-')), 'openapi.d.ts');
+    const out = path.join(folder, 'openapi.d.ts');
     execFileSync(
       process.execPath,
-      [path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi/openapi.yaml', '-o', out, '--empty-objects-unknown', '--default-non-nullable', 'false'],
+      [path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), bundle, '-o', out, '--empty-objects-unknown', '--default-non-nullable', 'false'],
       { cwd: root, stdio: 'pipe' },
     );
     execFileSync(process.execPath, [path.join(root, 'scripts/banner.mjs'), out], { cwd: root });
     const committed = fs.readFileSync(path.join(root, 'generated/openapi.d.ts'), 'utf8');
     assert.ok(fs.readFileSync(out, 'utf8') === committed, 'generated/openapi.d.ts is stale: run `npm run generate`');
+  });
+
+  it('bundles every component and path item written under openapi/, each name defined once', () => {
+    // Redocly bundles only what the root reaches through $refs: a component nobody references would
+    // silently be missing from the served document (the single-file linters flagged it as unused).
+    const document = loadDocument(bundle);
+    const sources = path.join(root, 'openapi');
+    const definedIn = new Map<string, string>();
+    for (const file of componentFiles(sources)) {
+      const type = path.basename(file, '.yaml');
+      for (const name of Object.keys(YAML.parse(fs.readFileSync(path.join(sources, file), 'utf8')) ?? {})) {
+        const other = definedIn.get(`${type}/${name}`);
+        assert.equal(other, undefined, `${type} ${name} is defined in openapi/${other} and in openapi/${file}`);
+        definedIn.set(`${type}/${name}`, file);
+        assert.ok(name in (document.components[type] ?? {}), `openapi/${file}: ${name} is referenced nowhere, so the bundle leaves it out`);
+      }
+    }
+    const bundled = Object.entries(document.components).flatMap(([type, group]) => (type === 'securitySchemes' ? [] : Object.keys(group)));
+    assert.equal(bundled.length, definedIn.size, 'the bundle holds exactly the components written under openapi/');
+    const rootDocument = YAML.parse(fs.readFileSync(path.join(sources, 'openapi.yaml'), 'utf8')) as { paths: Record<string, { $ref: string }> };
+    const referenced = new Set(Object.values(rootDocument.paths).map((item) => item.$ref));
+    for (const file of fs.readdirSync(sources, { recursive: true, encoding: 'utf8' })) {
+      const parts = file.split(path.sep);
+      if (parts.includes('paths') && file.endsWith('.yaml')) assert.ok(referenced.has(parts.join('/')), `openapi/${file} is not referenced from openapi/openapi.yaml`);
+    }
   });
 
   it('has exactly one handler per operation and one operationId per operation', () => {
