@@ -113,7 +113,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** SHA-256 (first 12 hex digits) of every file under src/, openapi/ and package-lock.json: which code was measured. */
+/** SHA-256 (first 12 hex digits) of every file under src/, openapi/, generated/ (the bundled document the service reads) and package-lock.json: which code was measured. */
 export function codeFingerprint(): string {
   const hash = crypto.createHash('sha256');
   const walk = (dir: string) => {
@@ -126,7 +126,7 @@ export function codeFingerprint(): string {
       }
     }
   };
-  for (const dir of ['src', 'openapi']) if (fs.existsSync(path.join(ROOT, dir))) walk(path.join(ROOT, dir));
+  for (const dir of ['src', 'openapi', 'generated']) if (fs.existsSync(path.join(ROOT, dir))) walk(path.join(ROOT, dir));
   const lock = path.join(ROOT, 'package-lock.json');
   if (fs.existsSync(lock)) hash.update(fs.readFileSync(lock));
   return hash.digest('hex').slice(0, 12);
