@@ -52,8 +52,8 @@ export class ChangeRepository {
     const known = secrets.get(this.db);
     if (known !== undefined) return known;
     const { secret } = await this.state();
-    // A transaction's handle does not outlive its request: only the others keep a copy.
-    if (!(this.db as Knex.Transaction).isTransaction) secrets.set(this.db, secret);
+    // Kept per handle (a transaction's copy goes with it).
+    secrets.set(this.db, secret);
     return secret;
   }
 
