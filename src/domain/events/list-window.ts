@@ -1,7 +1,7 @@
 import { DateTime, type Zone } from 'luxon';
 import { parseDateInput, zoneOf } from '../../dates/parse.js';
 import { toStorage } from '../../dates/storage.js';
-import type { DateBounds } from '../../repositories/events.js';
+import type { DateBounds } from '../../repositories/event-lists.js';
 
 /** The six date parameters of `GET /events`, in the order the plugin writes them into `rest_url`. */
 export const DATE_PARAMETERS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
