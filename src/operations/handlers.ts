@@ -5,6 +5,9 @@ import { documentationFor } from './documentation.js';
 import { categoryOperations, tagOperations } from './terms.js';
 import { organizerOperations, venueOperations } from './linked.js';
 import { eventOperations } from './events.js';
+import { eventListOperations } from './event-lists.js';
+import { eventFeedOperations } from './event-feeds.js';
+import { eventOccurrenceOperations } from './event-occurrences.js';
 import { changeOperations } from './changes.js';
 
 /**
@@ -31,6 +34,9 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     ...venueOperations,
     ...organizerOperations,
     ...eventOperations,
+    ...eventListOperations,
+    ...eventFeedOperations,
+    ...eventOccurrenceOperations,
     ...changeOperations,
   };
 }

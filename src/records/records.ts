@@ -100,11 +100,18 @@ function builtFor(db: Knex): Recent<{ stamp: string; record: EventRecord }, stri
 
 /**
  * What the iCalendar feed shows of some rows (records/events/ical.ts): the relations the caller may see and
- * the masking of eventRecords (a single read has passed the password check).
+ * the masking of eventRecords (a single read has passed the password check); a series' first event
+ * with the span of its stored occurrences.
  */
 export async function eventFeedEntries(repositories: Repositories, rows: EventRow[], user: User | undefined, options: RecordOptions): Promise<FeedEntry[]> {
   const related = await loadEventRelations(repositories, rows, user);
-  return rows.map((row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
+  const entries = rows.map((row) => feedEntry(row, related, !options.single && !maySeeProtectedText(user, row)));
+  const masters = rows.filter((row) => row.seriesId === row.id).map((row) => row.id);
+  if (masters.length) {
+    const ends = await repositories.series.lastEndUtc(masters);
+    for (const entry of entries) if (entry.row.seriesId === entry.row.id) entry.seriesEndUtc = ends.get(entry.row.id);
+  }
+  return entries;
 }
 
 /**
