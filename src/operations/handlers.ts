@@ -3,7 +3,7 @@ import { anyone, noTarget, operation, queryInput, type OperationContext, type Op
 import { buildRouteTable, namespaceIndex } from './namespace-index.js';
 import { documentationFor } from './documentation.js';
 import { termOperations } from './terms.js';
-import { organizerOperations, venueOperations } from './linked.js';
+import { linkedOperations } from './linked.js';
 import { eventOperations } from './events.js';
 import { changeOperations } from './changes.js';
 
@@ -27,8 +27,7 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
       execute: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
     }),
     ...termOperations,
-    ...venueOperations,
-    ...organizerOperations,
+    ...linkedOperations,
     ...eventOperations,
     ...changeOperations,
   };
