@@ -3,7 +3,7 @@ import { anyone, noTarget, operation, queryInput, type OperationContext, type Op
 import { buildRouteTable, namespaceIndex } from './namespace-index.js';
 import { documentationFor } from './documentation.js';
 import { termOperations } from './terms.js';
-import { organizerOperations, venueOperations } from './linked.js';
+import { linkedOperations } from './linked.js';
 import { eventOperations } from './events.js';
 import { eventListOperations } from './event-lists.js';
 import { eventFeedOperations } from './event-feeds.js';
@@ -30,8 +30,7 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
       execute: async (ctx) => ({ status: 200, body: documentationFor(document, ctx.urls) }),
     }),
     ...termOperations,
-    ...venueOperations,
-    ...organizerOperations,
+    ...linkedOperations,
     ...eventOperations,
     ...eventListOperations,
     ...eventFeedOperations,

@@ -1,6 +1,7 @@
 import { checkLength, commonColumns, parseCommon, resolveImage, type Body, type ParsedCommon, type WriteContext } from '../posts/writes.js';
 import { checkImageInput } from '../posts/images.js';
 import { readerOf } from '../../policies/posts.js';
+import type { PostColumns } from '../../repositories/posts.js';
 import type { Repositories } from '../../repositories/registry.js';
 import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../../text/fields.js';
 import { sanitizeSlug } from '../../text/slugs.js';
@@ -95,4 +96,29 @@ export async function createOrReuse(repositories: Repositories, prepared: Prepar
   if (duplicate) return duplicate.id;
   const imageId = await resolveImage(repositories, body.image, writer.user);
   return repo.create({ ...(columns as Required<typeof columns>), image_id: imageId ?? null }, parsed.slug ?? (sanitizeSlug(parsed.title as string) || kind.type), own);
+}
+
+/** A checked update body, ready to be written (its 400s were found before the record was loaded). */
+export interface PreparedUpdate {
+  kind: LinkedKind;
+  body: Body;
+  row: LinkedRow;
+  columns: Partial<PostColumns>;
+  /** The new base slug, when the body names one. */
+  slug: string | undefined;
+  own: KindColumns;
+}
+
+/** An update body as columns of the record it changes (`row`, which shapes the derived columns). */
+export async function prepareUpdate(kind: LinkedKind, body: Body, row: LinkedRow, writer: WriteContext): Promise<PreparedUpdate> {
+  const { common, own } = await parseLinkedInput(kind, body, row, writer, {});
+  return { kind, body, row, columns: commonColumns(common, row, writer), slug: common.slug, own };
+}
+
+/** Writes a prepared update (in the write's transaction), with the image the body names. */
+export async function writeUpdate(repositories: Repositories, prepared: PreparedUpdate, writer: WriteContext, expected?: number): Promise<void> {
+  const { kind, body, row, columns, slug, own } = prepared;
+  const imageId = await resolveImage(repositories, body.image, writer.user);
+  if (imageId !== undefined) columns.image_id = imageId;
+  await repositories.linked(kind).update(row, columns, slug, own, expected);
 }

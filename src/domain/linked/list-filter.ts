@@ -1,0 +1,44 @@
+import type { operations } from '../../../generated/openapi.js';
+import type { User } from '../../auth/capabilities.js';
+import { invalidParams } from '../../core/errors.js';
+import { mayFilterByEvent, readerOf, statusFilter } from '../../policies/posts.js';
+import type { Repositories } from '../../repositories/registry.js';
+import type { LinkedListFilter } from '../../repositories/linked.js';
+import type { ModifiedRange } from '../../repositories/list-order.js';
+
+/** The validated query of `GET /venues` or `GET /organizers`. */
+export type LinkedListQuery = NonNullable<operations['listVenues']['parameters']['query']> | NonNullable<operations['listOrganizers']['parameters']['query']>;
+
+/** What a venue or organizer list needs besides its query: who asks, and what was made of the query before. */
+export interface LinkedListScope {
+  user: User | undefined;
+  /** The statuses the caller may list (policies/posts.ts statusFilter). */
+  statuses: string[];
+  modified: ModifiedRange;
+  /** `only_with_upcoming`: the UTC time an event must start at or after. */
+  upcomingFrom: string | undefined;
+  page: { perPage: number; offset: number };
+}
+
+/** What a venue or organizer list selects; an `event` that is not an event the caller may read is 400. */
+export async function linkedListFilter(repositories: Repositories, query: LinkedListQuery, scope: LinkedListScope): Promise<LinkedListFilter> {
+  const { user, page } = scope;
+  if (query.event !== undefined) {
+    const event = await repositories.posts.header(query.event);
+    if (!event || event.type !== 'event' || !mayFilterByEvent(user, event)) throw invalidParams({ event: `event ${query.event} is not an event.` });
+  }
+  return {
+    statuses: scope.statuses,
+    reader: readerOf(user),
+    search: query.search,
+    eventId: query.event,
+    hasEvents: query.has_events,
+    upcomingFrom: scope.upcomingFrom,
+    upcomingStatuses: statusFilter(undefined, user).statuses,
+    modified: scope.modified,
+    orderBy: query.orderby,
+    direction: query.order,
+    limit: page.perPage,
+    offset: page.offset,
+  };
+}
