@@ -9,14 +9,14 @@ import './request.js';
 import { servesPages, type Config } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { assertUtcProcess } from '../dates/parse.js';
-import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, securitySchemeNames } from '../openapi/document.js';
-import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser } from './input.js';
+import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, securitySchemeNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
+import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser, type InputShapes } from './input.js';
 import { invalidParam } from '../core/errors.js';
 import { authenticate } from './authentication.js';
 import { authFailureLimiter } from '../operations/shared/auth-failures.js';
 import { BodyGate, jsonDepthLimit, MAX_BODY_DEPTH } from './body-gate.js';
 import { healthz, readyz } from './health.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { requestTimeout } from '../operations/shared/timeouts.js';
 import { errorMiddleware, noRouteHandler } from './error-middleware.js';
 import type { Urls } from '../core/urls.js';
@@ -55,17 +55,43 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * every request: logging → WordPress headers → CORS → URL normalisation → authentication →
  * anonymous writes refused → body parsers → input normalisation → OpenAPI validation (routes,
  * security, parameters, bodies) → the operation's permission and handler → one error middleware.
+ * Each step below mounts its middleware in that order; what the steps read from the document is
+ * read here, once.
  */
 export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
   assertUtcProcess();
   const document = loadDocument();
   const operations = listOperations(document);
-  const shapes = inputShapesOf(operations, `${config.basePath}/${NAMESPACE}`);
+  const namespaceRoot = `${config.basePath}/${NAMESPACE}`;
+  const shapes = inputShapesOf(operations, namespaceRoot);
   const routes = buildRouteTable(operations);
   const table = createOperationTable(document, routes);
-  const users = new UserRepository(db);
 
   const app = express();
+  configure(app, config, shapes);
+  const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
+  useLoggingAndPacing(app, config, db, logger, metrics);
+  useResponseHeaders(app, config, document, operations);
+  app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
+  app.use(normaliseUrl(namespaceRoot));
+  // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
+  // authentication), again after it once the caller is known.
+  const allow = allowHeader(operations, namespaceRoot);
+  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow);
+  useAuthentication(app, config, db, allow);
+  // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
+  app.use(responseFields(document));
+  useBodies(app, config, operations, namespaceRoot, shapes);
+  app.use(openApiValidator(document, config, namespaceRoot));
+  // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
+  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
+  app.use(noRouteHandler);
+  app.use(errorMiddleware());
+  return app;
+}
+
+/** Express's own settings. */
+function configure(app: Express, config: Config, shapes: InputShapes): void {
   app.disable('x-powered-by');
   app.set('query parser', queryParser(shapes));
   // Weak ETags on answers without a record version (lists, the index); single records get a strong
@@ -74,8 +100,10 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // Which proxies may tell the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto):
   // none unless TRUST_PROXY says so, since anyone can send those headers.
   app.set('trust proxy', config.trustProxy);
+}
 
-  const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
+/** Metrics, the request log with its request id, the request timeout, and how many reads start per turn. */
+function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Logger, metrics: Metrics | undefined): void {
   if (metrics) app.use(metrics.record);
   app.use(
     pinoHttp({
@@ -98,31 +126,41 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
   const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
   app.use(readTurns(READS_PER_TURN, readsInFlightFor(engineOf(db), poolMax)).middleware);
+}
+
+/** Security headers, the Host check, WordPress's headers and CORS, with the lists the document gives. */
+function useResponseHeaders(app: Express, config: Config, document: ApiDocument, operations: OperationInfo[]): void {
+  const lists = corsLists(document, operations);
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
   app.use(hostGuard(config));
-  // The CORS lists, read from the document (http/headers.ts).
-  const lists = corsLists(document, operations);
   app.use(wordpressHeaders(config, lists));
   app.use(corsPolicy(config, lists));
-  app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
-  app.use(normaliseUrl(`${config.basePath}/${NAMESPACE}`));
-  // WordPress's REST index at `{BASE_PATH}/`, where every answer's discovery Link points.
-  app.get(config.basePath || '/', restIndex(config, document, routes, now));
-  // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
-  // authentication), again below once the caller is known.
-  const allow = allowHeader(operations, `${config.basePath}/${NAMESPACE}`);
+}
+
+/**
+ * What answers outside the namespace: WordPress's REST index at `{BASE_PATH}/` (where every answer's
+ * discovery Link points), the operations endpoints (outside the OpenAPI document too), the
+ * interactive reference and the public pages.
+ */
+function useOutsideTheNamespace(app: Express, config: Config, db: Knex, now: () => Date, metrics: Metrics | undefined, index: RequestHandler, allow: RequestHandler): void {
+  app.get(config.basePath || '/', index);
   app.use(allow);
-  // Operations endpoints, outside the namespace and the OpenAPI document.
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(db));
   if (metrics) app.get('/metrics', metrics.serve);
   app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
   if (servesPages(config)) app.use(publicPages(config, db, now));
-  // Who calls is known before any body is read: an anonymous write is refused (401) without parsing
-  // its body, and bodies are parsed only for operations that take one, depth-checked first.
+}
+
+/**
+ * Who calls is known before any body is read: failed attempts are throttled, the caller is
+ * authenticated, `Allow` is set again for that caller, and answers to users are not cached.
+ */
+function useAuthentication(app: Express, config: Config, db: Knex, allow: RequestHandler): void {
+  const users = new UserRepository(db);
   const limiter = authFailureLimiter(config);
   app.use(limiter.guard);
   app.use(
@@ -134,62 +172,62 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   );
   app.use(allow);
   app.use(noStoreForUsers);
-  // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
-  app.use(responseFields(document));
-  const bodies = new BodyGate(operations, `${config.basePath}/${NAMESPACE}`);
+}
+
+/**
+ * An anonymous write is refused (401) without parsing its body, and bodies are parsed only for
+ * operations that take one, depth-checked first; then the input is normalised to the document's types.
+ */
+function useBodies(app: Express, config: Config, operations: OperationInfo[], namespaceRoot: string, shapes: InputShapes): void {
+  const bodies = new BodyGate(operations, namespaceRoot);
   app.use(bodies.refuseAnonymousWrites);
   app.use(bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })));
   // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
   app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
   app.use(emptyBodyAsEmptyObject);
   app.use(normaliseBody(shapes));
+}
 
-  const validatorDocument = { ...document, servers: [{ url: `${config.basePath}/${NAMESPACE}` }] };
-  app.use(
-    OpenApiValidator.middleware({
-      // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
-      // to the namespace and the mount point stays a setting.
-      apiSpec: validatorDocument as never,
-      // Check the document itself at start-up: a broken document must not half-validate requests.
-      validateApiSpec: true,
-      validateRequests: {
-        // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
-        allowUnknownQueryParameters: true,
-        // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
-        coerceTypes: true,
-        // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
-        removeAdditional: false,
-        // Report every bad parameter at once, as WordPress lists them all.
-        allErrors: true,
-      },
-      // On in tests (every response must match the document), off in production by default.
-      validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
-      // The document's security requirements decide which operations need a user: writes list only
-      // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
-      // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
-      // Every security scheme of the document is met by a caller authentication has found.
-      validateSecurity: {
-        handlers: Object.fromEntries(securitySchemeNames(document).map((name) => [name, async (req: Request) => req.user !== undefined])),
-      },
-      // Formats are checked in full (e.g. real dates), not by the fast approximations.
-      validateFormats: true,
-      ajvFormats: { mode: 'full' },
-      // Requests to undocumented paths under the namespace are errors (404), not passed through.
-      ignoreUndocumented: false,
-      // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
-      useRequestUrl: true,
-      // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
-      $refParser: { mode: 'bundle' },
-      // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
-      operationHandlers: false,
-      fileUploader: false,
-    }),
-  );
-  // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
-  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
-  app.use(noRouteHandler);
-  app.use(errorMiddleware());
-  return app;
+/** The OpenAPI validator: routes, security, parameters and bodies of requests, and (in tests) answers. */
+function openApiValidator(document: ApiDocument, config: Config, namespaceRoot: string): ReturnType<typeof OpenApiValidator.middleware> {
+  const validatorDocument = { ...document, servers: [{ url: namespaceRoot }] };
+  // Every security scheme of the document is met by a caller authentication has found.
+  const handlers = Object.fromEntries(securitySchemeNames(document).map((name) => [name, async (req: Request) => req.user !== undefined]));
+  return OpenApiValidator.middleware({
+    // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
+    // to the namespace and the mount point stays a setting.
+    apiSpec: validatorDocument as never,
+    // Check the document itself at start-up: a broken document must not half-validate requests.
+    validateApiSpec: true,
+    validateRequests: {
+      // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
+      allowUnknownQueryParameters: true,
+      // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
+      coerceTypes: true,
+      // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
+      removeAdditional: false,
+      // Report every bad parameter at once, as WordPress lists them all.
+      allErrors: true,
+    },
+    // On in tests (every response must match the document), off in production by default.
+    validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
+    // The document's security requirements decide which operations need a user: writes list only
+    // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
+    // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
+    validateSecurity: { handlers },
+    // Formats are checked in full (e.g. real dates), not by the fast approximations.
+    validateFormats: true,
+    ajvFormats: { mode: 'full' },
+    // Requests to undocumented paths under the namespace are errors (404), not passed through.
+    ignoreUndocumented: false,
+    // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
+    useRequestUrl: true,
+    // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
+    $refParser: { mode: 'bundle' },
+    // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
+    operationHandlers: false,
+    fileUploader: false,
+  });
 }
 
 /**
