@@ -1,7 +1,8 @@
 // ESLint: typescript-eslint's recommended rules, unused code as errors, and the rule that only
 // db/transactions.ts opens transactions (so every write bumps the data version). Formatting is
 // Prettier's (eslint-config-prettier turns off the rules it owns). Import cycles and the direction of
-// imports between layers are checked by test/unit/architecture.test.ts (madge).
+// imports between layers are checked by test/unit/architecture.test.ts (madge). Module and function
+// sizes in src/ are bounded here.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
@@ -24,6 +25,9 @@ export default tseslint.config(
       ],
     },
   },
+  // Sizes a reader can hold in mind (docs/architecture.md "Layers"): no module of src/ over 400 lines,
+  // no function over 120, comments and blank lines included.
+  { files: ['src/**/*.ts'], rules: { 'max-lines': ['error', { max: 400 }], 'max-lines-per-function': ['error', { max: 120 }] } },
   { files: ['src/db/transactions.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['test/**/*.ts'],
