@@ -43,6 +43,10 @@ describe('event records: the rows they embed are remembered', () => {
       db.off('query', listener);
     }
     assert.equal(record.title, 'Remembered, renamed');
+    assert.deepEqual(
+      (record.categories as Rec[]).map((term) => term.id),
+      [category.id],
+    );
     const reads = queries.filter((sql) => /from [`"](images|terms)[`"]|[`"]p[`"]\.[`"]id[`"] in \(/.test(sql));
     assert.deepEqual(reads, []);
   });
