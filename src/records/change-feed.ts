@@ -219,10 +219,7 @@ function changeAfter(db: Knex, repo: ChangeRepository, position: number): Promis
   return new Promise((resolve) => {
     // Each poll answers: the loop in changeFeed reads again when the position moved, and otherwise
     // waits again unless the deadline passed or the client has gone.
-    const waiter = (current: number) => {
-      shared.waiters.delete(waiter);
-      resolve(current > position);
-    };
+    const waiter = (current: number) => resolve(current > position);
     shared.waiters.add(waiter);
     const tick = async () => {
       // A failed poll counts as "nothing yet" (no position is below 0); the next one tries again.
@@ -233,8 +230,10 @@ function changeAfter(db: Knex, repo: ChangeRepository, position: number): Promis
         // See above.
       }
       // Every waiter answers now; those that wait on ask again, which starts the next poll.
+      const waking = shared.waiters;
+      shared.waiters = new Set();
       shared.timer = undefined;
-      for (const wake of [...shared.waiters]) wake(current);
+      for (const wake of waking) wake(current);
     };
     shared.timer ??= setTimeout(tick, POLL_MS);
   });

@@ -391,6 +391,24 @@ describe('GET /changes: the change feed', () => {
     }
   });
 
+  it('reads the signing secret once per database handle (the repository)', async () => {
+    const { db } = await openTestDatabase();
+    await inTransaction(db, async (trx) => {
+      let reads = 0;
+      const listener = (query: { sql: string }) => {
+        if (/from [`"]change_sequence[`"]/.test(query.sql)) reads++;
+      };
+      db.on('query', listener);
+      try {
+        const repo = new ChangeRepository(trx);
+        assert.equal(await repo.secret(), await repo.secret());
+        assert.equal(reads, 1);
+      } finally {
+        db.off('query', listener);
+      }
+    });
+  });
+
   it('reads at most `limit` changes for some types, merged in order (the repository)', async () => {
     const start = await head();
     const venue = await post('venues', { venue: 'First' });

@@ -29,7 +29,12 @@ describe('event records: the rows they embed are remembered', () => {
       assert.equal(res.status, 200, res.text);
       return res.body as Rec;
     };
-    await read();
+    const first = await read();
+    assert.equal((first.venue as Rec).id, venue.id);
+    assert.deepEqual(
+      (first.categories as Rec[]).map((term) => term.id),
+      [category.id],
+    );
     assert.equal((await call(http, 'patch', `${NS}/events/${event.id}`, users.editor, { title: 'Remembered, renamed' })).status, 200);
 
     const { db } = await openTestDatabase();
@@ -43,6 +48,10 @@ describe('event records: the rows they embed are remembered', () => {
       db.off('query', listener);
     }
     assert.equal(record.title, 'Remembered, renamed');
+    assert.deepEqual(
+      (record.categories as Rec[]).map((term) => term.id),
+      [category.id],
+    );
     const reads = queries.filter((sql) => /from [`"](images|terms)[`"]|[`"]p[`"]\.[`"]id[`"] in \(/.test(sql));
     assert.deepEqual(reads, []);
   });
