@@ -157,8 +157,3 @@ function parseLines(lines: string[], zone: Zone, checks: Checks): ParsedLine[] {
     return { kind: name, index, line, dates };
   });
 }
-
-/** Whether every line only names known properties and parses (for checks that need no expansion). */
-export function checkLines(lines: string[], timezone: string): void {
-  parseLines(lines, zoneOf(timezone) ?? zoneOf('UTC')!, 'expanded');
-}
