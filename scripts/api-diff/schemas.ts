@@ -191,7 +191,7 @@ function compareWalk(walk: SchemaWalk, location: string, before: unknown, after:
   const inner = refs === ' ' ? seen : new Set([...seen, refs]);
   const old = shapeOf(walk.before, before);
   const now = shapeOf(walk.after, after);
-  compareTypes(walk, location || '(body)', old, now);
+  compareTypes(walk, location, old, now);
   compareProperties(walk, location, old, now, inner);
   if (old.items !== null && now.items !== null) compareWalk(walk, `${location}[]`, old.items, now.items, inner);
 }
