@@ -159,7 +159,7 @@ function compareTypes(walk: SchemaWalk, location: string, old: Shape, now: Shape
     const [was, is] = [old.bounds.get(key), now.bounds.get(key)];
     if (was === is || !request) continue;
     // A request bound that appears, or moves so that it allows less, refuses what was accepted.
-    const narrower = is !== undefined && (was === undefined || (is > was) !== LARGER_ALLOWS_MORE[key]);
+    const narrower = is !== undefined && (was === undefined || is > was !== LARGER_ALLOWS_MORE[key]);
     add(narrower, `${key} ${was ?? 'none'} became ${is ?? 'none'}`);
   }
 }

@@ -10,7 +10,8 @@ import { type Report, compareDocuments, formatReport, majorOf } from '../../scri
  * and shared components, and every addition passes and is listed.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- planted edits reach deep into the document
+// Planted edits reach deep into the document, so its nodes are loosely typed.
+type Json = Record<string, any>;
 const RELEASED = path.resolve(import.meta.dirname, '../../openapi/released/openapi.yaml');
 const released = YAML.parse(fs.readFileSync(RELEASED, 'utf8')) as Json;
 
@@ -49,7 +50,11 @@ describe('the breaking-change comparer (scripts/api-diff)', () => {
 
   describe('flags each kind of breaking change', () => {
     it('a removed path', () => {
-      assertBreaks(plant((d) => delete d.paths['/events.ics']), '/events.ics', 'path removed');
+      assertBreaks(
+        plant((d) => delete d.paths['/events.ics']),
+        '/events.ics',
+        'path removed',
+      );
     });
 
     it('a path moved to another spelling (/events/{id}.ics → /events/{id}/ics), even when the old one stays as an undocumented alias', () => {
@@ -62,7 +67,11 @@ describe('the breaking-change comparer (scripts/api-diff)', () => {
     });
 
     it('a removed operation', () => {
-      assertBreaks(plant((d) => delete d.paths['/events/{id}'].patch), 'PATCH /events/{id}', 'operation removed');
+      assertBreaks(
+        plant((d) => delete d.paths['/events/{id}'].patch),
+        'PATCH /events/{id}',
+        'operation removed',
+      );
     });
 
     it('a removed parameter', () => {
