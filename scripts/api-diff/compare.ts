@@ -64,6 +64,7 @@ function compareParameters(pair: Pair, at: string, old: Map<string, Json>, now: 
       continue;
     }
     if (current.required === true && parameter.required !== true) pair.changes.push({ breaking: true, location: `${at} ${key}`, message: 'parameter became required' });
+    if (current.deprecated === true && parameter.deprecated !== true) pair.changes.push({ breaking: false, location: `${at} ${key}`, message: 'deprecated' });
     compareSchemas({ ...pair, direction: 'request' }, `${at} ${key}`, parameter.schema ?? {}, current.schema ?? {});
   }
   for (const [key, parameter] of now) {
@@ -92,6 +93,17 @@ function compareRequestBodies(pair: Pair, at: string, old: Json, now: Json): voi
   }
 }
 
+/** Response header names, in lower case (HTTP header names are case-insensitive). */
+function headerNames(document: Json, response: unknown): Set<string> {
+  return new Set(Object.keys((resolve(document, response).headers as Json | undefined) ?? {}).map((name) => name.toLowerCase()));
+}
+
+function compareHeaders(pair: Pair, location: string, old: unknown, now: unknown): void {
+  const [before, after] = [headerNames(pair.before, old), headerNames(pair.after, now)];
+  for (const name of before) if (!after.has(name)) pair.changes.push({ breaking: true, location: `${location} header ${name}`, message: 'response header removed' });
+  for (const name of after) if (!before.has(name)) pair.changes.push({ breaking: false, location: `${location} header ${name}`, message: 'new response header' });
+}
+
 function compareResponses(pair: Pair, at: string, old: Json, now: Json): void {
   const [oldResponses, newResponses] = [(old.responses as Json | undefined) ?? {}, (now.responses as Json | undefined) ?? {}];
   for (const [status, response] of Object.entries(oldResponses)) {
@@ -102,6 +114,7 @@ function compareResponses(pair: Pair, at: string, old: Json, now: Json): void {
       pair.changes.push({ breaking: status.startsWith('2'), location, message: 'response no longer documented' });
       continue;
     }
+    compareHeaders(pair, location, response, newResponses[status]);
     const [oldContent, newContent] = [contentOf(pair.before, response), contentOf(pair.after, newResponses[status])];
     for (const [type, media] of oldContent) {
       const current = newContent.get(type);
@@ -117,7 +130,29 @@ function compareResponses(pair: Pair, at: string, old: Json, now: Json): void {
   }
 }
 
+/** The security requirements of an operation: its own, else the document's. */
+function securityOf(document: Json, operation: Json): Json[] {
+  return ((operation.security ?? document.security) as Json[] | undefined) ?? [];
+}
+
+/** Whether a call without credentials is allowed (no requirement, or an empty one among the alternatives). */
+function allowsAnonymous(requirements: Json[]): boolean {
+  return requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0);
+}
+
+function compareSecurity(pair: Pair, at: string, old: Json, now: Json): void {
+  const [before, after] = [securityOf(pair.before, old), securityOf(pair.after, now)];
+  if (allowsAnonymous(before) && !allowsAnonymous(after)) pair.changes.push({ breaking: true, location: at, message: 'now requires credentials' });
+  const schemes = (requirements: Json[]): Set<string> => new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
+  const [oldSchemes, newSchemes] = [schemes(before), schemes(after)];
+  for (const scheme of oldSchemes) {
+    if (!newSchemes.has(scheme) && !allowsAnonymous(after)) pair.changes.push({ breaking: true, location: at, message: `no longer accepts ${scheme} credentials` });
+  }
+}
+
 function compareOperation(pair: Pair, at: string, old: { path: string; item: Json; operation: Json }, now: { path: string; item: Json; operation: Json }): void {
+  if (now.operation.deprecated === true && old.operation.deprecated !== true) pair.changes.push({ breaking: false, location: at, message: 'deprecated' });
+  compareSecurity(pair, at, old.operation, now.operation);
   const oldParameters = normalisedParameters(pair.before, old.path, old.item, old.operation);
   const newParameters = normalisedParameters(pair.after, now.path, now.item, now.operation);
   compareParameters(pair, at, oldParameters, newParameters);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { apiChangesSection, unmentioned } from '../../scripts/api-diff/changelog.js';
 import { type Report, compareDocuments, formatReport, majorOf } from '../../scripts/api-diff/compare.js';
 
 /**
@@ -146,6 +147,21 @@ describe('the breaking-change comparer (scripts/api-diff)', () => {
       assertBreaks(report, 'POST /events body application/x-www-form-urlencoded .calendar', 'new required property');
     });
 
+    it('a removed response header', () => {
+      const report = plant((d) => delete d.components.responses.Event.headers.ETag);
+      assertBreaks(report, 'GET /events/{id} response 200 header etag', 'response header removed');
+    });
+
+    it('an anonymous operation that now requires credentials', () => {
+      const report = plant((d) => (d.paths['/events/{id}'].get.security = [{ basicAuth: [] }]));
+      assertBreaks(report, 'GET /events/{id}', 'now requires credentials');
+    });
+
+    it('a credential scheme no longer accepted', () => {
+      const report = plant((d) => (d.paths['/events'].post.security = [{ basicAuth: [] }]));
+      assertBreaks(report, 'POST /events', 'no longer accepts bearerAuth credentials');
+    });
+
     it('a removed request media type', () => {
       const report = plant((d) => delete d.paths['/events'].post.requestBody.content['application/x-www-form-urlencoded']);
       assertBreaks(report, 'POST /events body application/x-www-form-urlencoded', 'no longer accepted');
@@ -172,6 +188,15 @@ describe('the breaking-change comparer (scripts/api-diff)', () => {
     it('a widened request type and enum', () => {
       const report = plant((d) => (d.components.parameters.ListOrder.schema.enum = ['asc', 'desc', 'ASC', 'DESC']));
       assertAdds(report, 'GET /events query parameter order', 'now also accepts "ASC", "DESC"');
+    });
+
+    it('a deprecated operation or parameter', () => {
+      const report = plant((d) => {
+        d.paths['/events/{id}.ics'].get.deprecated = true;
+        d.components.parameters.Search.deprecated = true;
+      });
+      assertAdds(report, 'GET /events/{id}.ics', 'deprecated');
+      assertAdds(report, 'GET /events query parameter search', 'deprecated');
     });
 
     it('a renamed path parameter (the same route to a client)', () => {
@@ -206,6 +231,26 @@ describe('the breaking-change comparer (scripts/api-diff)', () => {
 
     it('reads the major of a version', () => {
       assert.deepEqual([majorOf('1.0.0'), majorOf('12.3'), majorOf(undefined)], [1, 12, NaN]);
+    });
+  });
+
+  describe('the CHANGELOG.md section it asks for', () => {
+    const changelog = (section: string): string => `# Changelog\n\nIntro.\n\n## Unreleased\n\n${section}\n## 2026-11-26: older\n\n### API changes\n\n- \`/events/{id}/ics\`\n`;
+    const moved = plant((d) => {
+      d.paths['/events/{id}/ics'] = d.paths['/events/{id}.ics'];
+      delete d.paths['/events/{id}.ics'];
+      d.paths['/events'].put = d.paths['/events/{id}'].put;
+    });
+
+    it('is the "### API changes" subsection of the first section only', () => {
+      assert.equal(apiChangesSection(changelog('### Other changes\n\n- x\n')), null);
+      assert.match(apiChangesSection(changelog('### Other\n\n### API changes\n\n- y\n')) ?? '', /^API changes\n\n- y/);
+    });
+
+    it('must name every added or removed path, and the path of every added or removed operation', () => {
+      const section = apiChangesSection(changelog('### API changes\n\n- `/events/{id}/ics` replaces `/events/{id}.ics`.\n'))!;
+      assert.deepEqual(unmentioned(moved, section), ['/events']);
+      assert.deepEqual(unmentioned(moved, `${section} \`PUT /events\``), []);
     });
   });
 });
