@@ -8,11 +8,15 @@ import { listOperations, loadDocument, projectRoot } from '../../src/openapi/doc
 import { createOperationTable } from '../../src/operations/handlers.js';
 import { buildRouteTable } from '../../src/operations/namespace-index.js';
 
-/** The component files of the sources: every YAML file under openapi/ but the root, the Redocly configuration and path items. */
+/**
+ * The component files of the sources: every YAML file under openapi/ but the root, the Redocly
+ * configuration, path items and openapi/released/ (the last released bundle, not a source:
+ * docs/api-versioning.md).
+ */
 function componentFiles(folder: string): string[] {
   return fs.readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => {
     const parts = file.split(path.sep);
-    return file.endsWith('.yaml') && parts.length > 1 && !parts.includes('paths');
+    return file.endsWith('.yaml') && parts.length > 1 && !parts.includes('paths') && parts[0] !== 'released';
   });
 }
 

@@ -33,7 +33,10 @@ const MARKDOWN = ['README.md', 'CHANGELOG.md', 'openapi/README.md', ...filesUnde
 const CITING = [
   'README.md',
   ...['src', 'test', 'scripts', '.ci', 'openapi', 'docs'].flatMap((dir) => filesUnder(dir, (name) => /\.(ts|mts|mjs|js|cjs|ya?ml|md|json|sh)$|^[^.]+$/.test(name))),
-].filter((file) => file !== SELF);
+]
+  // openapi/released/ is a frozen copy of a released bundle (docs/api-versioning.md): like generated/, its
+  // citations are those of the day it was released and are not edited afterwards.
+  .filter((file) => file !== SELF && !file.startsWith('openapi/released/'));
 
 function read(file: string): string {
   return fs.readFileSync(path.join(ROOT, file), 'utf8');
