@@ -2604,7 +2604,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers); a changed record or list answers 200 with a new `ETag`. */
+        /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers, and whatever the request's `Cache-Control` or `Pragma` says, as RFC 9110 §13.2.1 has it); a changed record or list answers 200 with a new `ETag`. */
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
