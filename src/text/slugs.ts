@@ -12,7 +12,7 @@
  *
  * The table is written from WordPress's `remove_accents` for its default locale (the per-locale
  * extras, German `ß` → `ss` or Danish `å` → `aa`, apply only on sites in those locales; this service
- * has no site locale, so `ß` is `s` as on an English site). docs/plugin-behaviour.md §5.10.
+ * has no site locale, so `ß` is `s` as on an English site). docs/plugin-behaviour.md §5.9.
  */
 
 export const MAX_SLUG_LENGTH = 200;

@@ -5,7 +5,7 @@ import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent, createOrganizer, createVenue, eventPath, eventsApp, PUBLIC_URL, type Http } from '../helpers/events.js';
 
 /**
- * Slugs as WordPress makes them, through the API (docs/plugin-behaviour.md §5.10): transliterated
+ * Slugs as WordPress makes them, through the API (docs/plugin-behaviour.md §5.9): transliterated
  * Latin, other scripts kept whole and stored percent-encoded, links with the encoded slug, and the
  * by-slug routes finding a record by its slug in any of the forms a URL carries it.
  */
