@@ -199,7 +199,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -301,7 +301,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -403,7 +403,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -1174,7 +1174,7 @@ export interface components {
             description: string;
             /** @description Excerpt as HTML with auto-paragraphs; empty when masked. */
             excerpt: string;
-            /** @description Slug. */
+            /** @description Slug, as WordPress's `sanitize_title` makes it: Latin accents removed by WordPress's table, other scripts lower-cased and percent-encoded (`%e3%82%a4...`), at most 200 characters of that form. Slugs stored before that rule are kept as they were. */
             slug: string;
             image: components["schemas"]["FeaturedImage"];
             /** @description Whether the event lasts all day; null when masked. */
@@ -1839,7 +1839,7 @@ export interface components {
             description?: string;
             /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
-            /** @description Slug. */
+            /** @description Slug, as WordPress's `sanitize_title` makes it: Latin accents removed by WordPress's table, other scripts lower-cased and percent-encoded (`%e3%82%a4...`), at most 200 characters of that form. Slugs stored before that rule are kept as they were. */
             slug?: string;
             image?: components["schemas"]["FeaturedImage"];
             /** @description Phone number. */
@@ -2147,7 +2147,7 @@ export interface components {
             description?: string;
             /** @description Excerpt as HTML; embedded in an event, its first 400 characters only. */
             excerpt?: string;
-            /** @description Slug. */
+            /** @description Slug, as WordPress's `sanitize_title` makes it: Latin accents removed by WordPress's table, other scripts lower-cased and percent-encoded (`%e3%82%a4...`), at most 200 characters of that form. Slugs stored before that rule are kept as they were. */
             slug?: string;
             image?: components["schemas"]["FeaturedImage"];
             /** @description Street address. */
@@ -2604,7 +2604,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers); a changed record or list answers 200 with a new `ETag`. */
+        /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers, and whatever the request's `Cache-Control` or `Pragma` says, as RFC 9110 §13.2.1 has it); a changed record or list answers 200 with a new `ETag`. */
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2938,7 +2938,7 @@ export interface components {
         Search: string;
         /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
         SeriesScope: "this" | "following" | "all";
-        /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+        /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
         SlugPath: string;
         /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
@@ -3548,7 +3548,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3575,7 +3575,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3607,7 +3607,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3643,7 +3643,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3671,7 +3671,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3920,7 +3920,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3944,7 +3944,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3973,7 +3973,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4005,7 +4005,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4030,7 +4030,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4279,7 +4279,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4303,7 +4303,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4332,7 +4332,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4364,7 +4364,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4389,7 +4389,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /** @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404. */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;

@@ -33,9 +33,9 @@ export class Urls {
     return `${this.namespace}/${name}/${id}`;
   }
 
-  /** A permalink on the public site: `{site}/{segments...}/` with each segment URL-encoded. */
+  /** A permalink on the public site: `{site}/{segments...}/` with each segment URL-encoded (`encodeSegment`). */
   permalink(...segments: string[]): string {
-    return `${this.site}/${segments.map(encodeURIComponent).join('/')}/`;
+    return `${this.site}/${segments.map(encodeSegment).join('/')}/`;
   }
 
   /**
@@ -46,4 +46,17 @@ export class Urls {
     const site = new URL(this.site);
     return `${site.hostname}${site.pathname.replace(/\/+$/, '')}?id=${id}`;
   }
+}
+
+/**
+ * A path segment of a permalink as WordPress writes a slug into a link: a slug is stored already
+ * percent-encoded (`%e3%82%a4...`, text/slugs.ts), so its `%xx` octets are kept; anything else is
+ * encoded (a slug stored before slugs were encoded, such as `smørrebrød`). Hex in lower case, as
+ * WordPress's, so the same slug, given decoded or encoded, always gives the same link.
+ */
+function encodeSegment(segment: string): string {
+  return segment
+    .split(/(%[0-9a-fA-F]{2})/)
+    .map((part, index) => (index % 2 === 1 ? part : encodeURIComponent(part)).replace(/%[0-9A-F]{2}/g, (octet) => octet.toLowerCase()))
+    .join('');
 }

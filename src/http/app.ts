@@ -34,6 +34,7 @@ import { readTurns, readsInFlightFor, READS_PER_TURN } from './read-turns.js';
 import { engineOf } from '../db/engine.js';
 import { jsonParts, replyTooLarge, sendSerialized } from '../operations/shared/reply-body.js';
 import { entityTag } from '../operations/shared/conditional.js';
+import { useConditionalGets } from '../operations/shared/conditional-reads.js';
 import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/idempotency.js';
 import { allowHeader } from './allow.js';
 import { responseFields } from './fields.js';
@@ -95,8 +96,10 @@ function configure(app: Express, config: Config, shapes: InputShapes): void {
   app.disable('x-powered-by');
   app.set('query parser', queryParser(shapes));
   // Weak ETags on answers without a record version (lists, the index); single records get a strong
-  // one from their version (operations/shared/conditional.ts). Express answers If-None-Match with 304 itself.
+  // one from their version (operations/shared/conditional.ts). Express answers If-None-Match with 304
+  // itself, by `req.fresh`, which follows operations/shared/conditional-reads.ts (also under Cache-Control: no-cache).
   app.set('etag', 'weak');
+  useConditionalGets(app);
   // Which proxies may tell the client's address (X-Forwarded-For) and scheme (X-Forwarded-Proto):
   // none unless TRUST_PROXY says so, since anyone can send those headers.
   app.set('trust proxy', config.trustProxy);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Router, type Response } from 'express';
 import type { Config } from '../core/config.js';
 import { NAMESPACE } from '../openapi/document.js';
+import { withoutCacheDirectives } from './shared/conditional-reads.js';
 
 /** Where npm put swagger-ui-dist (the pinned version in package.json); found the same from src/ or dist/src/. */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -71,7 +72,8 @@ export function docsPage(config: Config): Router {
     if (!SWAGGER_UI_FILES.has(file)) return next();
     setDocsHeaders(res);
     // Only a fixed name from the set above reaches the file system; sendFile's own errors go to the
-    // error middleware, whose answer names no path.
+    // error middleware, whose answer names no path. Its 304 follows the service's rule (operations/shared/conditional-reads.ts).
+    withoutCacheDirectives(req);
     res.sendFile(file, { root: SWAGGER_UI_DIR, dotfiles: 'deny' }, (err) => {
       if (err) next(err);
     });

@@ -1,3 +1,4 @@
+import { slugLookups } from '../text/slugs.js';
 import type { Knex } from 'knex';
 import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
 import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from './posts.js';
@@ -163,9 +164,13 @@ export class EventRepository {
     return rows;
   }
 
+  /** The event of a slug as given, else of its encoded form (text/slugs.ts `slugLookups`). */
   async findBySlug(slug: string): Promise<EventRow | undefined> {
-    const row = await this.base().where('p.slug', slug).first(SELECT);
-    return row ? toEventRow(row) : undefined;
+    for (const candidate of slugLookups(slug, 'query')) {
+      const row = await this.base().where('p.slug', candidate).first(SELECT);
+      if (row) return toEventRow(row);
+    }
+    return undefined;
   }
 
   /**

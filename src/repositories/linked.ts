@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
-import { likeEscape } from '../text/slugs.js';
+import { likeEscape, slugLookups } from '../text/slugs.js';
 import { noteRecordChange, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from './posts.js';
 import { protectedTextHidden, whereReadable, type Reader } from './read-scope.js';
 import { requireTransaction } from '../db/transactions.js';
@@ -92,9 +92,13 @@ export class LinkedRepository {
     return row ? this.toRow(row) : undefined;
   }
 
+  /** The record of a slug as given, else of its encoded form (text/slugs.ts `slugLookups`). */
   async findBySlug(slug: string): Promise<LinkedRow | undefined> {
-    const row = await this.base().where('p.slug', slug).first(this.columns());
-    return row ? this.toRow(row) : undefined;
+    for (const candidate of slugLookups(slug, 'query')) {
+      const row = await this.base().where('p.slug', candidate).first(this.columns());
+      if (row) return this.toRow(row);
+    }
+    return undefined;
   }
 
   async findByIds(ids: number[]): Promise<LinkedRow[]> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { likeEscape } from '../text/slugs.js';
+import { likeEscape, slugLookups } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { isUniqueViolation, isUniqueViolationOn, StaleVersion } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
@@ -94,7 +94,8 @@ export class TermRepository {
     if (filter.include?.length) base.whereIn('t.id', filter.include);
     if (filter.exclude?.length) base.whereNotIn('t.id', filter.exclude);
     if (filter.parent !== undefined) base.where('t.parent', filter.parent);
-    if (filter.slug !== undefined) base.where('t.slug', filter.slug);
+    // As get_terms: the slug as given or sanitized (text/slugs.ts `slugLookups`).
+    if (filter.slug !== undefined) base.whereIn('t.slug', slugLookups(filter.slug, 'save'));
     if (filter.eventId !== undefined) {
       const links = this.db('event_terms as ef').join('posts as pe', 'pe.id', 'ef.event_id').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId);
       const hidden = protectedTextHidden('pe', filter.protectedText);
@@ -255,9 +256,13 @@ export class TermRepository {
     return row ? toRow(row) : undefined;
   }
 
+  /** The term of a slug as given, else of its sanitized form, as get_term_by looks it up (text/slugs.ts `slugLookups`). */
   async findBySlug(taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
-    const row = await this.db('terms').where({ taxonomy: taxonomy.name, slug }).first();
-    return row ? toRow(row) : undefined;
+    for (const candidate of slugLookups(slug, 'save')) {
+      const row = await this.db('terms').where({ taxonomy: taxonomy.name, slug: candidate }).first();
+      if (row) return toRow(row);
+    }
+    return undefined;
   }
 
   /**

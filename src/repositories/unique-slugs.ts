@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUniqueViolationOn } from '../db/errors.js';
-import { MAX_SLUG_LENGTH, slugCandidate } from '../text/slugs.js';
+import { slugCandidate, slugFamilyPrefix } from '../text/slugs.js';
 import { claim, isClaimed, releaseWhenDone } from './slug-claims.js';
 
 /**
@@ -51,7 +51,7 @@ export async function withUniqueSlug<T>(db: Knex, base: string, takenSlugs: (bas
  */
 export function whereSlugFamily(query: Knex.QueryBuilder, column: string, base: string): Knex.QueryBuilder {
   // Candidates keep at least this much of the base (a suffix of up to ten digits and the hyphen).
-  const prefix = base.slice(0, MAX_SLUG_LENGTH - 11);
+  const prefix = slugFamilyPrefix(base);
   // U+10FFFF sorts after every character, byte for byte (SQLite) and by code point (utf8mb4_bin).
   return query.where(column, '>=', prefix).where(column, '<', `${prefix}\u{10FFFF}`);
 }

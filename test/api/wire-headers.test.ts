@@ -62,6 +62,16 @@ describe('headers on the wire', () => {
         assert.equal(unchanged.headers.allow, 'GET');
         const head = await http().head(url).set('If-None-Match', etag);
         assert.equal(head.status, 304, 'HEAD as GET');
+        // The request's cache directives are for caches, not for the origin (RFC 9110 §13.2.1).
+        for (const [name, value] of [
+          ['Cache-Control', 'no-cache'],
+          ['Pragma', 'no-cache'],
+        ]) {
+          const fetched = await http().get(url).set('If-None-Match', etag).set(name, value);
+          assert.equal(fetched.status, 304, `${name}: ${value}`);
+          assert.equal(fetched.headers.etag, etag);
+          assert.equal((await http().head(url).set('If-None-Match', etag).set(name, value)).status, 304, `HEAD, ${name}: ${value}`);
+        }
         assert.equal((await http().get(url).set('If-None-Match', 'W/"something-else"')).status, 200);
 
         if (kind === 'changes') {
@@ -72,23 +82,67 @@ describe('headers on the wire', () => {
           assert.notEqual(changed.headers.etag, etag);
         }
         if (record) {
+          const staleWithNoCache = async () => (await http().get(url).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status;
           const change = kind === 'categories' || kind === 'tags' ? { description: 'Changed' } : kind === 'events' ? { title: 'Changed' } : { [kind.slice(0, -1)]: 'Changed' };
           const updated = await http().post(`${NS}/${kind}/${record.id}`).set('Authorization', admin.authorization).send(change);
           assert.equal(updated.status, 200, JSON.stringify(updated.body));
           const changed = await http().get(url).set('If-None-Match', etag);
           assert.equal(changed.status, 200, 'a changed answer is sent again');
           assert.notEqual(changed.headers.etag, etag);
+          assert.equal(await staleWithNoCache(), 200, 'a changed answer is sent again under no-cache');
         }
       });
     }
   });
 
-  it('sends the whole answer to a request that says Cache-Control: no-cache (as fetch marks conditional requests), 304 with max-age=0', async () => {
+  it("evaluates If-None-Match whatever the request's cache directives say (RFC 9110 §13.2.1), as fetch sends them", async () => {
     const { http } = await testApp({ publicUrl: 'http://api.test' });
     const first = await http().get(`${NS}/categories`);
     const etag = first.headers.etag as string;
-    assert.equal((await http().get(`${NS}/categories`).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status, 200);
-    assert.equal((await http().get(`${NS}/categories`).set('If-None-Match', etag).set('Cache-Control', 'max-age=0')).status, 304);
+    const status = async (headers: Record<string, string>) => {
+      let req = http().get(`${NS}/categories`);
+      for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+      return (await req).status;
+    };
+    for (const directives of <Array<Record<string, string>>>[
+      { 'Cache-Control': 'no-cache' },
+      { 'Cache-Control': 'max-age=0' },
+      { 'Cache-Control': 'no-store, no-cache' },
+      { Pragma: 'no-cache' },
+    ]) {
+      assert.equal(await status({ 'If-None-Match': etag, ...directives }), 304, JSON.stringify(directives));
+      assert.equal(await status({ 'If-None-Match': 'W/"other"', ...directives }), 200, `another tag, ${JSON.stringify(directives)}`);
+      assert.equal(await status({ 'If-None-Match': `"other", ${etag}`, ...directives }), 304, `a list of tags, ${JSON.stringify(directives)}`);
+      assert.equal(await status({ 'If-None-Match': '*', ...directives }), 304, `*, ${JSON.stringify(directives)}`);
+    }
+    // Weak comparison: the tag without its W/ matches too.
+    assert.equal(await status({ 'If-None-Match': etag.slice(2), 'Cache-Control': 'no-cache' }), 304);
+    // No Last-Modified on API answers: If-Modified-Since alone never makes a 304.
+    assert.equal(await status({ 'If-Modified-Since': new Date(Date.now() + 86_400_000).toUTCString() }), 200);
+  });
+
+  it('answers the /docs assets (sent as files, with Last-Modified) by the same rule, If-Modified-Since included', async () => {
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const first = await http().get('/docs/swagger-ui.css');
+    assert.equal(first.status, 200);
+    const etag = first.headers.etag as string;
+    const lastModified = first.headers['last-modified'] as string;
+    assert.ok(etag && lastModified);
+    const status = async (headers: Record<string, string>) => {
+      let req = http().get('/docs/swagger-ui.css');
+      for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+      return (await req).status;
+    };
+    const before = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    for (const directives of <Array<Record<string, string>>>[{}, { 'Cache-Control': 'no-cache' }, { Pragma: 'no-cache' }]) {
+      const label = JSON.stringify(directives);
+      assert.equal(await status({ 'If-None-Match': etag, ...directives }), 304, label);
+      assert.equal(await status({ 'If-None-Match': 'W/"other"', ...directives }), 200, label);
+      assert.equal(await status({ 'If-Modified-Since': lastModified, ...directives }), 304, `If-Modified-Since, ${label}`);
+      assert.equal(await status({ 'If-Modified-Since': before, ...directives }), 200, `modified since, ${label}`);
+      // With If-None-Match, If-Modified-Since is not evaluated (RFC 9110 §13.2.2).
+      assert.equal(await status({ 'If-None-Match': etag, 'If-Modified-Since': before, ...directives }), 304, `both, ${label}`);
+    }
   });
 
   describe('Allow', () => {

@@ -117,6 +117,8 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
       assert.deepEqual(detailsOf('Pay what you want!'), { values: ['pay-what-you-want'], min: null, max: null, symbol: '', position: '' });
       assert.deepEqual(detailsOf('Entrée libre'), { values: ['entree-libre'], min: null, max: null, symbol: '', position: '' });
       assert.deepEqual(detailsOf('!!!'), { values: [], min: null, max: null, symbol: '', position: '' }, 'punctuation is no label');
+      // Slugs as every slug (text/slugs.ts): another script kept whole, percent-encoded.
+      assert.deepEqual(detailsOf('無料'), { values: ['%e7%84%a1%e6%96%99'], min: null, max: null, symbol: '', position: '' });
     });
 
     it("keeps the symbol when labels sit beside numbers that agree on it (the plugin's own examples)", () => {

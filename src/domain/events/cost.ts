@@ -1,3 +1,5 @@
+import { sanitizeSlug } from '../../text/slugs.js';
+
 /**
  * Event cost (docs/plugin-behaviour.md §5.8): parsed once on write, formatted on read.
  */
@@ -55,15 +57,6 @@ function leftoverOf(piece: string): { leftover: string; prefix: boolean } {
   return { leftover, prefix: piece.trim().startsWith(leftover) };
 }
 
-function slugOf(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-|-$/g, '');
-}
-
 /** Parses `cost` as sent: a string, a number, or a list of them. Empty means no cost. */
 export function parseCost(input: unknown): ParsedCost {
   const list = Array.isArray(input) ? input : input === undefined || input === null ? [] : [input];
@@ -75,7 +68,8 @@ export function parseCost(input: unknown): ParsedCost {
   for (const piece of raw.flatMap((item) => item.split(LIST_COMMA))) {
     const found = piece.match(NUMBER);
     if (!found) {
-      const label = slugOf(piece);
+      // A label is a slug of itself, made as every slug (text/slugs.ts: WordPress's sanitize_title).
+      const label = sanitizeSlug(piece);
       if (label) labels.push(label);
       continue;
     }
