@@ -682,7 +682,16 @@ export interface components {
             previous_rest_url?: string;
         };
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        CategoryUpdate: components["schemas"]["CategoryFields"];
+        CategoryUpdate: {
+            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
+            name?: string;
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
+            slug?: string;
+            /** @description Parent category ID; `0` makes it a top-level category. */
+            parent?: number;
+        };
         /**
          * @description The latest change of one record.
          * @example {
@@ -709,8 +718,7 @@ export interface components {
             modified_utc: string;
             /** @description The record's URL in this API. */
             rest_url: string;
-            /** @description Upserts only: the record exactly as `GET` of `rest_url` returns it to this caller (absent on deletes). */
-            record?: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"];
+            record?: components["schemas"]["ChangeRecord"];
         };
         /**
          * @description A page of the change feed, oldest change first.
@@ -758,6 +766,8 @@ export interface components {
             /** @description More changes follow this page already (ask again at once). */
             has_more: boolean;
         };
+        /** @description Upserts only: the record exactly as `GET` of the change's `rest_url` returns it to this caller (absent on deletes). Which branch it is follows the change's `type`: `event` an `Event`, `venue` a `Venue`, `organizer` an `Organizer`, `category` a `Category`, `tag` a `Tag`. */
+        ChangeRecord: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"];
         /** @description Raw cost data. The keys keep this order except on masked events, where they are blanked. */
         CostDetails: {
             /** @description Stored currency symbol; empty when unset. */
@@ -770,7 +780,9 @@ export interface components {
             values: string[];
         };
         /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
-        CostInput: string | number | (string | number)[];
+        CostInput: string | number | components["schemas"]["CostItem"][];
+        /** @description One item of a `CostInput` list: a string such as `$15`, or a number. */
+        CostItem: string | number;
         /** @description A date split into zero-padded strings. */
         DateDetails: {
             /** @description Four-digit year, e.g. `2030`. */
@@ -860,14 +872,12 @@ export interface components {
             message: string;
             data: components["schemas"]["ErrorData"];
         };
-        /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
+        /** @description Error data. Other keys may appear: some errors carry more (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
         ErrorData: {
             /** @description HTTP status code. */
             status: number;
             params?: components["schemas"]["ErrorParams"];
             details?: components["schemas"]["ErrorDetails"];
-        } & {
-            [key: string]: unknown;
         };
         /** @description `rest_invalid_param`: per-parameter error objects, or an empty array. */
         ErrorDetails: unknown[] | {
@@ -1240,9 +1250,9 @@ export interface components {
             /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             title?: string;
             /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
-            start_date?: components["schemas"]["DateInput"];
+            start_date?: string;
             /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
-            end_date?: components["schemas"]["DateInput"];
+            end_date?: string;
             /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
@@ -1351,8 +1361,7 @@ export interface components {
             startDate: string;
             /** @description ISO 8601 with the event's UTC offset at that moment. */
             endDate: string;
-            /** @description The first venue the caller may read, as a `Place`; without a venue but with a `website`, a `VirtualLocation` at that address; absent with neither. */
-            location?: components["schemas"]["JsonLdPlace"] | components["schemas"]["JsonLdVirtualLocation"];
+            location?: components["schemas"]["JsonLdLocation"];
             organizer?: components["schemas"]["JsonLdPerson"];
             offers?: components["schemas"]["JsonLdOffer"];
             /** @description `Organization`, as the plugin writes it (kept for clients that read it; schema.org accepts text where a thing is expected). */
@@ -1572,7 +1581,58 @@ export interface components {
             item: components["schemas"]["EventJsonLd"];
         };
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        EventUpdate: components["schemas"]["EventFields"];
+        EventUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            title?: string;
+            /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
+            start_date?: string;
+            /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
+            end_date?: string;
+            /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            excerpt?: string;
+            /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
+            timezone?: string;
+            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. On create it defaults to false. */
+            all_day?: boolean;
+            cost?: components["schemas"]["CostInput"];
+            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            show_map?: boolean;
+            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            show_map_link?: boolean;
+            /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            hide_from_listings?: boolean;
+            /** @description Whether to pin the event in the calendar view. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            sticky?: boolean;
+            /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            featured?: boolean;
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). At most 10 categories per event (docs/limits.md: what one event embeds is bounded so that a page of events stays within the reply limit); a new category's name is at most 200 characters. */
+            categories?: components["schemas"]["TermReference"][];
+            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). At most 20 tags per event (docs/limits.md); a new tag's name is at most 200 characters. */
+            tags?: components["schemas"]["TermReference"][];
+            venue?: components["schemas"]["VenueReference"];
+            organizer?: components["schemas"]["OrganizerReference"];
+            recurrence?: components["schemas"]["RecurrenceInput"];
+        };
         /** @description The venue: one venue object, an array when the event has several venues, or an empty array when it has none (or the caller may not read it, or the event is masked). */
         EventVenue: components["schemas"]["Venue"] | components["schemas"]["Venue"][];
         /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
@@ -1637,14 +1697,12 @@ export interface components {
         ImageReference: number | (string | null) | boolean | {
             id: number;
         };
-        /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. */
+        /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. Other keys may appear (the schema.org properties of each type): the object is open, as every OpenAPI 3.0 object is unless it says otherwise (openapi/README.md "Open objects"). */
         JsonLd: {
             /** @description `http://schema.org`; present on the top-level object of an event. */
             "@context"?: string;
             /** @description schema.org type, e.g. `Event`, `Place`, `Person`. */
             "@type": string;
-        } & {
-            [key: string]: unknown;
         };
         JsonLdGeoCoordinates: {
             /** @enum {string} */
@@ -1652,6 +1710,8 @@ export interface components {
             latitude: number;
             longitude: number;
         };
+        /** @description Where the event takes place, in schema.org terms: a `JsonLdPlace` (`@type` `Place`) for the first venue the caller may read; without a venue but with a `website`, a `JsonLdVirtualLocation` (`@type` `VirtualLocation`) at that address; absent with neither. The two branches differ by `@type`. */
+        JsonLdLocation: components["schemas"]["JsonLdPlace"] | components["schemas"]["JsonLdVirtualLocation"];
         /** @description The cost as schema.org offers (docs/contract.md §12): one price → an `Offer`; a range → an `AggregateOffer` with `lowPrice` and `highPrice` (and `price`, the lowest); a cost of `Free` or 0 → `price` `0`; a cost of other words only (`Donation`) or none → no `offers`. Prices are written with digits and a `.` decimal point. */
         JsonLdOffer: {
             /** @enum {string} */
@@ -1712,14 +1772,12 @@ export interface components {
             "@type": "VirtualLocation";
             url: string;
         };
-        /** @description WordPress-style link relations: each relation maps to a list of `{href}` objects. */
+        /** @description WordPress-style link relations: each relation maps to a list of `{href}` objects (other keys, such as `embeddable`, may appear in them). */
         Links: {
-            [key: string]: ({
+            [key: string]: {
                 /** @description Absolute URL. */
                 href: string;
-            } & {
-                [key: string]: unknown;
-            })[];
+            }[];
         };
         /**
          * @description The WordPress namespace index: every route of the namespace with its methods and arguments.
@@ -1766,7 +1824,7 @@ export interface components {
             };
             _links: components["schemas"]["Links"];
         };
-        /** @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. */
+        /** @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too. */
         OpenApiDocument: {
             /** @description OpenAPI version. */
             openapi: string;
@@ -1782,8 +1840,6 @@ export interface components {
             paths: {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /**
          * @description An organizer. Keys appear in this order; keys whose value is empty are absent, except `global_id` and `global_id_lineage`, which are always present. `json_ld` is present only on single GET responses. Password-protected organizers are masked in lists and inside events (the name stays visible).
@@ -1918,17 +1974,46 @@ export interface components {
             total_pages: number;
         };
         /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). At most 5 organizers per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `organizer`. */
-        OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
+        OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | components["schemas"]["OrganizerReferenceItem"][];
+        /** @description One item of a `OrganizerReference` list: an organizer ID (a number, or a numeric string), or a `OrganizerInput` object (`{id}` of an existing organizer, or the fields of a new one). */
+        OrganizerReferenceItem: number | string | components["schemas"]["OrganizerInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        OrganizerUpdate: components["schemas"]["OrganizerFields"];
+        OrganizerUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description The organizer name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            organizer?: string;
+            /** @description Phone number. */
+            phone?: string;
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
+            email?: string;
+        };
         /** @description Fields that events, venues and organizers share, in their create and update bodies. (`EventFields`, `VenueFields` and `OrganizerFields` add their own.) */
         PostFields: {
             /** @description Author (user) ID. Setting another user needs the edit-others right. */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
-            date?: components["schemas"]["DateInput"];
+            date?: string;
             /** @description Publication date in UTC; any `DateInput` form. */
-            date_utc?: components["schemas"]["DateInput"];
+            date_utc?: string;
             /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /**
@@ -2049,7 +2134,14 @@ export interface components {
             previous_rest_url?: string;
         };
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        TagUpdate: components["schemas"]["TermFields"];
+        TagUpdate: {
+            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
+            name?: string;
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
+            slug?: string;
+        };
         /** @description The fields of a category or tag that clients write. */
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
@@ -2273,9 +2365,56 @@ export interface components {
             total_pages: number;
         };
         /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. At most 3 venues per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `venue`. */
-        VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
+        VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | components["schemas"]["VenueReferenceItem"][];
+        /** @description One item of a `VenueReference` list: an venue ID (a number, or a numeric string), or a `VenueInput` object (`{id}` of an existing venue, or the fields of a new one). */
+        VenueReferenceItem: number | string | components["schemas"]["VenueInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        VenueUpdate: components["schemas"]["VenueFields"];
+        VenueUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description The venue name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            venue?: string;
+            show_map?: components["schemas"]["FlexibleBoolean"];
+            show_map_link?: components["schemas"]["FlexibleBoolean"];
+            /** @description Street address. */
+            address?: string;
+            /** @description City. */
+            city?: string;
+            /** @description Country. */
+            country?: string;
+            /** @description Province. */
+            province?: string;
+            /** @description State. */
+            state?: string;
+            /** @description Postal code. */
+            zip?: string;
+            /** @description Phone number. */
+            phone?: string;
+            /** @description State or province. When not sent it is derived from `state` (for an empty or US country) or `province`. */
+            stateprovince?: string;
+            /** @description Latitude of the venue, used by the `geoloc` event filters. Null clears it. */
+            geo_lat?: number | null;
+            /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
+            geo_lng?: number | null;
+        };
     };
     responses: {
         /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
