@@ -81,7 +81,12 @@ function generatorOptions() {
   if (TEMPLATES[generator]) args.push('-t', path.join(root, TEMPLATES[generator]));
   const union = UNION_TYPES[generator];
   if (union) {
-    args.push('--type-mappings', unionSchemas().map((name) => `${name}=${union.type}`).join(','));
+    args.push(
+      '--type-mappings',
+      unionSchemas()
+        .map((name) => `${name}=${union.type}`)
+        .join(','),
+    );
     if (union.import) args.push('--import-mappings', `${union.type}=${union.import}`);
   }
   return args;

@@ -17,7 +17,12 @@ describe('the generated Python SDK (npm run sdk -- python: openapi-generator 4.3
   before(async function () {
     this.timeout(300_000);
     requireTool(this, '`java`', ['java', '-version'], 'openapi-generator is a Java program: apt-get install openjdk-17-jre-headless');
-    requireTool(this, 'Python with the SDK\'s packages', [PYTHON, '-c', 'import urllib3, six, certifi, dateutil'], 'apt-get install python3-urllib3 python3-six python3-certifi python3-dateutil');
+    requireTool(
+      this,
+      "Python with the SDK's packages",
+      [PYTHON, '-c', 'import urllib3, six, certifi, dateutil'],
+      'apt-get install python3-urllib3 python3-six python3-certifi python3-dateutil',
+    );
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-python-'));
     run([path.join(projectRoot(), 'scripts/sdk.mjs'), 'python', folder]);
     service = await startService();

@@ -41,7 +41,10 @@ export async function runStory(command: string, args: string[], options: { cwd?:
   });
   const output = `${stdout}${stderr}`;
   assert.equal(code, 0, `${command} ${args.join(' ')} exited ${code}:\n${output}`);
-  const steps = stdout.split('\n').filter((line) => line.startsWith('step ')).map((line) => line.slice('step '.length).trim());
+  const steps = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('step '))
+    .map((line) => line.slice('step '.length).trim());
   assert.deepEqual(steps, [...STORY_STEPS], output);
 }
 

@@ -81,6 +81,11 @@ def story():
         venue=venue.id, organizer=[organizer.id], categories=[category.id], tags=[tag.id],
         image='https://images.example.org/python.jpg', cost=15))
     assert created.title == 'Python concert' and created.cost == '$15'
+    try:
+        sdk.EventCreate(start_date='2027-05-20 19:00:00', end_date='2027-05-20 21:00:00')
+        raise AssertionError('the model does not require a title')
+    except ValueError:
+        pass  # the required fields of EventCreate (its own and those of the schemas it joins) are required
     step('create-event')
 
     read = events.get_event(created.id)
