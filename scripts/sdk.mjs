@@ -52,7 +52,7 @@ const PROPERTIES = {
 /**
  * Custom templates (`-t`): 4.3.1's Java models import swagger-annotations and jackson-databind-nullable,
  * and its ApiClient registers jackson's JSR-310 module, three jars only Maven Central has; the copies
- * in scripts/sdk-templates/java/ drop them (docs/sdks.md, "Java").
+ * in scripts/sdk-templates/java/ drop them, and send date-times with their seconds (docs/sdks.md, "Java").
  */
 const TEMPLATES = { java: 'scripts/sdk-templates/java' };
 

@@ -22,6 +22,7 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -122,7 +123,8 @@ public class Story {
     EventsApi events = new EventsApi(admin.client);
 
     // Where the change feed starts: the cursor of a list read before the story writes anything.
-    events.listEvents(null, 1, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+    // (`modified_after`, a date-time, is an OffsetDateTime: docs/sdks.md, "Java".)
+    events.listEvents(null, 1, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, OffsetDateTime.parse("2000-01-01T00:00Z"), null, null, null, null, null, null);
     String cursor = admin.header("X-TEC-Change-Cursor");
 
     Venue venue = new VenuesApi(admin.client).createVenue(new VenueCreate().venue("Java Hall").city("Springfield").country("United States"), null);
