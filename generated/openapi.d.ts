@@ -114,7 +114,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -137,7 +140,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -176,7 +182,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -199,7 +208,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -262,8 +274,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -301,8 +316,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -364,8 +382,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -403,8 +424,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -466,8 +490,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -529,8 +556,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -1822,7 +1852,28 @@ export interface components {
             };
             _links: components["schemas"]["Links"];
         };
-        /** @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too. */
+        /**
+         * @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too.
+         * @example {
+         *       "openapi": "3.0.3",
+         *       "info": {
+         *         "title": "The Events Calendar REST API",
+         *         "version": "1.0.0"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://events.example.org/wp-json/tribe/events/v1"
+         *         }
+         *       ],
+         *       "paths": {
+         *         "/events": {
+         *           "get": {
+         *             "operationId": "listEvents"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         OpenApiDocument: {
             /** @description OpenAPI version. */
             openapi: string;
@@ -2997,6 +3048,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        CategoryIdPath: number;
         /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsCategories: string[];
         /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
@@ -3047,7 +3103,10 @@ export interface components {
         HasEvents: boolean;
         /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
         IcsUid: "id" | "plugin";
-        /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+        /**
+         * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 4
+         */
         IdPath: number;
         /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
         IdempotencyKey: string;
@@ -3067,6 +3126,16 @@ export interface components {
         ModifiedBefore: string;
         /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         OnlyWithUpcoming: boolean;
+        /**
+         * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        OrganizerIdPath: number;
+        /**
+         * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+         * @example springfield-music-society
+         */
+        OrganizerSlugPath: string;
         /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
         Page: number;
         /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
@@ -3077,10 +3146,18 @@ export interface components {
         Search: string;
         /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
         SeriesScope: "this" | "following" | "all";
-        /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+        /**
+         * @description Slug of the record (exact match). A slug that names nothing gives 404.
+         * @example spring-concert
+         */
         SlugPath: string;
         /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
+        /**
+         * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 3
+         */
+        TagIdPath: number;
         /** @description Alias of `post`; wins when both are sent. */
         TermEvent: number;
         /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
@@ -3097,6 +3174,16 @@ export interface components {
         TermPost: number;
         /** @description Only terms with exactly this slug. */
         TermSlug: string;
+        /**
+         * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 1
+         */
+        VenueIdPath: number;
+        /**
+         * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+         * @example town-hall
+         */
+        VenueSlugPath: string;
     };
     requestBodies: never;
     headers: {
@@ -3272,7 +3359,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "description": "<p>Three quartets on the riverside stage.</p>",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "timezone": "America/Chicago",
+                 *       "status": "publish",
+                 *       "cost": "15",
+                 *       "venue": 1,
+                 *       "organizer": [
+                 *         2
+                 *       ],
+                 *       "categories": [
+                 *         2
+                 *       ],
+                 *       "tags": [
+                 *         "Outdoor"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventCreate"];
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "status": "draft",
+                 *       "cost": "15",
+                 *       "venue": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventCreate"];
             };
         };
@@ -3454,7 +3572,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3483,7 +3604,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3510,14 +3634,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3542,14 +3687,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3578,7 +3744,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3606,14 +3775,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3658,7 +3848,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3687,7 +3880,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3714,14 +3910,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3746,14 +3963,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3782,7 +4020,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3810,14 +4051,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3888,7 +4150,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701",
+                 *       "phone": "+1 217 555 0123",
+                 *       "website": "https://riverside.example.org",
+                 *       "geo_lat": 39.8,
+                 *       "geo_lng": -89.64
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueCreate"];
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueCreate"];
             };
         };
@@ -3915,8 +4201,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -3939,14 +4228,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3968,14 +4272,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4000,8 +4319,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -4025,14 +4347,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4059,8 +4396,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -4083,14 +4423,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4112,14 +4467,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4144,8 +4514,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -4169,14 +4542,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4247,7 +4635,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerCreate"];
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerCreate"];
             };
         };
@@ -4274,8 +4678,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4298,14 +4705,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4327,14 +4747,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4359,8 +4792,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4384,14 +4820,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4418,8 +4867,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4442,14 +4894,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4471,14 +4936,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4503,8 +4981,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4528,14 +5009,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4608,7 +5102,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryCreate"];
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryCreate"];
             };
         };
@@ -4633,8 +5141,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4656,14 +5167,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4685,14 +5211,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4714,8 +5255,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4738,14 +5282,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4816,7 +5375,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagCreate"];
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagCreate"];
             };
         };
@@ -4841,8 +5412,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4864,14 +5438,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4893,14 +5480,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4922,8 +5522,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4946,14 +5549,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
