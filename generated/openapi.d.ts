@@ -114,7 +114,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -153,7 +156,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -178,7 +184,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -201,7 +210,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -264,8 +276,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -303,8 +318,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -366,8 +384,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -405,8 +426,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -468,8 +492,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -531,8 +558,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -1693,10 +1723,12 @@ export interface components {
             /** @description Height in pixels, when known. */
             height?: number;
         };
-        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-        ImageReference: number | (string | null) | boolean | {
+        /** @description An image object as a GET returns it (`Image`); its `id` names the image, other keys may appear. */
+        ImageObjectReference: {
             id: number;
         };
+        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+        ImageReference: number | (string | null) | boolean | components["schemas"]["ImageObjectReference"];
         /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. Other keys may appear (the schema.org properties of each type): the object is open, as every OpenAPI 3.0 object is unless it says otherwise (openapi/README.md "Open objects"). */
         JsonLd: {
             /** @description `http://schema.org`; present on the top-level object of an event. */
@@ -1824,7 +1856,28 @@ export interface components {
             };
             _links: components["schemas"]["Links"];
         };
-        /** @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too. */
+        /**
+         * @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too.
+         * @example {
+         *       "openapi": "3.0.3",
+         *       "info": {
+         *         "title": "The Events Calendar REST API",
+         *         "version": "1.0.0"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://events.example.org/wp-json/tribe/events/v1"
+         *         }
+         *       ],
+         *       "paths": {
+         *         "/events": {
+         *           "get": {
+         *             "operationId": "listEvents"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         OpenApiDocument: {
             /** @description OpenAPI version. */
             openapi: string;
@@ -2151,10 +2204,12 @@ export interface components {
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
         };
-        /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
-        TermReference: number | string | {
+        /** @description An embedded term as a GET returns it (`EmbeddedTerm`); its `id` names the term, other keys may appear. */
+        TermObjectReference: {
             id: number;
         };
+        /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
+        TermReference: number | string | components["schemas"]["TermObjectReference"];
         /** @description API URLs of a term. */
         TermUrls: {
             /** @description URL of the term in the API. */
@@ -2999,6 +3054,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        CategoryIdPath: number;
         /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsCategories: string[];
         /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
@@ -3049,7 +3109,10 @@ export interface components {
         HasEvents: boolean;
         /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
         IcsUid: "id" | "plugin";
-        /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+        /**
+         * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 4
+         */
         IdPath: number;
         /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
         IdempotencyKey: string;
@@ -3069,6 +3132,16 @@ export interface components {
         ModifiedBefore: string;
         /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         OnlyWithUpcoming: boolean;
+        /**
+         * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        OrganizerIdPath: number;
+        /**
+         * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+         * @example springfield-music-society
+         */
+        OrganizerSlugPath: string;
         /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
         Page: number;
         /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
@@ -3079,10 +3152,18 @@ export interface components {
         Search: string;
         /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
         SeriesScope: "this" | "following" | "all";
-        /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+        /**
+         * @description Slug of the record (exact match). A slug that names nothing gives 404.
+         * @example spring-concert
+         */
         SlugPath: string;
         /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
+        /**
+         * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 3
+         */
+        TagIdPath: number;
         /** @description Alias of `post`; wins when both are sent. */
         TermEvent: number;
         /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
@@ -3099,6 +3180,16 @@ export interface components {
         TermPost: number;
         /** @description Only terms with exactly this slug. */
         TermSlug: string;
+        /**
+         * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 1
+         */
+        VenueIdPath: number;
+        /**
+         * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+         * @example town-hall
+         */
+        VenueSlugPath: string;
     };
     requestBodies: never;
     headers: {
@@ -3274,7 +3365,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "description": "<p>Three quartets on the riverside stage.</p>",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "timezone": "America/Chicago",
+                 *       "status": "publish",
+                 *       "cost": "15",
+                 *       "venue": 1,
+                 *       "organizer": [
+                 *         2
+                 *       ],
+                 *       "categories": [
+                 *         2
+                 *       ],
+                 *       "tags": [
+                 *         "Outdoor"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventCreate"];
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "status": "draft",
+                 *       "cost": "15",
+                 *       "venue": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventCreate"];
             };
         };
@@ -3456,7 +3578,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3483,14 +3608,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3515,14 +3661,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3551,7 +3718,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3579,14 +3749,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3613,7 +3804,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3660,7 +3854,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3689,7 +3886,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3716,14 +3916,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3748,14 +3969,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3784,7 +4026,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3812,14 +4057,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3890,7 +4156,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701",
+                 *       "phone": "+1 217 555 0123",
+                 *       "website": "https://riverside.example.org",
+                 *       "geo_lat": 39.8,
+                 *       "geo_lng": -89.64
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueCreate"];
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueCreate"];
             };
         };
@@ -3917,8 +4207,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -3941,14 +4234,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3970,14 +4278,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4002,8 +4325,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -4027,14 +4353,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4061,8 +4402,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -4085,14 +4429,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4114,14 +4473,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4146,8 +4520,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -4171,14 +4548,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4249,7 +4641,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerCreate"];
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerCreate"];
             };
         };
@@ -4276,8 +4684,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4300,14 +4711,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4329,14 +4753,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4361,8 +4798,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4386,14 +4826,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4420,8 +4873,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4444,14 +4900,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4473,14 +4942,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4505,8 +4987,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4530,14 +5015,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4610,7 +5108,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryCreate"];
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryCreate"];
             };
         };
@@ -4635,8 +5147,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4658,14 +5173,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4687,14 +5217,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4716,8 +5261,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4740,14 +5288,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4818,7 +5381,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagCreate"];
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagCreate"];
             };
         };
@@ -4843,8 +5418,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4866,14 +5444,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4895,14 +5486,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4924,8 +5528,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4948,14 +5555,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
