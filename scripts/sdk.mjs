@@ -20,6 +20,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const generator = process.argv[2] ?? 'typescript';
@@ -43,8 +44,53 @@ const PROPERTIES = {
   // union types and the JSON all agree.
   'typescript-fetch': 'supportsES6=true,typescriptThreePlus=true,modelPropertyNaming=original',
   python: 'packageName=tec_events_client,projectName=tec-events-client',
-  java: 'library=native,groupId=org.example,artifactId=tec-events-client,apiPackage=org.example.tec.api,modelPackage=org.example.tec.model,invokerPackage=org.example.tec',
+  // java.net.http (no HTTP library) and java.time (no threetenbp): with the templates below, the SDK
+  // needs only jackson-databind, -core and -annotations, which Debian packages.
+  java: 'library=native,dateLibrary=java8,hideGenerationTimestamp=true,groupId=org.example,artifactId=tec-events-client,apiPackage=org.example.tec.api,modelPackage=org.example.tec.model,invokerPackage=org.example.tec',
 };
+
+/**
+ * Custom templates (`-t`): 4.3.1's Java models import swagger-annotations and jackson-databind-nullable,
+ * and its ApiClient registers jackson's JSR-310 module, three jars only Maven Central has; the copies
+ * in scripts/sdk-templates/java/ drop them, and send date-times with their seconds (docs/sdks.md, "Java").
+ */
+const TEMPLATES = { java: 'scripts/sdk-templates/java' };
+
+/**
+ * What each language's SDK holds for a named union (a schema that is `oneOf`/`anyOf`, such as
+ * `EventVenue`, a venue or a list of venues). 4.3.1 writes such a schema as a model with no fields, or
+ * as nothing at all, in both languages; mapped to a type that holds any JSON, the value passes through
+ * untouched and the client narrows it (docs/sdks.md, "What each language gets").
+ */
+const UNION_TYPES = {
+  java: { type: 'JsonNode', import: 'com.fasterxml.jackson.databind.JsonNode' },
+  python: { type: 'object' },
+};
+
+/** The names of the document's component schemas that are unions. */
+function unionSchemas() {
+  const text = fs.readFileSync(document, 'utf8');
+  const schemas = YAML.parse(text).components?.schemas ?? {};
+  return Object.keys(schemas).filter((name) => schemas[name].oneOf || schemas[name].anyOf);
+}
+
+/** The generator's arguments after `-o`: options, templates and type mappings for `generator`. */
+function generatorOptions() {
+  const args = [];
+  if (PROPERTIES[generator]) args.push('-p', PROPERTIES[generator]);
+  if (TEMPLATES[generator]) args.push('-t', path.join(root, TEMPLATES[generator]));
+  const union = UNION_TYPES[generator];
+  if (union) {
+    args.push(
+      '--type-mappings',
+      unionSchemas()
+        .map((name) => `${name}=${union.type}`)
+        .join(','),
+    );
+    if (union.import) args.push('--import-mappings', `${union.type}=${union.import}`);
+  }
+  return args;
+}
 
 function openapiGenerator() {
   const jar = path.join(root, 'node_modules/openapi-generator-jar/bin/openapi-generator.jar');
@@ -60,8 +106,7 @@ function openapiGenerator() {
     console.error(`npm run sdk: ${path.relative(root, jar)} is missing; run \`npm ci\` first.`);
     process.exit(2);
   }
-  const args = [wrapper, `--custom-generator=${jar}`, 'generate', '-g', generator, '-i', document, '-o', output];
-  if (PROPERTIES[generator]) args.push('-p', PROPERTIES[generator]);
+  const args = [wrapper, `--custom-generator=${jar}`, 'generate', '-g', generator, '-i', document, '-o', output, ...generatorOptions()];
   const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
   if (run.status !== 0) {
     // The generator logs every file at INFO; show its output only when it failed.

@@ -3,6 +3,8 @@ import { createEventsClient, type EventsClient } from '../../src/client.js';
 import type { components } from '../../generated/openapi.js';
 import { createUser } from '../helpers/app.js';
 import { startService, type RunningService } from './server.js';
+import { sharedStory } from './stories/openapi-fetch.js';
+import { STORY_STEPS } from './story.js';
 
 type ApiError = components['schemas']['Error'];
 type Venue = components['schemas']['Venue'];
@@ -26,6 +28,14 @@ describe('the typed openapi-fetch client (src/client.ts)', () => {
   });
 
   const at = (day: number, hour: number) => `2027-04-${String(day).padStart(2, '0')} ${String(hour).padStart(2, '0')}:00:00`;
+
+  it('runs the shared client story (docs/sdks.md), as the generated SDKs do', async () => {
+    const editor = await createUser('editor');
+    const admin = await createUser('administrator', 'story-admin');
+    const steps: string[] = [];
+    await sharedStory({ baseUrl: service.baseUrl, login: admin.login, secret: admin.secret, bearer: editor.secret }, (name) => steps.push(name));
+    assert.deepEqual(steps, [...STORY_STEPS]);
+  });
 
   it('creates linked records, lists them with filters page by page, updates and deletes', async () => {
     const category = (await api.POST('/categories', { body: { name: 'Talks' } })).data!;

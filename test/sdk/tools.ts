@@ -3,10 +3,15 @@ import { projectRoot } from '../../src/openapi/document.js';
 
 /** Runs a tool of the project (a script under node), showing its output when it fails. */
 export function run(args: string[]): void {
+  runCommand(process.execPath, args);
+}
+
+/** Runs a command (synchronously: nothing of this process may need to answer it), showing its output when it fails. */
+export function runCommand(command: string, args: string[]): void {
   try {
-    execFileSync(process.execPath, args, { cwd: projectRoot(), stdio: 'pipe', encoding: 'utf8' });
+    execFileSync(command, args, { cwd: projectRoot(), stdio: 'pipe', encoding: 'utf8' });
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${args.join(' ')} failed:\n${stdout}${stderr}`, { cause: err });
+    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout}${stderr}`, { cause: err });
   }
 }

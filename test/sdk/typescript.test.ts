@@ -1,8 +1,10 @@
+import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../../src/openapi/document.js';
 import { createUser } from '../helpers/app.js';
 import { startService, type RunningService } from './server.js';
+import { STORY_STEPS } from './story.js';
 import { run } from './tools.js';
 
 interface Target {
@@ -22,6 +24,7 @@ interface Story {
   conditionalReadsAndFields: Step;
   syncAndSafeWrites: Step;
   subscribeToFeeds: Step;
+  sharedStory: (target: Target, step: (name: string) => void) => Promise<void>;
   recurringSeries: Step;
 }
 
@@ -53,6 +56,12 @@ describe('the generated TypeScript SDK (npm run sdk: @hey-api/openapi-ts)', func
     const editor = await createUser('editor');
     return { basePath: service.baseUrl, login: admin.login, secret: admin.secret, bearer: editor.secret };
   }
+
+  it('runs the shared client story (docs/sdks.md), as the Python and Java SDKs do', async () => {
+    const steps: string[] = [];
+    await story.sharedStory(await target(), (name) => steps.push(name));
+    assert.deepEqual(steps, [...STORY_STEPS]);
+  });
 
   it('creates a category, a venue, an organizer and an event that links them, and reads event.venue.venue and event.image.url without a cast', async () => {
     await story.createLinkedEvent(await target());

@@ -383,3 +383,124 @@ export async function recurringSeries(target: Target): Promise<void> {
     [series.id, sixth.id],
   );
 }
+
+/**
+ * The shared client story (docs/sdks.md, "The client story"): the same steps, in the same order, as
+ * stories/python.py and stories/Story.java; `step` is called with each step's name once it has passed.
+ */
+export async function sharedStory(target: Target, step: (name: string) => void): Promise<void> {
+  const admin = clientFor({ basePath: target.basePath, login: target.login, secret: target.secret });
+  const editor = clientFor({ basePath: target.basePath, bearer: target.bearer });
+  const anonymous = clientFor({ basePath: target.basePath });
+
+  // Where the change feed starts: the cursor of a list read before the story writes anything.
+  let cursor = (await listEvents({ client: admin, query: { per_page: 1 } })).response.headers.get('X-TEC-Change-Cursor') ?? undefined;
+  assert.ok(cursor, 'X-TEC-Change-Cursor on the list');
+
+  const venue = ok(await createVenue({ client: admin, body: { venue: 'TypeScript Hall', city: 'Springfield', country: 'United States' } }));
+  const organizer = ok(await createOrganizer({ client: admin, body: { organizer: 'TypeScript Society', email: 'ts@example.org' } }));
+  const category = ok(await createCategory({ client: admin, body: { name: 'TypeScript concerts' } }));
+  const tag = ok(await createTag({ client: editor, body: { name: 'TypeScript picks' } }));
+  assert.equal(venue.venue, 'TypeScript Hall');
+  assert.equal(tag.name, 'TypeScript picks');
+  step('create-linked-records');
+
+  const created = ok(
+    await createEvent({
+      client: admin,
+      body: {
+        title: 'TypeScript concert',
+        start_date: '2027-05-20 19:00:00',
+        end_date: '2027-05-20 21:00:00',
+        status: 'publish',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: [category.id],
+        tags: [tag.id],
+        image: 'https://images.example.org/typescript.jpg',
+        cost: 15,
+      },
+    }),
+  );
+  assert.equal(created.cost, '$15');
+  step('create-event');
+
+  // The unions are typed: narrowed, not cast.
+  const read: Event = ok(await getEvent({ client: admin, path: { id: created.id } }));
+  assert.ok(!Array.isArray(read.venue), 'one venue');
+  assert.equal(read.venue.id, venue.id);
+  assert.equal(read.venue.city, 'Springfield');
+  assert.ok(read.image, 'an image');
+  assert.equal(read.image.url, 'https://images.example.org/typescript.jpg');
+  assert.deepEqual(
+    read.organizer.map((o) => o.organizer),
+    ['TypeScript Society'],
+  );
+  assert.deepEqual([read.categories[0]?.slug, read.tags[0]?.slug], [category.slug, tag.slug]);
+  const bySlug = ok(await getEventBySlug({ client: admin, path: { slug: created.slug } }));
+  assert.ok(!Array.isArray(bySlug.venue) && bySlug.venue.venue === 'TypeScript Hall', 'read by slug');
+  step('read-by-id-and-slug');
+
+  const window = (month: string) => ({ categories: [category.slug], start_date: `2027-${month}-01`, end_date: `2027-${month}-30` });
+  const listed = ok(await listEvents({ client: admin, query: window('05') }));
+  assert.deepEqual(
+    listed.events.map((e) => e.id),
+    [created.id],
+  );
+  assert.equal(ok(await listEvents({ client: admin, query: window('06') })).total, 0);
+  step('list-with-filters');
+
+  const etag = (await getEvent({ client: admin, path: { id: created.id } })).response.headers.get('ETag') ?? '';
+  const updated = ok(await patchEvent({ client: admin, path: { id: created.id }, body: { title: 'TypeScript concert, updated' }, headers: { 'If-Match': etag } }));
+  assert.equal(updated.start_date, '2027-05-20 19:00:00', 'updates are partial');
+  const stale = await patchEvent({ client: admin, path: { id: created.id }, body: { title: 'Lost' }, headers: { 'If-Match': etag } });
+  assert.equal(stale.response.status, 412);
+  assert.equal(stale.error?.code, 'rest_precondition_failed');
+  step('update-if-match');
+
+  const draft = { title: 'TypeScript once', start_date: '2027-05-21 10:00:00', end_date: '2027-05-21 11:00:00', status: 'draft' as const };
+  const key = `typescript-story-${created.id}`;
+  const once = ok(await createEvent({ client: admin, body: draft, headers: { 'Idempotency-Key': key } }));
+  const twice = await createEvent({ client: admin, body: draft, headers: { 'Idempotency-Key': key } });
+  assert.equal(ok(twice).id, once.id);
+  assert.equal(twice.response.headers.get('Idempotent-Replayed'), 'true');
+  step('idempotent-replay');
+
+  const seen = new Map<number, ChangeFeed['changes'][number]>();
+  for (;;) {
+    const feed: ChangeFeed = ok(await listChanges({ client: admin, query: { after: cursor, types: ['event'] } }));
+    for (const change of feed.changes) seen.set(change.id, change);
+    cursor = feed.next_cursor;
+    if (!feed.has_more) break;
+  }
+  const change = seen.get(created.id);
+  assert.equal(change?.action, 'upsert');
+  assert.ok(change.record && 'title' in change.record, 'an event record');
+  assert.equal(change.record.title, 'TypeScript concert, updated');
+  assert.ok(seen.has(once.id));
+  step('change-feed');
+
+  const calendar: string = ok(await listEventsIcs({ client: anonymous, query: { categories: [category.slug] } }));
+  assert.match(calendar, /^BEGIN:VCALENDAR\r\n/);
+  assert.equal(calendar.match(/BEGIN:VEVENT\r\n/g)?.length, 1);
+  assert.match(ok(await getEventIcs({ client: anonymous, path: { id: created.id } })), /SUMMARY:TypeScript concert\\, updated\r\n/);
+  const itemList: EventItemList = ok(await listEventsJsonLd({ client: anonymous, query: { categories: [category.slug] } }));
+  assert.equal(itemList.numberOfItems, 1);
+  assert.equal(itemList.itemListElement[0]?.item.name, 'TypeScript concert, updated');
+  assert.equal(itemList.itemListElement[0]?.item.location?.['@type'], 'Place');
+  step('ics-and-json-ld-feeds');
+
+  const missing = await getEvent({ client: admin, path: { id: 987_654 } });
+  assert.equal(missing.response.status, 404);
+  const notFound: ApiError | undefined = missing.error;
+  assert.equal(notFound?.code, 'rest-event-not-found');
+  const refused = await createTag({ client: anonymous, body: { name: 'Free' } });
+  assert.equal(refused.response.status, 401);
+  assert.equal(refused.error?.code, 'rest_forbidden');
+  assert.equal(refused.error?.data.status, 401);
+  step('typed-errors');
+
+  assert.equal(ok(await deleteEvent({ client: admin, path: { id: created.id }, query: { force: true } })).id, created.id);
+  assert.equal((await getEvent({ client: admin, path: { id: created.id } })).response.status, 404);
+  step('delete');
+}
