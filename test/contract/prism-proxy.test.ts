@@ -213,6 +213,8 @@ describe('Prism proxy battery: the served document validates real traffic', func
   });
 
   it('lets `_fields` answers through with only the keys left out reported missing (x-partial-response)', async () => {
+    const served = JSON.parse((await send({ path: '/doc' })).text) as { components: { parameters: Record<string, Record<string, unknown>> } };
+    assert.equal(served.components.parameters.Fields['x-partial-response'], true, 'the document marks `_fields` answers as partial');
     const editor = await createUser('editor');
     const sent: Sent[] = [];
     const event = await created({ path: '/events', headers: basic(editor), json: { title: 'Partial', ...PASSWORD_FREE_EVENT } }, sent);
