@@ -22,7 +22,7 @@ import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { createApp } from '../../src/http/app.js';
 import { NAMESPACE } from '../../src/openapi/document.js';
-import { DEMO_USERS, seedDemo } from './seed.js';
+import { DEMO_USERS, postmanEnvironment, seedDemo } from './seed.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -68,14 +68,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** A Postman environment file (the format newman's `--environment` reads). */
-export function postmanEnvironment(variables: Record<string, string>) {
-  return {
-    name: 'tec-events demo',
-    values: Object.entries(variables).map(([key, value]) => ({ key, value, type: 'default', enabled: true })),
-  };
 }
 
 main().catch((err: unknown) => {

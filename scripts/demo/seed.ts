@@ -157,3 +157,11 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
     },
   };
 }
+
+/** A Postman environment file (what newman's `--environment` reads) holding the variables. */
+export function postmanEnvironment(variables: Record<string, string>) {
+  return {
+    name: 'tec-events demo',
+    values: Object.entries(variables).map(([key, value]) => ({ key, value, type: 'default', enabled: true })),
+  };
+}
