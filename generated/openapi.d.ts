@@ -109,29 +109,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/events/{id}.ics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * One event as iCalendar
-         * @description One event as an iCalendar (RFC 5545) calendar with its `VTIMEZONE` (docs/contract.md §11), under the read rules of `GET /events/{id}`: 403 `event-not-accessible` for an unpublished event the caller may not read, 403 `event-password-protected` without the right `password` (unless the caller may edit it), 403 `event-no-longer-available` for a trashed one (except for editors), 404 `rest-event-not-found` for an ID that names nothing, 400 `rest-invalid-event-id` for an ID of another record type; errors are JSON in the WordPress envelope.
-         */
-        get: operations["getEventIcs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/events/{id}": {
         parameters: {
             query?: never;
@@ -169,6 +146,31 @@ export interface paths {
          * @description Updates an event (by ID). Updates are partial: only the fields sent change, whatever the method (the plugin resets several omitted fields). Needs the right to edit this event: contributors only their own unpublished ones, authors their own, editors all. The path parameter wins over any `id` or `slug` in the body. `venue: 0 | "" | null | []` unlinks the venue and `organizer: []` unlinks all organizers; an absent field changes nothing. An end before the start is rejected with 400. Status scale-back for contributors as on create. PATCH behaves exactly like POST.
          */
         patch: operations["patchEvent"];
+        trace?: never;
+    };
+    "/events/{id}/ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One event as iCalendar
+         * @description One event as an iCalendar (RFC 5545) calendar with its `VTIMEZONE` (docs/contract.md §11), under the read rules of `GET /events/{id}`: 403 `event-not-accessible` for an unpublished event the caller may not read, 403 `event-password-protected` without the right `password` (unless the caller may edit it), 403 `event-no-longer-available` for a trashed one (except for editors), 404 `rest-event-not-found` for an ID that names nothing, 400 `rest-invalid-event-id` for an ID of another record type; errors are JSON in the WordPress envelope.
+         *
+         *     The same calendar is also served at `/events/{id}.ics`, an alias kept for links made before this path existed; it is not described here because tools that route by this document cannot match a parameter inside a path segment.
+         */
+        get: operations["getEventIcs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/events/{id}/occurrences": {
@@ -3302,35 +3304,6 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
-    getEventIcs: {
-        parameters: {
-            query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
-                password?: components["parameters"]["Password"];
-                /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
-                uid?: components["parameters"]["IcsUid"];
-            };
-            header?: {
-                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
-            path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["EventCalendarSingle"];
-            304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            default: components["responses"]["Error"];
-        };
-    };
     getEvent: {
         parameters: {
             query?: {
@@ -3485,6 +3458,35 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getEventIcs: {
+        parameters: {
+            query?: {
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                password?: components["parameters"]["Password"];
+                /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
+                uid?: components["parameters"]["IcsUid"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventCalendarSingle"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

@@ -36,6 +36,7 @@ import { jsonParts, replyTooLarge, sendSerialized } from '../operations/shared/r
 import { entityTag } from '../operations/shared/conditional.js';
 import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/idempotency.js';
 import { allowHeader } from './allow.js';
+import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
 
@@ -74,6 +75,8 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   useResponseHeaders(app, config, document, operations);
   app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress
   app.use(normaliseUrl(namespaceRoot));
+  // `/events/{id}.ics` → `/events/{id}/ics`, the documented path (http/aliases.ts).
+  app.use(pathAliases(namespaceRoot));
   // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
   // authentication), again after it once the caller is known.
   const allow = allowHeader(operations, namespaceRoot);

@@ -46,7 +46,7 @@ async function listJsonLd(ctx: OperationContext<'listEventsJsonLd'>, parsed: Par
   return { status: 200, body, headers: { ...headers, 'X-TEC-Change-Cursor': changeCursor }, contentType: JSON_LD_TYPE };
 }
 
-/** `GET /events/{id}.ics`: one event, under the read and password rules of `GET /events/{id}`. */
+/** `GET /events/{id}/ics` (and its alias `/events/{id}.ics`, http/aliases.ts): one event, under the read and password rules of `GET /events/{id}`. */
 const getFeed = operation({
   parse: (ctx: OperationContext<'getEventIcs'>) => singleReadInput(ctx),
   remember: byRequest,

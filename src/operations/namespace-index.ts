@@ -28,7 +28,7 @@ function argOf(schema: SchemaObject, description: string | undefined, required: 
   return arg;
 }
 
-/** `/events/{id}` → `/tribe/events/v1/events/(?P<id>\d+)`, the WordPress route regex (`.ics` → `\.ics`). */
+/** `/events/{id}` → `/tribe/events/v1/events/(?P<id>\d+)`, the WordPress route regex (`/events.ics` → `/events\.ics`). */
 function routeKey(path: string): string {
   const tail = path === '/' ? '' : path.replace(/\./g, '\\.').replace('{id}', '(?P<id>\\d+)').replace('{slug}', '(?P<slug>[^/]+)');
   return `/${NAMESPACE}${tail}`;

@@ -9,7 +9,9 @@ import { badParams, call, createEvent, createOrganizer, createVenue, eventPath, 
 /** iCalendar feeds (docs/contract.md §11), parsed back with ical.js. */
 
 const feedPath = `${NS}/events.ics`;
-const eventFeedPath = (id: number | string) => `${NS}/events/${id}.ics`;
+const eventFeedPath = (id: number | string) => `${NS}/events/${id}/ics`;
+/** The older path, still answered as an alias of the documented one (src/http/aliases.ts). */
+const aliasFeedPath = (id: number | string) => `${NS}/events/${id}.ics`;
 
 /** supertest does not buffer `text/calendar`: read it as text (errors stay JSON). */
 function asText(req: ReturnType<typeof call>) {
@@ -69,7 +71,7 @@ function parseFeed(res: Response): Parsed {
 /** `YYYY-MM-DD HH:MM:SS` UTC → unix seconds. */
 const unix = (utc: string) => Date.parse(`${utc.replace(' ', 'T')}Z`) / 1000;
 
-describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
+describe('iCalendar feeds (GET /events.ics, GET /events/{id}/ics and its alias /events/{id}.ics)', () => {
   let http: Http;
   let users: Record<Role, TestUser>;
 
@@ -346,7 +348,7 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
     expectStatus(await call(http, 'get', eventFeedPath(event.id)).set('If-None-Match', tag), 200);
   });
 
-  it('answers GET /events/{id}.ics under the read rules of GET /events/{id} (404, 400, 403), JSON errors', async () => {
+  it('answers GET /events/{id}/ics under the read rules of GET /events/{id} (404, 400, 403), JSON errors', async () => {
     const venue = await createVenue(http, users.editor, { venue: 'A venue' });
     expectError(await one(999999), 404, 'rest-event-not-found');
     expectError(await one(venue.id), 400, 'rest-invalid-event-id');
@@ -356,13 +358,32 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}.ics)', () => {
     expectError(await asText(call(http, 'get', eventFeedPath(trashed.id))).set('Authorization', 'Basic bm9ib2R5Ondyb25n'), 401, 'rest_invalid_credentials');
   });
 
-  it('routes /events/{id}.ics, /events.ics and /events/{id} apart', async () => {
+  it('answers the alias /events/{id}.ics exactly as /events/{id}/ics: body, ETag, 304, query, errors', async () => {
+    const event = await create({ title: 'Aliased' });
+    const documented = await one(event.id);
+    const alias = await asText(call(http, 'get', aliasFeedPath(event.id)));
+    expectStatus(alias, 200);
+    assert.equal(alias.headers['content-type'], documented.headers['content-type']);
+    assert.equal(alias.body, documented.body);
+    assert.equal(alias.headers.etag, documented.headers.etag);
+    expectStatus(await call(http, 'get', aliasFeedPath(event.id)).set('If-None-Match', String(documented.headers.etag)), 304);
+    // The query goes along (`uid=plugin` changes the UID), and a trailing slash is cut first.
+    const plugin = await asText(call(http, 'get', `${aliasFeedPath(event.id)}/?uid=plugin`));
+    assert.equal(parseFeed(plugin).byTitle('Aliased').uid, parseFeed(await one(event.id, '?uid=plugin')).byTitle('Aliased').uid);
+    assert.notEqual(parseFeed(plugin).byTitle('Aliased').uid, parseFeed(documented).byTitle('Aliased').uid);
+    expectError(await asText(call(http, 'get', aliasFeedPath(999999))), 404, 'rest-event-not-found');
+    expectError(await asText(call(http, 'get', aliasFeedPath('abc'))), 404, 'rest_no_route');
+    expectError(await call(http, 'post', aliasFeedPath(event.id), users.editor, {}), 404, 'rest_no_route');
+  });
+
+  it('routes /events/{id}/ics, /events/{id}.ics, /events.ics and /events/{id} apart', async () => {
     const event = await create({ title: 'Routed' });
     const json = await call(http, 'get', eventPath(event.id));
     expectStatus(json, 200);
     assert.match(String(json.headers['content-type']), /^application\/json/);
     const ics = await one(event.id);
     assert.equal(parseFeed(ics).byTitle('Routed').uid, `${event.id}@api.test`);
+    assert.equal(parseFeed(await asText(call(http, 'get', aliasFeedPath(event.id)))).byTitle('Routed').uid, `${event.id}@api.test`);
     assert.equal(parseFeed(await feed()).events.length, 1);
     expectError(await call(http, 'get', `${NS}/events/by-slug/routed.ics`), 404, 'rest-event-not-found');
     expectError(await call(http, 'get', `${NS}/events/${event.id}.json`), 404, 'rest_no_route');

@@ -102,7 +102,10 @@ describe('the OpenAPI document as the source of truth', () => {
     }
     assert.equal(methods('/changes'), 'GET');
     assert.equal(methods('/events.ics'), 'GET');
-    assert.equal(methods('/events/{id}.ics'), 'GET');
+    assert.equal(methods('/events/{id}/ics'), 'GET');
+    // No path holds a parameter inside a segment (`/events/{id}.ics` is an alias outside the document,
+    // src/http/aliases.ts): Prism, Portman and wpapi route such paths wrongly.
+    for (const op of operations) assert.doesNotMatch(op.path, /[^/]\{|\}[^/]/, op.path);
     assert.equal(methods('/events.jsonld'), 'GET');
     assert.equal(methods('/events/{id}/occurrences'), 'GET');
     assert.equal(new Set(operations.map((op) => op.path)).size, 20);
