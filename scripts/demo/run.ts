@@ -50,10 +50,12 @@ async function main(): Promise<void> {
   console.log(`demo service ready: ${namespaceUrl}  (database ${databaseUrl})`);
   console.log('users (login / secret, HTTP Basic or Bearer):');
   for (const [role, user] of Object.entries(DEMO_USERS)) console.log(`  ${role.padEnd(14)} ${user.login} / ${user.secret}`);
-  console.log(`records: ${Object.entries(variables)
-    .filter(([key]) => !key.endsWith('Login') && !key.endsWith('Secret'))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(' ')}`);
+  console.log(
+    `records: ${Object.entries(variables)
+      .filter(([key]) => !key.endsWith('Login') && !key.endsWith('Secret'))
+      .map(([key, value]) => `${key}=${value}`)
+      .join(' ')}`,
+  );
   if (values.env) console.log(`newman environment written to ${values.env}`);
   console.log('Ctrl-C stops it (the temporary database is removed).');
 

@@ -63,10 +63,14 @@ describe('contract kit: Portman + newman against the seeded service', function (
 
     const collection = path.join(folder, 'collection.json');
     const converted = await runTool(portman, [
-      '--local', DOCUMENT_PATH,
-      '--portmanConfigFile', 'contract-kit/portman/portman-config.json',
-      '--output', collection,
-      '--baseUrl', '{{baseUrl}}',
+      '--local',
+      DOCUMENT_PATH,
+      '--portmanConfigFile',
+      'contract-kit/portman/portman-config.json',
+      '--output',
+      collection,
+      '--baseUrl',
+      '{{baseUrl}}',
     ]);
     assert.equal(converted.code, 0, converted.output);
     assert.ok(fs.existsSync(collection), `portman wrote no collection:\n${converted.output}`);

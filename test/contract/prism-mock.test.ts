@@ -65,7 +65,7 @@ describe('contract kit: the Prism mock answers from the document', function () {
     prism.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     // The mock serves the document's paths at its root (the server URL is relative).
     base = `http://127.0.0.1:${port}`;
-    for (const started = Date.now(); ; ) {
+    for (const started = Date.now(); ;) {
       const up = await fetch(`${base}/events`).then(
         () => true,
         () => false,
