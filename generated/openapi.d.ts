@@ -114,7 +114,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -153,7 +156,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -178,7 +184,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -201,7 +210,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -264,8 +276,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -303,8 +318,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -366,8 +384,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -405,8 +426,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -468,8 +492,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -531,8 +558,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -682,7 +712,16 @@ export interface components {
             previous_rest_url?: string;
         };
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        CategoryUpdate: components["schemas"]["CategoryFields"];
+        CategoryUpdate: {
+            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
+            name?: string;
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
+            slug?: string;
+            /** @description Parent category ID; `0` makes it a top-level category. */
+            parent?: number;
+        };
         /**
          * @description The latest change of one record.
          * @example {
@@ -709,8 +748,7 @@ export interface components {
             modified_utc: string;
             /** @description The record's URL in this API. */
             rest_url: string;
-            /** @description Upserts only: the record exactly as `GET` of `rest_url` returns it to this caller (absent on deletes). */
-            record?: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"];
+            record?: components["schemas"]["ChangeRecord"];
         };
         /**
          * @description A page of the change feed, oldest change first.
@@ -758,6 +796,8 @@ export interface components {
             /** @description More changes follow this page already (ask again at once). */
             has_more: boolean;
         };
+        /** @description Upserts only: the record exactly as `GET` of the change's `rest_url` returns it to this caller (absent on deletes). Which branch it is follows the change's `type`: `event` an `Event`, `venue` a `Venue`, `organizer` an `Organizer`, `category` a `Category`, `tag` a `Tag`. */
+        ChangeRecord: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"];
         /** @description Raw cost data. The keys keep this order except on masked events, where they are blanked. */
         CostDetails: {
             /** @description Stored currency symbol; empty when unset. */
@@ -770,7 +810,9 @@ export interface components {
             values: string[];
         };
         /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
-        CostInput: string | number | (string | number)[];
+        CostInput: string | number | components["schemas"]["CostItem"][];
+        /** @description One item of a `CostInput` list: a string such as `$15`, or a number. */
+        CostItem: string | number;
         /** @description A date split into zero-padded strings. */
         DateDetails: {
             /** @description Four-digit year, e.g. `2030`. */
@@ -860,14 +902,12 @@ export interface components {
             message: string;
             data: components["schemas"]["ErrorData"];
         };
-        /** @description Error data. Some errors carry more keys (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
+        /** @description Error data. Other keys may appear: some errors carry more (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
         ErrorData: {
             /** @description HTTP status code. */
             status: number;
             params?: components["schemas"]["ErrorParams"];
             details?: components["schemas"]["ErrorDetails"];
-        } & {
-            [key: string]: unknown;
         };
         /** @description `rest_invalid_param`: per-parameter error objects, or an empty array. */
         ErrorDetails: unknown[] | {
@@ -1240,9 +1280,9 @@ export interface components {
             /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             title?: string;
             /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
-            start_date?: components["schemas"]["DateInput"];
+            start_date?: string;
             /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
-            end_date?: components["schemas"]["DateInput"];
+            end_date?: string;
             /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             excerpt?: string;
             /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
@@ -1351,8 +1391,7 @@ export interface components {
             startDate: string;
             /** @description ISO 8601 with the event's UTC offset at that moment. */
             endDate: string;
-            /** @description The first venue the caller may read, as a `Place`; without a venue but with a `website`, a `VirtualLocation` at that address; absent with neither. */
-            location?: components["schemas"]["JsonLdPlace"] | components["schemas"]["JsonLdVirtualLocation"];
+            location?: components["schemas"]["JsonLdLocation"];
             organizer?: components["schemas"]["JsonLdPerson"];
             offers?: components["schemas"]["JsonLdOffer"];
             /** @description `Organization`, as the plugin writes it (kept for clients that read it; schema.org accepts text where a thing is expected). */
@@ -1572,7 +1611,58 @@ export interface components {
             item: components["schemas"]["EventJsonLd"];
         };
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        EventUpdate: components["schemas"]["EventFields"];
+        EventUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            title?: string;
+            /** @description Start date and time, as wall-clock time in the event time zone, in any `DateInput` form. An instant that carries an offset, or a timestamp, is converted into the event time zone. It must lie within 100 years of today (either way), else 400 `rest_invalid_param` on `start_date` (docs/limits.md); only a date that is sent is checked. */
+            start_date?: string;
+            /** @description End date and time, read as `start_date` is, and within the same 100 years of today. An end before the start is rejected with 400 `rest_invalid_param` on `end_date` (the plugin silently moves the end to the start). */
+            end_date?: string;
+            /** @description Excerpt (HTML allowed, sanitized as `description`, with the same bounds: past them a 400 `rest_invalid_param` on `excerpt`). At most 1,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            excerpt?: string;
+            /** @description Time zone of the event: an IANA name, `UTC`, or a `UTC+5` / `UTC-3.5` style offset. Defaults to the site time zone on create. */
+            timezone?: string;
+            /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. On create it defaults to false. */
+            all_day?: boolean;
+            cost?: components["schemas"]["CostInput"];
+            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            show_map?: boolean;
+            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            show_map_link?: boolean;
+            /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            hide_from_listings?: boolean;
+            /** @description Whether to pin the event in the calendar view. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            sticky?: boolean;
+            /** @description Whether to feature the event on the site. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            featured?: boolean;
+            /** @description Event categories, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a category when the caller may create categories, otherwise 400. A string is a comma-separated list (`Live Music, Jazz`): names keep their spaces, as the plugin reads them, and a run of IDs may also be separated by spaces (`12 14`); empty items are dropped. A JSON `true` or `false` is no category (400). At most 10 categories per event (docs/limits.md: what one event embeds is bounded so that a page of events stays within the reply limit); a new category's name is at most 200 characters. */
+            categories?: components["schemas"]["TermReference"][];
+            /** @description Event tags, each given by ID, slug or name; replaces the current list and an empty array clears it. An unknown ID is rejected with 400 (the plugin skips it); an unknown slug or name creates a tag when the caller may create tags, otherwise 400. A JSON `true` or `false` is no tag (400). At most 20 tags per event (docs/limits.md); a new tag's name is at most 200 characters. */
+            tags?: components["schemas"]["TermReference"][];
+            venue?: components["schemas"]["VenueReference"];
+            organizer?: components["schemas"]["OrganizerReference"];
+            recurrence?: components["schemas"]["RecurrenceInput"];
+        };
         /** @description The venue: one venue object, an array when the event has several venues, or an empty array when it has none (or the caller may not read it, or the event is masked). */
         EventVenue: components["schemas"]["Venue"] | components["schemas"]["Venue"][];
         /** @description Featured image of a record: the image object, or `false` when there is none or the record is masked. (Venues and organizers leave the key out when there is no image.) */
@@ -1637,14 +1727,12 @@ export interface components {
         ImageReference: number | (string | null) | boolean | {
             id: number;
         };
-        /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. */
+        /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. Other keys may appear (the schema.org properties of each type): the object is open, as every OpenAPI 3.0 object is unless it says otherwise (openapi/README.md "Open objects"). */
         JsonLd: {
             /** @description `http://schema.org`; present on the top-level object of an event. */
             "@context"?: string;
             /** @description schema.org type, e.g. `Event`, `Place`, `Person`. */
             "@type": string;
-        } & {
-            [key: string]: unknown;
         };
         JsonLdGeoCoordinates: {
             /** @enum {string} */
@@ -1652,6 +1740,8 @@ export interface components {
             latitude: number;
             longitude: number;
         };
+        /** @description Where the event takes place, in schema.org terms: a `JsonLdPlace` (`@type` `Place`) for the first venue the caller may read; without a venue but with a `website`, a `JsonLdVirtualLocation` (`@type` `VirtualLocation`) at that address; absent with neither. The two branches differ by `@type`. */
+        JsonLdLocation: components["schemas"]["JsonLdPlace"] | components["schemas"]["JsonLdVirtualLocation"];
         /** @description The cost as schema.org offers (docs/contract.md §12): one price → an `Offer`; a range → an `AggregateOffer` with `lowPrice` and `highPrice` (and `price`, the lowest); a cost of `Free` or 0 → `price` `0`; a cost of other words only (`Donation`) or none → no `offers`. Prices are written with digits and a `.` decimal point. */
         JsonLdOffer: {
             /** @enum {string} */
@@ -1712,14 +1802,12 @@ export interface components {
             "@type": "VirtualLocation";
             url: string;
         };
-        /** @description WordPress-style link relations: each relation maps to a list of `{href}` objects. */
+        /** @description WordPress-style link relations: each relation maps to a list of `{href}` objects (other keys, such as `embeddable`, may appear in them). */
         Links: {
-            [key: string]: ({
+            [key: string]: {
                 /** @description Absolute URL. */
                 href: string;
-            } & {
-                [key: string]: unknown;
-            })[];
+            }[];
         };
         /**
          * @description The WordPress namespace index: every route of the namespace with its methods and arguments.
@@ -1766,7 +1854,28 @@ export interface components {
             };
             _links: components["schemas"]["Links"];
         };
-        /** @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. */
+        /**
+         * @description This OpenAPI document, as JSON, with `servers` set to the real base URL of the request. Other keys of an OpenAPI document (`components`, `tags`, `security`...) appear too.
+         * @example {
+         *       "openapi": "3.0.3",
+         *       "info": {
+         *         "title": "The Events Calendar REST API",
+         *         "version": "1.0.0"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://events.example.org/wp-json/tribe/events/v1"
+         *         }
+         *       ],
+         *       "paths": {
+         *         "/events": {
+         *           "get": {
+         *             "operationId": "listEvents"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         OpenApiDocument: {
             /** @description OpenAPI version. */
             openapi: string;
@@ -1782,8 +1891,6 @@ export interface components {
             paths: {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /**
          * @description An organizer. Keys appear in this order; keys whose value is empty are absent, except `global_id` and `global_id_lineage`, which are always present. `json_ld` is present only on single GET responses. Password-protected organizers are masked in lists and inside events (the name stays visible).
@@ -1918,17 +2025,46 @@ export interface components {
             total_pages: number;
         };
         /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). At most 5 organizers per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `organizer`. */
-        OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | (number | string | components["schemas"]["OrganizerInput"])[];
+        OrganizerReference: number | (string | null) | components["schemas"]["OrganizerInput"] | components["schemas"]["OrganizerReferenceItem"][];
+        /** @description One item of a `OrganizerReference` list: an organizer ID (a number, or a numeric string), or a `OrganizerInput` object (`{id}` of an existing organizer, or the fields of a new one). */
+        OrganizerReferenceItem: number | string | components["schemas"]["OrganizerInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        OrganizerUpdate: components["schemas"]["OrganizerFields"];
+        OrganizerUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description The organizer name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            organizer?: string;
+            /** @description Phone number. */
+            phone?: string;
+            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
+            email?: string;
+        };
         /** @description Fields that events, venues and organizers share, in their create and update bodies. (`EventFields`, `VenueFields` and `OrganizerFields` add their own.) */
         PostFields: {
             /** @description Author (user) ID. Setting another user needs the edit-others right. */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
-            date?: components["schemas"]["DateInput"];
+            date?: string;
             /** @description Publication date in UTC; any `DateInput` form. */
-            date_utc?: components["schemas"]["DateInput"];
+            date_utc?: string;
             /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /**
@@ -2049,7 +2185,14 @@ export interface components {
             previous_rest_url?: string;
         };
         /** @description All fields are optional; only the fields sent change. Unknown fields are ignored. */
-        TagUpdate: components["schemas"]["TermFields"];
+        TagUpdate: {
+            /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
+            name?: string;
+            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
+            slug?: string;
+        };
         /** @description The fields of a category or tag that clients write. */
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
@@ -2273,9 +2416,56 @@ export interface components {
             total_pages: number;
         };
         /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. At most 3 venues per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `venue`. */
-        VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | (number | string | components["schemas"]["VenueInput"])[];
+        VenueReference: number | (string | null) | components["schemas"]["VenueInput"] | components["schemas"]["VenueReferenceItem"][];
+        /** @description One item of a `VenueReference` list: an venue ID (a number, or a numeric string), or a `VenueInput` object (`{id}` of an existing venue, or the fields of a new one). */
+        VenueReferenceItem: number | string | components["schemas"]["VenueInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
-        VenueUpdate: components["schemas"]["VenueFields"];
+        VenueUpdate: {
+            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            author?: number;
+            /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
+            date?: string;
+            /** @description Publication date in UTC; any `DateInput` form. */
+            date_utc?: string;
+            /** @description Description (HTML allowed, sanitized for users who are not editors or administrators). At most 16,384 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            description?: string;
+            /**
+             * @description Publication status. For contributors `publish` and `future` become `pending`, a missing status on create becomes `draft` and `private` is refused with 403. A trashed record is restored by setting a status.
+             * @enum {string}
+             */
+            status?: "publish" | "future" | "draft" | "pending" | "private";
+            /** @description Slug. Derived from the title or name when not given (drafts too) and made unique with `-2`, `-3` suffixes. An update may change it; on the by-slug update routes this renames the record. */
+            slug?: string;
+            /** @description Password that protects the record. Anyone who may edit the record may set it; an empty string removes the protection. Passwords are never returned. */
+            password?: string;
+            image?: components["schemas"]["ImageReference"];
+            /** @description Website URL, or an empty string to clear it. */
+            website?: string;
+            /** @description The venue name. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
+            venue?: string;
+            show_map?: components["schemas"]["FlexibleBoolean"];
+            show_map_link?: components["schemas"]["FlexibleBoolean"];
+            /** @description Street address. */
+            address?: string;
+            /** @description City. */
+            city?: string;
+            /** @description Country. */
+            country?: string;
+            /** @description Province. */
+            province?: string;
+            /** @description State. */
+            state?: string;
+            /** @description Postal code. */
+            zip?: string;
+            /** @description Phone number. */
+            phone?: string;
+            /** @description State or province. When not sent it is derived from `state` (for an empty or US country) or `province`. */
+            stateprovince?: string;
+            /** @description Latitude of the venue, used by the `geoloc` event filters. Null clears it. */
+            geo_lat?: number | null;
+            /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
+            geo_lng?: number | null;
+        };
     };
     responses: {
         /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
@@ -2860,6 +3050,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        CategoryIdPath: number;
         /** @description Events assigned to one of the given categories, each given by ID or slug. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         EventsCategories: string[];
         /** @description Events that end on or before the date. The default is the end of the day two years from now; when `strict_dates` is false the end of the given day is used. Any `DateInput` form. */
@@ -2910,7 +3105,10 @@ export interface components {
         HasEvents: boolean;
         /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
         IcsUid: "id" | "plugin";
-        /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+        /**
+         * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 4
+         */
         IdPath: number;
         /** @description Makes the create safe to retry (docs/contract.md §10): 1 to 255 visible ASCII characters (`!` to `~`; anything else is 400 `rest_invalid_param` naming `Idempotency-Key`), unique per request, e.g. a UUID. Keys belong to the authenticated user. The first request with a key is run and its answer stored for 24 hours; a repeat with the same method, path and body (compared as data, whatever the key order) gets that stored answer again (status, body, `Location`, `ETag`) with `Idempotent-Replayed: true`, even if the record changed since. The same key with another body is 422 `rest_idempotency_key_reused`; a repeat while the first is still running is 409 `rest_idempotency_key_in_use` (retry it). Error answers are not stored: nothing was created, the key is released and may be sent again. */
         IdempotencyKey: string;
@@ -2930,6 +3128,16 @@ export interface components {
         ModifiedBefore: string;
         /** @description True: only records linked to an event the caller may read that starts now or later (a password-protected event the caller may not edit has no links). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         OnlyWithUpcoming: boolean;
+        /**
+         * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 2
+         */
+        OrganizerIdPath: number;
+        /**
+         * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+         * @example springfield-music-society
+         */
+        OrganizerSlugPath: string;
         /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
         Page: number;
         /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
@@ -2940,10 +3148,18 @@ export interface components {
         Search: string;
         /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
         SeriesScope: "this" | "following" | "all";
-        /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+        /**
+         * @description Slug of the record (exact match). A slug that names nothing gives 404.
+         * @example spring-concert
+         */
         SlugPath: string;
         /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
+        /**
+         * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 3
+         */
+        TagIdPath: number;
         /** @description Alias of `post`; wins when both are sent. */
         TermEvent: number;
         /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
@@ -2960,6 +3176,16 @@ export interface components {
         TermPost: number;
         /** @description Only terms with exactly this slug. */
         TermSlug: string;
+        /**
+         * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+         * @example 1
+         */
+        VenueIdPath: number;
+        /**
+         * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+         * @example town-hall
+         */
+        VenueSlugPath: string;
     };
     requestBodies: never;
     headers: {
@@ -3135,7 +3361,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "description": "<p>Three quartets on the riverside stage.</p>",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "timezone": "America/Chicago",
+                 *       "status": "publish",
+                 *       "cost": "15",
+                 *       "venue": 1,
+                 *       "organizer": [
+                 *         2
+                 *       ],
+                 *       "categories": [
+                 *         2
+                 *       ],
+                 *       "tags": [
+                 *         "Outdoor"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventCreate"];
+                /**
+                 * @example {
+                 *       "title": "Summer Jazz Night",
+                 *       "start_date": "2027-07-10 19:00:00",
+                 *       "end_date": "2027-07-10 22:30:00",
+                 *       "status": "draft",
+                 *       "cost": "15",
+                 *       "venue": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventCreate"];
             };
         };
@@ -3317,7 +3574,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3344,14 +3604,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3376,14 +3657,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3412,7 +3714,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3440,14 +3745,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3474,7 +3800,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3521,7 +3850,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
+                /**
+                 * @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 4
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3550,7 +3882,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3577,14 +3912,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3609,14 +3965,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3645,7 +4022,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -3673,14 +4053,35 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
+                /**
+                 * @description Slug of the record (exact match). A slug that names nothing gives 404.
+                 * @example spring-concert
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00",
+                 *       "venue": 1,
+                 *       "categories": [
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventUpdate"];
+                /**
+                 * @example {
+                 *       "title": "Spring Concert (moved indoors)",
+                 *       "start_date": "2027-03-10 20:00:00",
+                 *       "end_date": "2027-03-10 22:00:00"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["EventUpdate"];
             };
         };
@@ -3751,7 +4152,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701",
+                 *       "phone": "+1 217 555 0123",
+                 *       "website": "https://riverside.example.org",
+                 *       "geo_lat": 39.8,
+                 *       "geo_lng": -89.64
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueCreate"];
+                /**
+                 * @example {
+                 *       "venue": "Riverside Hall",
+                 *       "address": "12 River Road",
+                 *       "city": "Springfield",
+                 *       "country": "United States",
+                 *       "state": "IL",
+                 *       "zip": "62701"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueCreate"];
             };
         };
@@ -3778,8 +4203,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -3802,14 +4230,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3831,14 +4274,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3863,8 +4321,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
@@ -3888,14 +4349,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the venue. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 1
+                 */
+                id: components["parameters"]["VenueIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3922,8 +4398,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -3946,14 +4425,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -3975,14 +4469,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4007,8 +4516,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
@@ -4032,14 +4544,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @example town-hall
+                 */
+                slug: components["parameters"]["VenueSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VenueUpdate"];
+                /**
+                 * @example {
+                 *       "phone": "+1 217 555 0101",
+                 *       "website": "https://townhall.example.org/visit"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["VenueUpdate"];
             };
         };
@@ -4110,7 +4637,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerCreate"];
+                /**
+                 * @example {
+                 *       "organizer": "Riverside Jazz Collective",
+                 *       "phone": "+1 217 555 0144",
+                 *       "email": "hello@riverside-jazz.example.org",
+                 *       "website": "https://riverside-jazz.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerCreate"];
             };
         };
@@ -4137,8 +4680,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4161,14 +4707,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4190,14 +4749,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4222,8 +4794,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
@@ -4247,14 +4822,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the organizer. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["OrganizerIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4281,8 +4869,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4305,14 +4896,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4334,14 +4938,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4366,8 +4983,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
@@ -4391,14 +5011,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Slug of the record (exact match). A slug that names nothing gives 404. */
-                slug: components["parameters"]["SlugPath"];
+                /**
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @example springfield-music-society
+                 */
+                slug: components["parameters"]["OrganizerSlugPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizerUpdate"];
+                /**
+                 * @example {
+                 *       "email": "concerts@music.example.org"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OrganizerUpdate"];
             };
         };
@@ -4471,7 +5104,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryCreate"];
+                /**
+                 * @example {
+                 *       "name": "Blues",
+                 *       "description": "Blues concerts and jam sessions.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryCreate"];
             };
         };
@@ -4496,8 +5143,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4519,14 +5169,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4548,14 +5213,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4577,8 +5257,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
@@ -4601,14 +5284,29 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the category. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 2
+                 */
+                id: components["parameters"]["CategoryIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Jazz concerts of every style.",
+                 *       "parent": 1
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryUpdate"];
             };
         };
@@ -4679,7 +5377,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagCreate"];
+                /**
+                 * @example {
+                 *       "name": "Family Friendly",
+                 *       "description": "Suitable for all ages."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagCreate"];
             };
         };
@@ -4704,8 +5414,11 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4727,14 +5440,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4756,14 +5482,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };
@@ -4785,8 +5524,11 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
@@ -4809,14 +5551,27 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Numeric ID of the record. An ID that names nothing gives 404; an ID that names a record of another type gives 400. */
-                id: components["parameters"]["IdPath"];
+                /**
+                 * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
+                 * @example 3
+                 */
+                id: components["parameters"]["TagIdPath"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagUpdate"];
+                /**
+                 * @example {
+                 *       "description": "Held in the open air; bring a coat."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TagUpdate"];
             };
         };

@@ -6,7 +6,8 @@
 //   node scripts/bundle.mjs [output]     default generated/openapi.yaml
 //
 // `redocly bundle` keeps every component under its own name (`#/components/schemas/Event`; a
-// conflict that would rename one is an error). Then the components are sorted by name within each
+// conflict that would rename one is an error). Then every `allOf` of a single `$ref` is flattened
+// into the plain schema it names (scripts/flatten-allof.mjs), and the components are sorted by name within each
 // type, so the bundle's order does not depend on the order Redocly meets them in, and the result is
 // written as YAML 1.1 (strings such as `yes` or `on` quoted), which every reader parses the same.
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { flattenSingleRefAllOf } from './flatten-allof.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const output = path.resolve(process.argv[2] ?? path.join(root, 'generated/openapi.yaml'));
@@ -49,6 +51,8 @@ try {
     throw new Error('redocly bundle failed', { cause: error });
   }
   const document = YAML.parse(fs.readFileSync(raw, 'utf8'));
+  // `allOf` of one `$ref` (the `*Update` schemas, described properties) → the plain schema.
+  flattenSingleRefAllOf(document);
   const byName = ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0);
   const rank = (type) => (COMPONENT_TYPES.includes(type) ? COMPONENT_TYPES.indexOf(type) : COMPONENT_TYPES.length);
   document.components = Object.fromEntries(

@@ -11,8 +11,9 @@ import { loadDocument, resolveRef, type ApiDocument, type SchemaObject } from '.
  * refuses a key the document does not name, so this check does instead, in the tests only: every
  * JSON answer that goes through a test app is compared, key by key, with the `properties` of the
  * schema the document gives for its operation and status. A key that the schema does not list is
- * refused unless the schema opens the object explicitly (`additionalProperties: true` or a schema,
- * as `ErrorData` and `JsonLd` do). Headers the document marks `required: true` for the answer's
+ * refused unless the schema opens the object explicitly: `x-other-keys: true`, as `ErrorData` and
+ * `JsonLd` say (not `additionalProperties: true` beside `properties`, which generators misread:
+ * openapi/README.md "Open objects"), or an `additionalProperties` schema. Headers the document marks `required: true` for the answer's
  * operation and status (`X-Request-Id`, `Allow`, `ETag` on reads, the paging totals on lists,
  * `Location` on creates...) must be present. The answer then becomes a 500 saying what differs, as
  * the response validator does for any other mismatch, so the test that provoked it fails.
@@ -47,6 +48,7 @@ function mergeAllOf(doc: ApiDocument, schema: SchemaObject): SchemaObject {
     merged.type ??= resolved.type;
     Object.assign(merged.properties!, resolved.properties ?? {});
     if (resolved.additionalProperties !== undefined && resolved.additionalProperties !== false) merged.additionalProperties = resolved.additionalProperties;
+    if (resolved['x-other-keys'] === true) merged['x-other-keys'] = true;
   }
   return merged;
 }
@@ -74,7 +76,7 @@ export function undocumentedKeys(doc: ApiDocument, schema: Schema, value: unknow
   }
   if (value === null || typeof value !== 'object') return [];
   const properties = resolved.properties ?? {};
-  const extra = resolved.additionalProperties as boolean | Schema | undefined;
+  const extra = (resolved.additionalProperties ?? (resolved['x-other-keys'] === true ? true : undefined)) as boolean | Schema | undefined;
   // An object schema that documents no key at all (`type: object`) describes a free-form value.
   const closed = extra === false || (extra === undefined && resolved.properties !== undefined);
   const found: string[] = [];

@@ -25,18 +25,66 @@ function schemaErrors(pointer: string, value: unknown): string[] {
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
 
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * The media types that carry examples, each with where it is (a test title) and its pointer in the
+ * document: the components' responses, and the request bodies and inline responses of operations.
+ */
+function mediaTypes(): Array<[string, string, Node]> {
+  const found: Array<[string, string, Node]> = [];
+  const content = (where: string, pointer: string, owner: Node) => {
+    for (const [type, media] of Object.entries((owner.content as Record<string, Node>) ?? {})) {
+      found.push([`${where} ${type}`, `${pointer}/content/${type.replace(/\//g, '~1')}`, media]);
+    }
+  };
+  for (const [name, response] of Object.entries(doc.components.responses as Record<string, Node>)) content(`response ${name}`, `#/components/responses/${name}`, response);
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Node>)) {
+    for (const method of HTTP_METHODS.filter((m) => m in item)) {
+      const op = item[method] as Node;
+      const at = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
+      if (op.requestBody && !('$ref' in (op.requestBody as Node))) content(`${method.toUpperCase()} ${path} body`, `${at}/requestBody`, op.requestBody as Node);
+      for (const [status, response] of Object.entries(op.responses as Record<string, Node>)) {
+        if (!('$ref' in response)) content(`${method.toUpperCase()} ${path} ${status}`, `${at}/responses/${status}`, response);
+      }
+    }
+  }
+  return found;
+}
+
+/** The parameters that carry an example: components, and those written inside path items or operations. */
+function parameterExamples(): Array<{ where: string; value: unknown; schema: { $ref: string } }> {
+  const found: Array<{ where: string; value: unknown; schema: { $ref: string } }> = [];
+  const add = (where: string, pointer: string, parameter: Node) => {
+    if ('example' in parameter) found.push({ where, value: parameter.example, schema: { $ref: `${pointer}/schema` } });
+    for (const [key, example] of Object.entries((parameter.examples as Record<string, Node>) ?? {})) {
+      found.push({ where: `${where} ${key}`, value: example.value, schema: { $ref: `${pointer}/schema` } });
+    }
+  };
+  for (const [name, parameter] of Object.entries(doc.components.parameters as Record<string, Node>)) add(`parameter ${name}`, `#/components/parameters/${name}`, parameter);
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Node>)) {
+    const at = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const lists: Array<[string, Node[]]> = [[at, (item.parameters as Node[]) ?? []]];
+    for (const method of HTTP_METHODS.filter((m) => m in item)) lists.push([`${at}/${method}`, ((item[method] as Node).parameters as Node[]) ?? []]);
+    for (const [pointer, parameters] of lists) {
+      parameters.forEach((parameter, i) => {
+        if (!('$ref' in parameter)) add(`parameter ${parameter.name as string} of ${pointer}`, `${pointer}/parameters/${i}`, parameter);
+      });
+    }
+  }
+  return found;
+}
+
 /** Every example of the document: where it is, its value, and the schema (a `#/...` pointer) it illustrates. */
 function allExamples(): Array<{ where: string; value: unknown; schema: { $ref: string } }> {
   const found: Array<{ where: string; value: unknown; schema: { $ref: string } }> = [];
   for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Node>)) {
     if ('example' in schema) found.push({ where: `schema ${name}`, value: schema.example, schema: ref(name) });
   }
-  const mediaTypes: Array<[string, Node]> = [];
-  for (const [name, response] of Object.entries(doc.components.responses as Record<string, Node>)) {
-    for (const [type, media] of Object.entries((response.content as Record<string, Node>) ?? {})) mediaTypes.push([`response ${name} ${type}`, media]);
-  }
-  for (const [where, media] of mediaTypes) {
-    const schema = media.schema as { $ref: string };
+  found.push(...parameterExamples());
+  for (const [where, pointer, media] of mediaTypes()) {
+    // The media's schema, by its place in the document (a `$ref` there is followed by Ajv).
+    const schema = { $ref: `${pointer}/schema` };
     if ('example' in media) found.push({ where, value: media.example, schema });
     for (const [key, example] of Object.entries((media.examples as Record<string, Node>) ?? {})) found.push({ where: `${where} ${key}`, value: example.value, schema });
   }
@@ -97,6 +145,11 @@ describe('the examples of the document', () => {
     const { title: _title, ...untitled } = event;
     assert.notDeepEqual(schemaErrors('#/components/schemas/Event', untitled), []);
     assert.deepEqual(undocumentedKeys(doc, ref('Event'), { ...event, colour: 'blue' }), ['/colour']);
+    // Request bodies and parameters are checked through their place in the document, as above.
+    const body = '#/paths/~1events/post/requestBody/content/application~1x-www-form-urlencoded/schema';
+    assert.notDeepEqual(schemaErrors(body, { title: 'Gig', start_date: 'tomorrow 7pm' }), []);
+    assert.deepEqual(undocumentedKeys(doc, { $ref: body }, { title: 'Gig', colour: 'blue' }), ['/colour']);
+    assert.notDeepEqual(schemaErrors('#/components/parameters/VenueIdPath/schema', 'town-hall'), []);
   });
 
   it("records' examples have the keys the service sends, in its order", async () => {
