@@ -60,24 +60,30 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
     return answer;
   };
 
-  // The main event first, so that it is post 1 on a fresh database (the document's examples).
-  const jazz = await post('/events', {
-    title: 'Summer Jazz Night',
-    description: '<p>An evening of jazz by the river.</p>',
+  // In this order, so that on a fresh database the records are the ones the document's examples
+  // name: venue 1 `town-hall`, organizer 2 `springfield-music-society`, image 3, event 4
+  // `spring-concert`; categories 1 `concerts` and 2 `jazz`, tag 3 `outdoor`.
+  const hall = await post('/venues', { venue: 'Town Hall', address: '1 Main Street', city: 'Springfield', country: 'United States', status: 'publish' });
+  const society = await post('/organizers', { organizer: 'Springfield Music Society', email: 'music@example.org', status: 'publish' });
+  const concerts = await post('/categories', { name: 'Concerts' });
+  const jazzCategory = await post('/categories', { name: 'Jazz' });
+  const outdoor = await post('/tags', { name: 'Outdoor' });
+  const concert = await post('/events', {
+    title: 'Spring Concert',
+    description: '<p>An evening of music in the Town Hall.</p>',
     start_date: day(30, '19:00:00'),
     end_date: day(30, '22:00:00'),
     status: 'publish',
     cost: '15',
+    image: 'https://events.example.org/wp-content/uploads/spring-concert.jpg',
+    venue: hall.id,
+    organizer: [society.id],
+    categories: [concerts.id, jazzCategory.id],
+    tags: [outdoor.id],
   });
-  const hall = await post('/venues', { venue: 'Riverside Hall', address: '1 River Street', city: 'Springfield', country: 'United States', status: 'publish' });
-  const stage = await post('/venues', { venue: 'Open Air Stage', city: 'Springfield', status: 'publish' });
-  const society = await post('/organizers', { organizer: 'City Jazz Society', email: 'jazz@example.org', status: 'publish' });
+  const stage = await post('/venues', { venue: 'Riverside Stage', city: 'Springfield', status: 'publish' });
   const guild = await post('/organizers', { organizer: 'Makers Guild', website: 'https://makers.example.org', status: 'publish' });
-  const music = await post('/categories', { name: 'Music' });
   const workshops = await post('/categories', { name: 'Workshops' });
-  const jazzTag = await post('/tags', { name: 'Jazz' });
-  const outdoor = await post('/tags', { name: 'Outdoor' });
-  await post(`/events/${jazz.id}`, { venue: hall.id, organizer: [society.id], categories: [music.id], tags: [jazzTag.id, outdoor.id] });
 
   const pottery = await post('/events', {
     title: 'Weekly Pottery Class',
@@ -128,8 +134,8 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
   });
   return {
     variables: {
-      eventId: String(jazz.id),
-      eventSlug: jazz.slug,
+      eventId: String(concert.id),
+      eventSlug: concert.slug,
       recurringEventId: String(pottery.id),
       draftEventId: String(draft.id),
       protectedEventId: String(members.id),
@@ -137,10 +143,10 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
       venueSlug: hall.slug,
       organizerId: String(society.id),
       organizerSlug: society.slug,
-      categoryId: String(music.id),
-      categorySlug: music.slug,
-      tagId: String(jazzTag.id),
-      tagSlug: jazzTag.slug,
+      categoryId: String(jazzCategory.id),
+      categorySlug: jazzCategory.slug,
+      tagId: String(outdoor.id),
+      tagSlug: outdoor.slug,
       ...ids('event', goneEvents),
       ...ids('venue', goneVenues),
       ...ids('organizer', goneOrganizers),

@@ -3,7 +3,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DOCUMENT_PATH, projectRoot } from '../../src/openapi/document.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import YAML from 'yaml';
+import { DOCUMENT_PATH, NAMESPACE, projectRoot } from '../../src/openapi/document.js';
+import { openDatabase } from '../../src/db/knex.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/core/logger.js';
+import { testConfig } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { startService, type RunningService } from '../sdk/server.js';
 import { postmanEnvironment, seedDemo } from '../../scripts/demo/seed.js';
@@ -34,6 +42,8 @@ function runTool(file: string, args: string[]): Promise<{ code: number | null; o
     child.on('close', (code) => resolve({ code, output }));
   });
 }
+
+type Parameter = { $ref?: string; in?: string; name?: string; example?: unknown };
 
 interface NewmanReport {
   run: {
@@ -94,5 +104,68 @@ describe('contract kit: Portman + newman against the seeded service', function (
     assert.ok(run.stats.requests.total >= MIN_REQUESTS, `only ${run.stats.requests.total} requests ran`);
     const statuses = new Set(run.executions.map((execution) => execution.response?.code));
     for (const status of ERROR_STATUSES) assert.ok(statuses.has(status), `no request of the suite was answered ${status}`);
+  });
+
+  it("a fresh demo has the ids and slugs of the document's examples and of the configuration's defaults", async function () {
+    this.timeout(60_000);
+    // What `npm run demo` does, on a database of its own (a fresh in-memory SQLite).
+    const { db } = openDatabase('sqlite::memory:');
+    const server = http.createServer(createApp({ config: testConfig(), db, logger: createLogger('error') }));
+    try {
+      await migrateLatest(db);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const { variables } = await seedDemo(db, `http://127.0.0.1:${port}/wp-json/${NAMESPACE}`);
+
+      const config = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'contract-kit/portman/portman-config.json'), 'utf8')) as {
+        globals: { collectionVariables: Record<string, string> };
+      };
+      const { baseUrl, ...defaults } = config.globals.collectionVariables;
+      assert.equal(baseUrl, `http://127.0.0.1:8080/wp-json/${NAMESPACE}`);
+      assert.deepEqual(variables, defaults);
+
+      // The document's path parameter examples name records the demo has (Prism, Portman and
+      // /docs show them; a team trying one against the demo gets a 200).
+      const document = YAML.parse(fs.readFileSync(DOCUMENT_PATH, 'utf8')) as {
+        paths: Record<string, { parameters?: Parameter[]; get: { parameters?: Parameter[] } }>;
+        components: { parameters: Record<string, Parameter> };
+      };
+      const pathExample = (route: string) => {
+        // Declared on the path item or on the operation.
+        const item = document.paths[route];
+        const parameters = [...(item.parameters ?? []), ...(item.get.parameters ?? [])].map((p) =>
+          p.$ref ? document.components.parameters[p.$ref.split('/').pop() as string] : p,
+        );
+        const parameter = parameters.find((p) => p.in === 'path');
+        assert.ok(parameter && parameter.example !== undefined, `GET ${route} has no path parameter example`);
+        return String(parameter.example);
+      };
+      assert.deepEqual(
+        {
+          event: pathExample('/events/{id}'),
+          eventSlug: pathExample('/events/by-slug/{slug}'),
+          venue: pathExample('/venues/{id}'),
+          venueSlug: pathExample('/venues/by-slug/{slug}'),
+          organizer: pathExample('/organizers/{id}'),
+          organizerSlug: pathExample('/organizers/by-slug/{slug}'),
+          category: pathExample('/categories/{id}'),
+          tag: pathExample('/tags/{id}'),
+        },
+        {
+          event: variables.eventId,
+          eventSlug: variables.eventSlug,
+          venue: variables.venueId,
+          venueSlug: variables.venueSlug,
+          organizer: variables.organizerId,
+          organizerSlug: variables.organizerSlug,
+          category: variables.categoryId,
+          tag: variables.tagId,
+        },
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await db.destroy();
+    }
   });
 });
