@@ -31,20 +31,12 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { env: { type: 'string' } } });
   // A fresh file per run, so ids and slugs are the ones the document's examples show.
   const folder = process.env.DATABASE_URL ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'tec-demo-'));
-  const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${path.join(folder ?? '', 'demo.sqlite')}`;
-  const config = loadConfig({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '8080', ...process.env, DATABASE_URL: databaseUrl });
-  const { db } = openDatabase(config.databaseUrl);
-  await migrateLatest(db);
-  // Seeding twice would give other ids and a duplicate login: refuse a database that has rows.
-  const [{ count }] = await db('posts').count({ count: '*' });
-  if (Number(count) > 0) throw new Error(`DATABASE_URL already holds records; the demo needs an empty database`);
-
-  const app = createApp({ config, db, logger: createLogger(config.logLevel) });
-  const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const { port } = server.address() as AddressInfo;
-  const namespaceUrl = `http://127.0.0.1:${port}${config.basePath}/${NAMESPACE}`;
-  const { variables } = await seedDemo(db, namespaceUrl);
+  const databaseUrl = process.env.DATABASE_URL || `sqlite:${path.join(folder ?? '', 'demo.sqlite')}`;
+  const { server, db, namespaceUrl, variables } = await startSeeded(databaseUrl).catch((err: unknown) => {
+    // Nothing to keep from a demo that did not start.
+    if (folder) fs.rmSync(folder, { recursive: true, force: true });
+    throw err;
+  });
 
   if (values.env) fs.writeFileSync(values.env, `${JSON.stringify(postmanEnvironment({ baseUrl: namespaceUrl, ...variables }), null, 2)}\n`);
   console.log(`demo service ready: ${namespaceUrl}  (database ${databaseUrl})`);
@@ -70,6 +62,24 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** Migrates the database, listens on PORT (default 8080) and seeds the demonstration calendar. */
+async function startSeeded(databaseUrl: string) {
+  const config = loadConfig({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '8080', ...process.env, DATABASE_URL: databaseUrl });
+  const { db } = openDatabase(config.databaseUrl);
+  await migrateLatest(db);
+  // Seeding twice would give other ids and a duplicate login: refuse a database that has rows.
+  const [{ count }] = await db('posts').count({ count: '*' });
+  if (Number(count) > 0) throw new Error(`DATABASE_URL already holds records; the demo needs an empty database`);
+
+  const app = createApp({ config, db, logger: createLogger(config.logLevel) });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const { port } = server.address() as AddressInfo;
+  const namespaceUrl = `http://127.0.0.1:${port}${config.basePath}/${NAMESPACE}`;
+  const { variables } = await seedDemo(db, namespaceUrl);
+  return { server, db, namespaceUrl, variables };
 }
 
 main().catch((err: unknown) => {
