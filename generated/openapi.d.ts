@@ -1723,10 +1723,12 @@ export interface components {
             /** @description Height in pixels, when known. */
             height?: number;
         };
-        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
-        ImageReference: number | (string | null) | boolean | {
+        /** @description An image object as a GET returns it (`Image`); its `id` names the image, other keys may appear. */
+        ImageObjectReference: {
             id: number;
         };
+        /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
+        ImageReference: number | (string | null) | boolean | components["schemas"]["ImageObjectReference"];
         /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. Other keys may appear (the schema.org properties of each type): the object is open, as every OpenAPI 3.0 object is unless it says otherwise (openapi/README.md "Open objects"). */
         JsonLd: {
             /** @description `http://schema.org`; present on the top-level object of an event. */
@@ -2202,10 +2204,12 @@ export interface components {
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
         };
-        /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
-        TermReference: number | string | {
+        /** @description An embedded term as a GET returns it (`EmbeddedTerm`); its `id` names the term, other keys may appear. */
+        TermObjectReference: {
             id: number;
         };
+        /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
+        TermReference: number | string | components["schemas"]["TermObjectReference"];
         /** @description API URLs of a term. */
         TermUrls: {
             /** @description URL of the term in the API. */

@@ -7,9 +7,9 @@
 //
 // `redocly bundle` keeps every component under its own name (`#/components/schemas/Event`; a
 // conflict that would rename one is an error). Then every `allOf` of a single `$ref` is flattened
-// into the plain schema it names (scripts/flatten-allof.mjs), and the components are sorted by name within each
-// type, so the bundle's order does not depend on the order Redocly meets them in, and the result is
-// written as YAML 1.1 (strings such as `yes` or `on` quoted), which every reader parses the same.
+// into the plain schema it names (scripts/flatten-allof.mjs), and the components are sorted by name
+// within each type, so the bundle's order does not depend on the order Redocly meets them in, and the
+// result is written as YAML 1.1 (strings such as `yes` or `on` quoted), which every reader parses the same.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -6,7 +6,7 @@
 // issue #28), so the bundle shows the plain schema instead: the referenced schema (its own `allOf`
 // members merged: properties and `required` together, other keywords from the first member that has
 // them), then the schema's own keywords over it (its description wins). Member `$ref`s to other
-// named components stay references. openapi/README.md "Update schemas" states the rule.
+// named components stay references. openapi/README.md "What generators need" states the rule.
 
 /** `#/components/schemas/EventFields` → that node of the document. */
 function resolve(document, ref) {
