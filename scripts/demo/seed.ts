@@ -66,7 +66,7 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
   const hall = await post('/venues', { venue: 'Town Hall', address: '1 Main Street', city: 'Springfield', country: 'United States', status: 'publish' });
   const society = await post('/organizers', { organizer: 'Springfield Music Society', email: 'music@example.org', status: 'publish' });
   const concerts = await post('/categories', { name: 'Concerts' });
-  const jazzCategory = await post('/categories', { name: 'Jazz' });
+  const jazzCategory = await post('/categories', { name: 'Jazz', parent: concerts.id });
   const outdoor = await post('/tags', { name: 'Outdoor' });
   const concert = await post('/events', {
     title: 'Spring Concert',
