@@ -42,10 +42,29 @@ function day(offsetDays: number, time: string): string {
 
 type Answer = { id: number; slug: string };
 
-export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData> {
+/** One user per role (the command-line tool's repository: users have no HTTP route); the admin's id. */
+async function addUsers(db: Knex): Promise<number> {
   const users = new UserRepository(db);
-  const adminUser = await users.add(DEMO_USERS.administrator.login, 'administrator', DEMO_USERS.administrator.secret);
+  const admin = await users.add(DEMO_USERS.administrator.login, 'administrator', DEMO_USERS.administrator.secret);
   for (const role of ['editor', 'author', 'contributor', 'subscriber'] as const) await users.add(DEMO_USERS[role].login, role, DEMO_USERS[role].secret);
+  return admin.user.id;
+}
+
+/**
+ * Holds IN_FLIGHT_KEY as a create still running: claimed with the fingerprint of `doneKey`, a real
+ * keyed create of IN_FLIGHT_BODY (so the fingerprint is whatever the service computes), and dated a
+ * year ahead, so its lease never runs out while the demo runs.
+ */
+async function holdKeyInFlight(db: Knex, userId: number, doneKey: string): Promise<void> {
+  const keys = new IdempotencyRepository(db);
+  const done = await keys.find(userId, doneKey);
+  if (!done) throw new Error('seeding: the keyed create stored no idempotency key');
+  const farAhead = Date.now() + 365 * 86_400_000;
+  await keys.claim(userId, IN_FLIGHT_KEY, done.fingerprint, farAhead, farAhead + 86_400_000);
+}
+
+export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData> {
+  const adminId = await addUsers(db);
   const admin = `Basic ${Buffer.from(`${DEMO_USERS.administrator.login}:${DEMO_USERS.administrator.secret}`).toString('base64')}`;
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
@@ -118,15 +137,8 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
   const goneCategories = await disposable('/categories', {}, 'name', false);
   const goneTags = await disposable('/tags', {}, 'name', false);
 
-  // A create still running under IN_FLIGHT_KEY: the fingerprint is taken from a real keyed create of
-  // the same body (so it is whatever the service computes), and the claim is dated far ahead, so its
-  // lease never runs out while the demo runs.
   await post('/tags', IN_FLIGHT_BODY, { 'Idempotency-Key': 'demo-key-done' });
-  const keys = new IdempotencyRepository(db);
-  const done = await keys.find(adminUser.user.id, 'demo-key-done');
-  if (!done) throw new Error('seeding: the keyed create stored no idempotency key');
-  const farAhead = Date.now() + 365 * 86_400_000;
-  await keys.claim(adminUser.user.id, IN_FLIGHT_KEY, done.fingerprint, farAhead, farAhead + 86_400_000);
+  await holdKeyInFlight(db, adminId, 'demo-key-done');
 
   const ids = (prefix: string, pair: { byId: Answer; bySlug?: Answer }) => ({
     [`${prefix}DeleteId`]: String(pair.byId.id),
