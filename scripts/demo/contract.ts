@@ -23,9 +23,10 @@ function tool(name: string): string {
   return found;
 }
 
+/** Runs a tool in OUT: Portman leaves its working files in ./tmp/ of the folder it runs in. */
 function run(file: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: ROOT, stdio: 'inherit' });
+    const child = spawn(file, args, { cwd: OUT, stdio: 'inherit' });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });
@@ -56,8 +57,8 @@ async function main(): Promise<number> {
   const portman = tool('portman');
   const newman = tool('newman');
   const converted = await run(portman, [
-    '--local', 'generated/openapi.yaml',
-    '--portmanConfigFile', 'contract-kit/portman/portman-config.json',
+    '--local', path.join(ROOT, 'generated/openapi.yaml'),
+    '--portmanConfigFile', path.join(ROOT, 'contract-kit/portman/portman-config.json'),
     '--output', collection,
     '--baseUrl', '{{baseUrl}}',
   ]); // prettier-ignore

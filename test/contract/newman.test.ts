@@ -30,10 +30,13 @@ const MIN_ASSERTIONS = 450;
 /** The error cases of the configuration's variations, each of which must have run. */
 const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 422];
 
-/** Runs a tool without blocking the event loop (the service answers from this very process). */
-function runTool(file: string, args: string[]): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs a tool without blocking the event loop (the service answers from this very process), in
+ * `cwd`: Portman leaves its working files in ./tmp/ of the folder it runs in.
+ */
+function runTool(file: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: projectRoot(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -71,16 +74,8 @@ describe('contract kit: Portman + newman against the seeded service', function (
     const newman = requireTool(this, 'newman');
 
     const collection = path.join(folder, 'collection.json');
-    const converted = await runTool(portman, [
-      '--local',
-      DOCUMENT_PATH,
-      '--portmanConfigFile',
-      'contract-kit/portman/portman-config.json',
-      '--output',
-      collection,
-      '--baseUrl',
-      '{{baseUrl}}',
-    ]);
+    const config = path.join(projectRoot(), 'contract-kit/portman/portman-config.json');
+    const converted = await runTool(portman, ['--local', DOCUMENT_PATH, '--portmanConfigFile', config, '--output', collection, '--baseUrl', '{{baseUrl}}'], folder);
     assert.equal(converted.code, 0, converted.output);
     assert.ok(fs.existsSync(collection), `portman wrote no collection:\n${converted.output}`);
 
@@ -92,7 +87,7 @@ describe('contract kit: Portman + newman against the seeded service', function (
     fs.writeFileSync(environment, JSON.stringify(postmanEnvironment({ baseUrl: service.baseUrl, ...variables })));
 
     const report = path.join(folder, 'report.json');
-    const ran = await runTool(newman, ['run', collection, '--environment', environment, '--reporters', 'cli,json', '--reporter-json-export', report, '--color', 'off']);
+    const ran = await runTool(newman, ['run', collection, '--environment', environment, '--reporters', 'cli,json', '--reporter-json-export', report, '--color', 'off'], folder);
     assert.ok(fs.existsSync(report), `newman wrote no report:\n${ran.output.slice(-4000)}`);
     const { run } = JSON.parse(fs.readFileSync(report, 'utf8')) as NewmanReport;
     const failures = run.failures.map((failure) => `${failure.source?.name ?? '?'}: ${failure.error.message}`);
