@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import YAML from 'yaml';
 import { DOCUMENT_PATH, projectRoot } from '../../src/openapi/document.js';
 import { requireTool } from './kit-tools.js';
+import { freePort } from './prism.js';
 
 /**
  * The mock a client team develops against before the service runs (docs/contract-testing.md):
@@ -38,17 +38,6 @@ function documentedExample(path: string, method: string, status: string, mediaTy
   if (schema.$ref) schema = document.components.schemas[schema.$ref.split('/').pop() as string];
   assert.ok(schema.example !== undefined, `${method} ${path} ${status} ${mediaType} has no example`);
   return schema.example;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('contract kit: the Prism mock answers from the document', function () {
