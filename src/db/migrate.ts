@@ -123,8 +123,14 @@ function isMigrationContention(err: unknown): boolean {
   return name === 'MigrationLocked' || errno === 1213 || errno === 1205 || errno === 1050 || code === 'ER_DUP_ENTRY' || code === 'SQLITE_BUSY';
 }
 
-/** True when every known migration has run (for readiness checks). */
+/** True when every known migration has run (creates knex's bookkeeping tables when missing). */
 export async function migrationsCurrent(db: Knex): Promise<boolean> {
   const [, pending] = (await db.migrate.list({ migrationSource })) as [unknown[], unknown[]];
   return pending.length === 0;
+}
+
+/** True when every known migration is among the names knex recorded as run (a readiness check reads them itself). */
+export function everyMigrationIn(applied: readonly string[]): boolean {
+  const ran = new Set(applied);
+  return MIGRATIONS.every(([name]) => ran.has(name));
 }
