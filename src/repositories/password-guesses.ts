@@ -45,8 +45,8 @@ export class PasswordGuessRepository {
       `insert into password_guesses (record_id, client, failures, window_ends) values (?, ?, 1, ?)
        on duplicate key update
          failures = last_insert_id(if(window_ends <= ?, 1, failures + 1)),
-         window_ends = if(window_ends <= ?, values(window_ends), window_ends)`,
-      [recordId, client, ends, now, now],
+         window_ends = if(window_ends <= ?, ?, window_ends)`,
+      [recordId, client, ends, now, now, ends],
     )) as [{ insertId: number }];
     return { failures: Math.max(1, Number(result.insertId)) };
   }
