@@ -15,9 +15,9 @@ export type Readiness = 'ready' | 'migrations pending';
  * - the statement is marked asked once (db/statement-retries.ts): a refusal is the answer;
  * - a connection that only comes free after the budget is given back at once, unused;
  * - on MySQL a statement still running near the budget is cancelled by knex (`KILL QUERY` from a
- *   connection of its own; knex throws the pooled connection away when even that fails), and its
- *   connection goes back to the pool as soon as it has ended. SQLite's statements run synchronously:
- *   none can still be running when the budget ends.
+ *   connection of its own), so that its connection is normally back before the answer; one still
+ *   busy at the answer is given back marked unusable (knex's own mark), and the pool destroys it.
+ *   SQLite's statements run synchronously: none can still be running when the budget ends.
  *
  * Rejects with the database's error, or a timeout error once the budget is spent.
  */
@@ -35,7 +35,7 @@ export async function askReadiness(db: Knex, budgetMs: number): Promise<Readines
     );
     throw err;
   }
-  let running: Promise<unknown> = Promise.resolve();
+  let ended = true;
   try {
     let query = db('knex_migrations').select('name').connection(connection).queryContext(ASKED_ONCE);
     // Cancelled a little before the budget ends, so that the connection is normally back in the pool
@@ -43,7 +43,11 @@ export async function askReadiness(db: Knex, budgetMs: number): Promise<Readines
     if (engineOf(db) === 'mysql') query = query.timeout(Math.max(1, deadline - Date.now() - CANCEL_MARGIN_MS), { cancel: true });
     // One promise (a knex builder runs its statement again at each `then`).
     const rows = Promise.resolve(query as unknown as PromiseLike<Array<{ name: string }>>);
-    running = rows;
+    ended = false;
+    void rows.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
     const names = await beforeDeadline(rows, deadline);
     return everyMigrationIn(names.map((row) => row.name)) ? 'ready' : 'migrations pending';
   } catch (err) {
@@ -51,8 +55,11 @@ export async function askReadiness(db: Knex, budgetMs: number): Promise<Readines
     if (isMissingTable(err)) return 'migrations pending';
     throw err;
   } finally {
-    // Given back once the statement has ended (at once, unless its cancel is still on its way).
-    void running.catch(() => undefined).then(() => db.client.releaseConnection(connection));
+    // A statement still running at the answer (its cancel could not reach the server, a stalled
+    // network): its connection is given back marked unusable, so the pool destroys it instead of
+    // handing it out, and the slot is free at once.
+    if (!ended) (connection as { __knex__disposed?: unknown }).__knex__disposed = new Error('readiness statement outlived its probe');
+    await db.client.releaseConnection(connection);
   }
 }
 

@@ -88,6 +88,28 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
     assert.equal((await probe()).status, 200);
   });
 
+  it('gives back, marked unusable, a connection whose statement outlives the answer because its cancel cannot reach the server', async () => {
+    swapTo = STALLED;
+    const client = db.client as { cancelQuery(connection: unknown): Promise<unknown> };
+    const cancel = client.cancelQuery;
+    // A stalled network: the cancel's own connection never opens within the budget.
+    client.cancelQuery = (connection) => new Promise((resolve) => setTimeout(resolve, 3000)).then(() => cancel.call(client, connection));
+    try {
+      const started = Date.now();
+      const res = await probe();
+      const took = Date.now() - started;
+      assert.equal(res.status, 503);
+      assert.ok(took <= READINESS_BUDGET_MS + 300, `answered after ${took} ms`);
+      assert.equal(pool().numUsed(), 0, 'no connection is held past the answer');
+      // The pool throws that connection away rather than handing it out: the next probe is ready.
+      swapTo = undefined;
+      assert.equal((await probe()).status, 200);
+    } finally {
+      client.cancelQuery = cancel;
+      await new Promise((resolve) => setTimeout(resolve, 3500)); // the late cancel lands
+    }
+  });
+
   it('gives back a connection that only comes free after its answer, unused', async () => {
     // Every pooled connection taken (10, knex's pool for MySQL) by statements that outlast the budget.
     const holders = Array.from({ length: 10 }, () => Promise.resolve(db.raw('SELECT SLEEP(3)')));
