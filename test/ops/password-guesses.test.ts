@@ -44,7 +44,7 @@ describe('record-password guesses are counted once for every process of a databa
       PASSWORD_FAILURE_WINDOW: '120',
     });
     for (let worker = 1; workers > 1 && worker <= workers; worker++)
-      await started.waitForLog((line) => line.worker === worker && typeof line.msg === 'string' && line.msg.startsWith('listening on '));
+      await started.waitForLog((line) => line.worker === worker && typeof line.msg === 'string' && line.msg.startsWith('listening on '), 90_000);
     return started;
   }
 
