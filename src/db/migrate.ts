@@ -33,6 +33,7 @@ import * as addDataVersionSlots from './migrations/20261127000002_add_data_versi
 import * as addEventTermsTimes from './migrations/20261128000100_add_event_terms_times.js';
 import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_terms_times.js';
 import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
+import * as createPasswordGuesses from './migrations/20261130000100_create_password_guesses.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -78,6 +79,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128000100_add_event_terms_times', addEventTermsTimes],
   ['20261128000101_fill_event_terms_times', fillEventTermsTimes],
   ['20261129000100_add_event_series_horizon_error', addEventSeriesHorizonError],
+  ['20261130000100_create_password_guesses', createPasswordGuesses],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {
@@ -123,8 +125,14 @@ function isMigrationContention(err: unknown): boolean {
   return name === 'MigrationLocked' || errno === 1213 || errno === 1205 || errno === 1050 || code === 'ER_DUP_ENTRY' || code === 'SQLITE_BUSY';
 }
 
-/** True when every known migration has run (for readiness checks). */
+/** True when every known migration has run (creates knex's bookkeeping tables when missing). */
 export async function migrationsCurrent(db: Knex): Promise<boolean> {
   const [, pending] = (await db.migrate.list({ migrationSource })) as [unknown[], unknown[]];
   return pending.length === 0;
+}
+
+/** True when every known migration is among the names knex recorded as run (a readiness check reads them itself). */
+export function everyMigrationIn(applied: readonly string[]): boolean {
+  const ran = new Set(applied);
+  return MIGRATIONS.every(([name]) => ran.has(name));
 }

@@ -20,10 +20,12 @@ export const STATEMENT_RETRY_WINDOW_MS = 10_000;
  * whole transaction back; inTransaction runs the whole transaction again instead. knex builds a
  * transaction's client from the client's class (not from this instance), so a transaction never sees
  * the wrapper installed here; test/integration/db/statement-retries.test.ts holds knex to that.
+ * A statement marked ASKED_ONCE is sent once.
  */
 export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_RETRY_WINDOW_MS): void {
   const runOnce = client.query.bind(client) as (connection: unknown, statement: unknown) => Promise<unknown>;
   client.query = async (connection: unknown, statement: unknown) => {
+    if (askedOnce(statement)) return runOnce(connection, statement);
     const started = Date.now();
     let refusal: unknown;
     for (let attempt = 1; ; attempt++) {
@@ -41,6 +43,18 @@ export function retryPassingRefusals(client: Knex.Client, windowMs = STATEMENT_R
       }
     }
   };
+}
+
+/**
+ * The query context (knex's `queryContext`) of a statement that is sent once whatever the answer:
+ * a refusal is itself the answer its caller wants, and running it again would outlive the caller
+ * (the readiness probe, db/readiness.ts, answers 503 at 2 s).
+ */
+export const ASKED_ONCE = Object.freeze({ askedOnce: true });
+
+function askedOnce(statement: unknown): boolean {
+  const context = (statement as { queryContext?: { askedOnce?: unknown } } | null)?.queryContext;
+  return context?.askedOnce === true;
 }
 
 /** How the log line of a statement that ran after refusals begins (the cluster tests count them). */

@@ -307,7 +307,7 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
       const input = await operation.parse(ctx);
       const run = async (): Promise<Reply> => {
         const target = await operation.load(ctx, input);
-        operation.authorize(ctx.user, target, input);
+        await operation.authorize(ctx.user, target, input);
         return operation.execute(ctx, input, target);
       };
       const remembered = operation.remember?.(ctx, input);

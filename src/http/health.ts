@@ -1,24 +1,25 @@
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
-import { migrationsCurrent } from '../db/migrate.js';
+import { askReadiness } from '../db/readiness.js';
 
 /** `GET /healthz`: the process is alive and serving. */
 export const healthz: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'no-store').json({ status: 'ok' });
 };
 
+/** How long `/readyz` waits for the database before it answers 503, in milliseconds. */
+export const READINESS_BUDGET_MS = 2000;
+
 /**
  * `GET /readyz`: the database answers (within 2 s) and every migration has run; 503 otherwise, so a
- * load balancer stops sending traffic until it recovers.
+ * load balancer stops sending traffic until it recovers. The probe's statement is asked once and
+ * holds no connection past the answer (db/readiness.ts).
  */
 export function readyz(db: Knex): RequestHandler {
   return async (_req, res) => {
     res.set('Cache-Control', 'no-store');
     try {
-      const check = Promise.all([db.raw('select 1'), migrationsCurrent(db)]);
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('database check timed out')), 2000).unref());
-      const [, current] = await Promise.race([check, timeout]);
-      if (!current) {
+      if ((await askReadiness(db, READINESS_BUDGET_MS)) === 'migrations pending') {
         res.status(503).json({ status: 'unavailable', reason: 'migrations pending' });
         return;
       }

@@ -226,18 +226,16 @@ export function readerKey(user: User | undefined): Reader['key'] {
 }
 
 /**
- * One attempt at a record's password, guarded against guessing (operations/shared/password-guesses.ts): `allow`
- * throws 429 once the client has guessed wrong too often on this record, `failed` counts a wrong one.
+ * One attempt at a record's password, counted against its client (operations/shared/password-guesses.ts):
+ * told whether the password was right, it resolves when the attempt may be answered and rejects with
+ * 429 once the client has guessed wrong too often on this record (a wrong attempt counts itself first).
  */
-export interface PasswordAttempt {
-  allow(): void;
-  failed(): void;
-}
+export type PasswordAttempt = (recordId: number, right: boolean) => Promise<void>;
 
 /** What a single read sends: the record's password, and the guard of attempts at it on a record. */
 export interface ReadRequest {
   password?: string;
-  passwordAttempt?: (recordId: number) => PasswordAttempt;
+  passwordAttempt?: PasswordAttempt;
 }
 
 /**
@@ -256,20 +254,26 @@ export const postPolicy = {
    * password unless the caller may edit the record (403 `{type}-password-protected`; a password sent
    * is an attempt, 429 once the client has guessed wrong too often on this record).
    */
-  read(user: User | undefined, record: PostFacts & { id: number }, input: ReadRequest): void {
+  read(user: User | undefined, record: PostFacts & { id: number }, input: ReadRequest): void | Promise<void> {
     const label = record.type;
     if (!mayRead(user, record)) {
       if (record.status === 'trash') throw new RestError(403, `${label}-no-longer-available`, `This ${label} is no longer available`);
       throw new RestError(403, `${label}-not-accessible`, `The requested ${label} is not accessible`);
     }
     if (maySeeProtectedText(user, record)) return;
-    const attempt = input.password === undefined ? undefined : input.passwordAttempt?.(record.id);
-    attempt?.allow();
+    const refused = () => new RestError(403, `${label}-password-protected`, `The requested ${label} is not accessible without a password`);
+    if (input.password === undefined) throw refused();
     // Stryker disable next-line StringLiteral: unreachable fallback, a record whose text is hidden has a password.
-    if (input.password === undefined || !sameSecret(input.password, record.password ?? '')) {
-      attempt?.failed();
-      throw new RestError(403, `${label}-password-protected`, `The requested ${label} is not accessible without a password`);
+    const right = sameSecret(input.password, record.password ?? '');
+    // The count is asked only when a password was sent (asynchronously: it is shared by every process).
+    const counted = input.passwordAttempt?.(record.id, right);
+    if (counted === undefined) {
+      if (!right) throw refused();
+      return;
     }
+    return counted.then(() => {
+      if (!right) throw refused();
+    });
   },
 
   /** Creating: contributors and up, with the rights its values need. */

@@ -11,6 +11,7 @@ import { ORGANIZERS, VENUES, type LinkedKind } from './linked-kinds.js';
 import { TermRepository } from './terms.js';
 import { ChangeRepository } from './changes.js';
 import { IdempotencyRepository } from './idempotency.js';
+import { PasswordGuessRepository } from './password-guesses.js';
 
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
@@ -69,6 +70,10 @@ export class Repositories {
 
   get idempotency(): IdempotencyRepository {
     return this.once('idempotency', () => new IdempotencyRepository(this.db));
+  }
+
+  get passwordGuesses(): PasswordGuessRepository {
+    return this.once('passwordGuesses', () => new PasswordGuessRepository(this.db));
   }
 
   get users(): UserRepository {

@@ -15,6 +15,7 @@ let opened: { db: Knex; target: DatabaseTarget } | undefined;
 /** Tables in an order that respects foreign keys when emptying them. */
 const TABLES = [
   'idempotency_keys',
+  'password_guesses',
   'event_terms',
   'event_venues',
   'event_organizers',

@@ -268,32 +268,40 @@ describe('policy decision tables (src/policies/)', () => {
     );
   });
 
-  it('postPolicy read: not accessible, no longer available, password-protected with attempts counted', () => {
+  it('postPolicy read: not accessible, no longer available, password-protected with attempts counted', async () => {
     const messages: Record<string, string> = {
       'venue-not-accessible': 'The requested venue is not accessible',
       'venue-no-longer-available': 'This venue is no longer available',
       'venue-password-protected': 'The requested venue is not accessible without a password',
     };
-    const refused = (run: () => void, code: string) => assert.throws(run, (e: RestError) => e.status === 403 && e.code === code && e.message === messages[code], code);
+    const matches = (code: string) => (e: RestError) => e.status === 403 && e.code === code && e.message === messages[code];
+    const refused = (run: () => void, code: string) => assert.throws(run, matches(code), code);
     const venue = (status: string, extra: Partial<PostFacts> = {}) => ({ id: 7, type: 'venue', status, authorId: ME + 1, ...extra });
     postPolicy.read(undefined, venue('publish'), {});
     refused(() => postPolicy.read(undefined, venue('draft'), {}), 'venue-not-accessible');
     refused(() => postPolicy.read(userOf('author'), venue('trash'), {}), 'venue-no-longer-available');
     postPolicy.read(userOf('editor'), venue('trash'), {});
     const events: string[] = [];
-    const passwordAttempt = (id: number) => ({ allow: () => events.push(`allow ${id}`), failed: () => events.push(`failed ${id}`) });
+    const passwordAttempt = async (id: number, right: boolean) => void events.push(`${right ? 'right' : 'wrong'} ${id}`);
     const locked = venue('publish', { password: 'open sesame' });
     refused(() => postPolicy.read(undefined, locked, { passwordAttempt }), 'venue-password-protected');
     assert.deepEqual(events, [], 'no password sent: no attempt');
-    refused(() => postPolicy.read(undefined, locked, { password: 'wrong', passwordAttempt }), 'venue-password-protected');
-    assert.deepEqual(events, ['allow 7', 'failed 7']);
-    postPolicy.read(undefined, locked, { password: 'open sesame', passwordAttempt });
-    assert.deepEqual(events, ['allow 7', 'failed 7', 'allow 7']);
+    await assert.rejects(async () => postPolicy.read(undefined, locked, { password: 'wrong', passwordAttempt }), matches('venue-password-protected'));
+    assert.deepEqual(events, ['wrong 7']);
+    await postPolicy.read(undefined, locked, { password: 'open sesame', passwordAttempt });
+    assert.deepEqual(events, ['wrong 7', 'right 7']);
+    // The count's refusal (429) is the answer, for a right password too.
+    const tooMany = Object.assign(new RestError(429, 'rest_too_many_requests', 'Too many'), {});
+    await assert.rejects(
+      async () => postPolicy.read(undefined, locked, { password: 'open sesame', passwordAttempt: async () => Promise.reject(tooMany) }),
+      (e) => e === tooMany,
+    );
     postPolicy.read(userOf('editor'), locked, {});
     postPolicy.read(undefined, locked, { password: 'open sesame' });
+    refused(() => postPolicy.read(undefined, locked, { password: 'wrong' }), 'venue-password-protected');
     // An empty password protects nothing: any password sent (or none) reads it.
     postPolicy.read(undefined, venue('publish', { password: '' }), { password: 'x', passwordAttempt });
-    assert.equal(events.length, 3, 'no attempt counted on an unprotected record');
+    assert.equal(events.length, 2, 'no attempt counted on an unprotected record');
   });
 
   it('termPolicy: anyone reads; managing needs the taxonomy right (401 anonymous, 403 otherwise)', () => {

@@ -103,7 +103,8 @@ export interface RememberedBy {
  * 1. `parse`: the input, checked against everything that does not depend on the record (400);
  * 2. `load`: the record the path names (404, or 400 for an id of another type);
  * 3. `authorize`: the policy action that decides whether this caller may do this to that record
- *    with that input (policies/; 401/403, or 400 where the plugin answers so);
+ *    with that input (policies/; 401/403, or 400 where the plugin answers so; asynchronous only where
+ *    it must ask the database, a record password's shared guess count);
  * 4. `execute`: checks that depend on the record (400), the work, the answer.
  *
  * Reads that name `remember` are answered from the remembered replies while the data they depend on
@@ -113,7 +114,7 @@ export interface Operation<Op extends OperationId, Input = unknown, Target = unk
   parse(ctx: OperationContext<Op>): Input | Promise<Input>;
   remember?(ctx: OperationContext<Op>, input: Input): RememberedBy;
   load(ctx: OperationContext<Op>, input: Input): Target | Promise<Target>;
-  authorize(user: User | undefined, target: Target, input: Input): void;
+  authorize(user: User | undefined, target: Target, input: Input): void | Promise<void>;
   execute(ctx: OperationContext<Op>, input: Input, target: Target): Promise<Reply<Op>>;
 }
 
@@ -126,7 +127,7 @@ interface Stages<Op extends OperationId, Input, Target> {
   parse(ctx: OperationContext<Op>): Input | Promise<Input>;
   remember?(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): RememberedBy;
   load(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): Target | Promise<Target>;
-  authorize(user: User | undefined, target: NoInfer<Target>, input: NoInfer<Input>): void;
+  authorize(user: User | undefined, target: NoInfer<Target>, input: NoInfer<Input>): void | Promise<void>;
   execute(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>, target: NoInfer<Target>): Promise<Reply<NoInfer<Op>>>;
 }
 
