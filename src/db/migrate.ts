@@ -33,6 +33,7 @@ import * as addDataVersionSlots from './migrations/20261127000002_add_data_versi
 import * as addEventTermsTimes from './migrations/20261128000100_add_event_terms_times.js';
 import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_terms_times.js';
 import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
+import * as addChangeHistories from './migrations/20261130000200_add_change_histories.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -78,6 +79,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128000100_add_event_terms_times', addEventTermsTimes],
   ['20261128000101_fill_event_terms_times', fillEventTermsTimes],
   ['20261129000100_add_event_series_horizon_error', addEventSeriesHorizonError],
+  ['20261130000200_add_change_histories', addChangeHistories],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {
