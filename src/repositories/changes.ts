@@ -91,7 +91,10 @@ export class ChangeRepository {
     const upto = await committedPosition(trx);
     await trx('change_history_fences').insert({ history: previous, upto }).onConflict('history').merge();
     // 12 base-36 characters, about 62 random bits: histories never collide.
-    const history = BigInt(`0x${crypto.randomBytes(8).toString('hex')}`).toString(36).padStart(13, '0').slice(-12);
+    const history = BigInt(`0x${crypto.randomBytes(8).toString('hex')}`)
+      .toString(36)
+      .padStart(13, '0')
+      .slice(-12);
     await trx('change_sequence').where('id', 1).update({ history });
     return { previous, upto, history };
   }
