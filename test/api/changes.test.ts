@@ -201,6 +201,32 @@ describe('GET /changes: the change feed', () => {
     }
   });
 
+  it('after a restore (docs/durability.md): cursors up to the copy go on, later ones and other histories are 410, edited ones 400', async () => {
+    await post('tags', { name: 'Before the copy' });
+    const atCopy = await head();
+    await post('tags', { name: 'After the copy' });
+    const afterCopy = await head();
+    // What `cli restore` does to the restored database, done here to this one: a new history, and the
+    // original one fenced at the copy's position.
+    const { db } = await openTestDatabase();
+    const { secret } = await db('change_sequence').where('id', 1).first('secret');
+    await db('change_sequence').where('id', 1).update({ history: 'restored1' });
+    await db('change_history_fences').insert({ history: '', upto: parseInt(atCopy.split('.')[0], 36) });
+
+    const continued = await follow(http, atCopy);
+    assert.deepEqual(
+      continued.changes.map((change) => change.record?.name),
+      ['After the copy'],
+    );
+    assert.match(continued.cursor, /^[0-9a-z]+\.restored1\.[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual((await follow(http, continued.cursor)).changes, []);
+    for (const gone of [afterCopy, encodeCursor({ secret: String(secret), history: 'elsewhere' }, 1)]) {
+      expectError(await call(http, 'get', `${changesPath}?after=${encodeURIComponent(gone)}`), 410, 'rest_cursor_expired');
+    }
+    const edited = continued.cursor.replace('.restored1.', '.restored2.');
+    expectError(await call(http, 'get', `${changesPath}?after=${encodeURIComponent(edited)}`), 400, 'rest_invalid_param');
+  });
+
   it('answers 410 for a cursor older than the retention, once a tombstone after it is older than that', async () => {
     const old = await head();
     const event = await post('events', eventBody({ title: 'Soon gone' }));
