@@ -417,7 +417,7 @@ describe('GET /changes: the change feed', () => {
     }
   });
 
-  it('reads the signing secret once per database handle (the repository)', async () => {
+  it('reads the signing secret and history once per database handle (the repository)', async () => {
     const { db } = await openTestDatabase();
     await inTransaction(db, async (trx) => {
       let reads = 0;
