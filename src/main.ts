@@ -32,10 +32,10 @@ async function main(): Promise<void> {
 async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
   const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
   if (migrate) await applyMigrations(db, logger);
-  // On a SQLite file, `cli restore` must see that this process uses it (db/service-lease.ts); every
-  // process holds its own lease (each worker too), deleted when it stops.
-  const memory = target.description === 'sqlite :memory:';
-  const lease = target.engine === 'sqlite' && !memory ? holdServiceLease(db, (err) => logger.warn({ err }, 'renewing the service lease failed')) : undefined;
+  // On a SQLite file, `cli restore` must see that this process uses it (db/service-lease.ts): it holds
+  // a lease until it stops.
+  const onFile = target.engine === 'sqlite' && config.databaseUrl !== 'sqlite::memory:';
+  const lease = onFile ? holdServiceLease(db, (err) => logger.warn({ err }, 'renewing the service lease failed')) : undefined;
 
   const app = createApp({ config, db, logger });
   const server = app.listen(config.port, config.host);
