@@ -9,8 +9,8 @@ import { restore, restored, type RestoreResult } from './restore.js';
 export const BACKUP_COMMANDS = ['backup', 'restore', 'restored'];
 
 export const BACKUP_USAGE = `  backup FILE [--force] [--json]                     copy the live SQLite database to FILE (online, consistent)
-  restore FILE                                       put a copy in place of the SQLite database (service stopped)
-  restored                                           after loading a MySQL dump: start a new change feed history`;
+  restore FILE [--json]                              put a copy in place of the SQLite database (service stopped)
+  restored [--json]                                  after loading a MySQL dump: start a new change feed history`;
 
 export async function runBackupCommand(databaseUrl: string, command: string, args: string[], options: { force: boolean; json: boolean }): Promise<number> {
   try {
