@@ -608,7 +608,7 @@ export interface paths {
          *
          *     To keep a copy: read every list (each answer's `X-TEC-Change-Cursor` header is the feed's position read before that page), then follow this feed from the smallest of those cursors, passing each answer's `next_cursor` as the next `after`, with `wait` to be told of new changes as they commit. No change is missed, also when writes commit in another order than they started. Records embedded in an event (its venues, organizers, categories and tags) are as of the event's own last change: their own changes are announced as changes of those records, not of the events that embed them.
          *
-         *     Tombstones of deleted records are kept `CHANGES_RETENTION_DAYS` (30 by default); a cursor from before the oldest change kept answers 410 `rest_cursor_expired`: read the lists again. A malformed, edited or unknown cursor answers 400 `rest_invalid_param`.
+         *     Tombstones of deleted records are kept `CHANGES_RETENTION_DAYS` (30 by default); a cursor from before the oldest change kept answers 410 `rest_cursor_expired`: read the lists again. So does a cursor given out after the copy of the data that an operator's restore brought back (the changes it had seen are not in the restored data). A malformed, edited or unknown cursor answers 400 `rest_invalid_param`.
          */
         get: operations["listChanges"];
         put?: never;
@@ -2569,7 +2569,7 @@ export interface components {
                 "application/json": components["schemas"]["ChangeFeed"];
             };
         };
-        /** @description Changes after the cursor are no longer kept (`rest_cursor_expired`): read the lists again, then follow the feed from their `X-TEC-Change-Cursor`. */
+        /** @description Changes after the cursor are no longer kept, or the cursor was given out after the copy a restore of the data brought back (`rest_cursor_expired`): read the lists again, then follow the feed from their `X-TEC-Change-Cursor`. */
         CursorExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

@@ -8,6 +8,7 @@ import { openDatabase, parseDatabaseUrl } from './db/knex.js';
 import { isConnectionError, isDatabaseNotReady } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './repositories/users.js';
+import { BACKUP_COMMANDS, BACKUP_USAGE, runBackupCommand } from './ops/commands.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -21,6 +22,7 @@ const USAGE = `Usage: npm run -s cli -- <command>
   secret add LOGIN [--secret S] [--json]             add another secret to a user and print it (once)
   secret revoke LOGIN [--all]                        revoke the user's newest secret, or all of them
   migrate                                            bring the database schema up to date
+${BACKUP_USAGE}
 
 ROLE is one of administrator, editor, author, contributor, subscriber.
 Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       json: { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -51,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
   const command = group === 'migrate' ? 'migrate' : `${group} ${action ?? ''}`.trim();
 
   const config = loadConfig();
+  // Before the database is opened here: a restore replaces its file.
+  if (BACKUP_COMMANDS.includes(group)) return runBackupCommand(config.databaseUrl, group, positionals.slice(1), { force: values.force, json: values.json });
   // Knex's own warnings (a failed connection attempt, with its stack) are not for the terminal: the
   // failure itself reaches the catch below and is told in one line.
   const quiet = { warn: () => undefined, error: () => undefined };

@@ -10,6 +10,7 @@ import { loadConfig, type Config } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { openDatabase } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
+import { holdServiceLease } from './db/service-lease.js';
 import { createApp } from './http/app.js';
 import { extendHorizons } from './domain/events/occurrences.js';
 import { warmUpExpansion } from './dates/recurrence.js';
@@ -31,6 +32,10 @@ async function main(): Promise<void> {
 async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
   const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
   if (migrate) await applyMigrations(db, logger);
+  // On a SQLite file, `cli restore` must see that this process uses it (db/service-lease.ts): it holds
+  // a lease until it stops.
+  const onFile = target.engine === 'sqlite' && config.databaseUrl !== 'sqlite::memory:';
+  const lease = onFile ? holdServiceLease(db, (err) => logger.warn({ err }, 'renewing the service lease failed')) : undefined;
 
   const app = createApp({ config, db, logger });
   const server = app.listen(config.port, config.host);
@@ -76,13 +81,15 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     clearInterval(horizonTimer);
     server.close(() => {
       clearInterval(idleSweep);
-      db.destroy().then(
-        () => {
-          logger.info('stopped');
-          process.exit(0);
-        },
-        () => process.exit(1),
-      );
+      Promise.resolve(lease?.stop())
+        .then(() => db.destroy())
+        .then(
+          () => {
+            logger.info('stopped');
+            process.exit(0);
+          },
+          () => process.exit(1),
+        );
     });
     // Keep-alive connections become idle as their last request finishes: close them as they do.
     server.closeIdleConnections();

@@ -34,6 +34,7 @@ import * as addEventTermsTimes from './migrations/20261128000100_add_event_terms
 import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_terms_times.js';
 import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
 import * as createPasswordGuesses from './migrations/20261130000100_create_password_guesses.js';
+import * as addChangeHistories from './migrations/20261130000200_add_change_histories.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -80,6 +81,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261128000101_fill_event_terms_times', fillEventTermsTimes],
   ['20261129000100_add_event_series_horizon_error', addEventSeriesHorizonError],
   ['20261130000100_create_password_guesses', createPasswordGuesses],
+  ['20261130000200_add_change_histories', addChangeHistories],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
 import type { ChangeType } from '../db/change-log.js';
-import type { ChangeRow, ChangeRepository } from '../repositories/changes.js';
+import type { ChangeRow, ChangeRepository, CursorKey } from '../repositories/changes.js';
 import { formatUtc } from '../dates/storage.js';
 import { RestError, invalidParam } from '../core/errors.js';
 import { mayFollow } from '../policies/posts.js';
@@ -25,31 +25,37 @@ const COLLECTIONS: Record<ChangeType, string> = { event: 'events', venue: 'venue
 
 // ---------------------------------------------------------------------------------------------
 // Cursors: `{position in base 36}.{HMAC}` signed with the secret kept in the feed's row (change_sequence), so every
-// process signs alike and a cursor cannot be forged or edited (a position nobody was given is 400).
+// process signs alike and a cursor cannot be forged or edited (a position nobody was given is 400). After a
+// restore the cursor also names its history: `{position}.{history}.{HMAC}` (docs/durability.md "The change
+// feed after a restore"); the original history keeps the first form, so cursors given out before
+// histories existed stay valid.
 
-function mac(secret: string, position: number): string {
-  return crypto.createHmac('sha256', secret).update(`tec-changes:${position}`).digest('base64url').slice(0, 22);
+function mac(secret: string, position: number, history: string): string {
+  const signed = history === '' ? `tec-changes:${position}` : `tec-changes:${history}:${position}`;
+  return crypto.createHmac('sha256', secret).update(signed).digest('base64url').slice(0, 22);
 }
 
-export function encodeCursor(secret: string, position: number): string {
-  return `${position.toString(36)}.${mac(secret, position)}`;
+export function encodeCursor(key: CursorKey, position: number): string {
+  const history = key.history === '' ? '' : `.${key.history}`;
+  return `${position.toString(36)}${history}.${mac(key.secret, position, key.history)}`;
 }
 
-const CURSOR = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{22})$/;
+const CURSOR = /^([0-9a-z]{1,11})(?:\.([0-9a-z]{1,16}))?\.([A-Za-z0-9_-]{22})$/;
 
-/** The position a cursor stands for, or undefined when it is malformed or was not signed here. */
-export function decodeCursor(secret: string, cursor: string): number | undefined {
+/** The position and history a cursor stands for, or undefined when it is malformed or was not signed here. */
+export function decodeCursor(secret: string, cursor: string): { position: number; history: string } | undefined {
   const match = CURSOR.exec(cursor);
   if (!match) return undefined;
   // Past the safe integers the position is rounded, and no cursor was given out there: its signature does not match.
   const position = parseInt(match[1], 36);
+  const history = match[2] ?? '';
   // CURSOR fixes the signature's length (22 ASCII characters), as timingSafeEqual needs.
-  return crypto.timingSafeEqual(Buffer.from(match[2]), Buffer.from(mac(secret, position))) ? position : undefined;
+  return crypto.timingSafeEqual(Buffer.from(match[3]), Buffer.from(mac(secret, position, history))) ? { position, history } : undefined;
 }
 
 /** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
 export async function currentCursor(repositories: Repositories): Promise<string> {
-  return encodeCursor(await repositories.changes.secret(), await repositories.changes.rememberedPosition());
+  return encodeCursor(await repositories.changes.cursorKey(), await repositories.changes.rememberedPosition());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -77,12 +83,15 @@ const PURGE_BATCH = 1000;
  * after it have been purged. Purges tombstones past the retention first (a bounded batch), so a
  * cursor older than the retention answers 410 once such a tombstone exists after it.
  */
-async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; secret: string; position: number }> {
+async function startPosition(repositories: Repositories, request: FeedRequest): Promise<{ after: number; key: CursorKey; position: number }> {
   const repo = repositories.changes;
   let state = await repo.state();
-  const after = request.after === undefined ? 0 : decodeCursor(state.secret, request.after);
+  const cursor = request.after === undefined ? { position: 0, history: state.history } : decodeCursor(state.secret, request.after);
   const position = await repo.position();
-  if (after === undefined || after > position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
+  if (cursor === undefined) throw invalidParam('after', 'after is not a cursor this feed gave out.');
+  const after = cursor.position;
+  if (cursor.history !== state.history) await checkEarlierHistory(repo, cursor.history, after);
+  else if (after > position) throw invalidParam('after', 'after is not a cursor this feed gave out.');
   const cutoff = formatUtc(new Date(request.now.getTime() - request.retentionDays * 86_400_000));
   const oldest = await repo.oldestTombstone(state.purged);
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; purge forgets only tombstones before the cutoff itself.
@@ -93,7 +102,24 @@ async function startPosition(repositories: Repositories, request: FeedRequest): 
   if (request.after !== undefined && after < state.purged) {
     throw new RestError(410, 'rest_cursor_expired', 'Changes after this cursor are no longer kept. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.');
   }
-  return { after, secret: state.secret, position };
+  return { after, key: { secret: state.secret, history: state.history }, position };
+}
+
+/**
+ * A cursor signed here but of another history (docs/durability.md): valid when this database was
+ * restored from a copy of that history taken after the cursor was given out; 410 when it was given
+ * out after the copy (the changes it had seen are not here), or by a history this one does not
+ * descend from.
+ */
+async function checkEarlierHistory(repo: ChangeRepository, history: string, after: number): Promise<void> {
+  const fence = await repo.fence(history);
+  if (fence === undefined || after > fence) {
+    throw new RestError(
+      410,
+      'rest_cursor_expired',
+      'The data was restored from a copy taken before this cursor was given out. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.',
+    );
+  }
 }
 
 /**
@@ -108,7 +134,7 @@ async function readPage(repo: ChangeRepository, after: number, request: FeedRequ
 
 /** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
 export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
-  const { after, secret, position } = await startPosition(repositories, request);
+  const { after, key, position } = await startPosition(repositories, request);
   const deadline = Date.now() + request.waitSeconds * 1000;
   let page = await readPage(repositories.changes, after, request, position);
   // Stryker disable next-line EqualityOperator: `<=` differs only in the deadline's own millisecond.
@@ -116,12 +142,12 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request);
   }
-  const seen = await changesAsSeenBy(repositories, user, urls, page.rows, secret);
+  const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
   const changes = withinBytes(seen, pageBytes(request.replyLimit));
   // An empty page may move the cursor to the position read before it: every change up to there had
   // committed, and none of them follows the cursor (for the types asked).
   const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
-  return { changes, next_cursor: encodeCursor(secret, next), has_more: page.hasMore || changes.length < seen.length };
+  return { changes, next_cursor: encodeCursor(key, next), has_more: page.hasMore || changes.length < seen.length };
 }
 
 /**
@@ -152,7 +178,7 @@ export function withinBytes(changes: Change[], budget: number): Change[] {
  * password returns it; a record that no longer exists, or that this caller may not read in full
  * (trashed, unpublished, protected), is a delete without content.
  */
-async function changesAsSeenBy(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[], secret: string): Promise<Change[]> {
+async function changesAsSeenBy(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[], key: CursorKey): Promise<Change[]> {
   // The ids to read per type (a tombstone's record is looked for too: it no longer exists).
   const idsOf: Record<ChangeType, number[]> = { event: [], venue: [], organizer: [], category: [], tag: [] };
   for (const row of rows) idsOf[row.type].push(row.recordId);
@@ -181,7 +207,7 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
   return rows.map((row): Change => {
     const record = records.get(`${row.type}:${row.recordId}`);
     const change: Change = {
-      cursor: encodeCursor(secret, row.seq),
+      cursor: encodeCursor(key, row.seq),
       type: row.type,
       id: row.recordId,
       action: record ? 'upsert' : 'delete',

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
 import { CHANGE_TYPES, committedPosition, type ChangeType } from '../db/change-log.js';
@@ -13,10 +14,18 @@ export interface ChangeRow {
   changedUtc: string;
 }
 
-/** The feed's row: the highest number purged and the cursors' signing secret. */
+/** The feed's row: the highest number purged, the cursors' signing secret and their history. */
 export interface FeedState {
   purged: number;
   secret: string;
+  /** '' for the original history; a restore starts a new one (docs/durability.md "The change feed after a restore"). */
+  history: string;
+}
+
+/** What cursors are signed with: the secret and the history, which together never change while a service runs. */
+export interface CursorKey {
+  secret: string;
+  history: string;
 }
 
 function toChangeRow(row: Record<string, unknown>): ChangeRow {
@@ -32,7 +41,7 @@ function toChangeRow(row: Record<string, unknown>): ChangeRow {
 const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
 
 const rememberedPositions = new WeakMap<Knex, VersionedCache<number>>();
-const secrets = new WeakMap<Knex, string>();
+const cursorKeys = new WeakMap<Knex, CursorKey>();
 
 /**
  * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
@@ -43,18 +52,51 @@ export class ChangeRepository {
 
   async state(): Promise<FeedState> {
     // The migrations write the feed's row (20261123000050-51); it is never missing.
-    const row = await this.db('change_sequence').where('id', 1).first('purged', 'secret');
-    return { purged: Number(row.purged), secret: String(row.secret) };
+    const row = await this.db('change_sequence').where('id', 1).first('purged', 'secret', 'history');
+    return { purged: Number(row.purged), secret: String(row.secret), history: String(row.history ?? '') };
   }
 
-  /** The cursors' signing secret: written once by the migration, so each database handle reads it once. */
-  async secret(): Promise<string> {
-    const known = secrets.get(this.db);
+  /**
+   * The cursors' signing secret and history: written by the migration and changed only by a restore,
+   * which runs while no service does, so each database handle reads them once.
+   */
+  async cursorKey(): Promise<CursorKey> {
+    const known = cursorKeys.get(this.db);
     if (known !== undefined) return known;
-    const { secret } = await this.state();
+    const { secret, history } = await this.state();
     // Kept per handle (a transaction's copy goes with it).
-    secrets.set(this.db, secret);
-    return secret;
+    cursorKeys.set(this.db, { secret, history });
+    return { secret, history };
+  }
+
+  /**
+   * The position up to which cursors of an earlier history stay valid here (the position of the
+   * copy this database was restored from), or undefined for a history this database does not
+   * descend from.
+   */
+  async fence(history: string): Promise<number | undefined> {
+    const row = await this.db('change_history_fences').where('history', history).first('upto');
+    return row ? Number(row.upto) : undefined;
+  }
+
+  /**
+   * Starts a new history after a restore: cursors of the history so far stay valid up to the
+   * committed position of the restored data (given out before the copy), later ones answer 410, and
+   * new cursors carry the new history. Returns the fence and the new history.
+   */
+  async startNewHistory(): Promise<{ previous: string; upto: number; history: string }> {
+    const trx = requireTransaction(this.db);
+    const state = await trx('change_sequence').where('id', 1).forUpdate().first('history');
+    const previous = String(state.history ?? '');
+    const upto = await committedPosition(trx);
+    await trx('change_history_fences').insert({ history: previous, upto }).onConflict('history').merge();
+    // 12 base-36 characters, about 62 random bits: histories never collide.
+    const history = BigInt(`0x${crypto.randomBytes(8).toString('hex')}`)
+      .toString(36)
+      .padStart(13, '0')
+      .slice(-12);
+    await trx('change_sequence').where('id', 1).update({ history });
+    return { previous, upto, history };
   }
 
   /** The committed position now: every change up to it has committed (db/change-log.ts). */

@@ -193,12 +193,38 @@ describe('GET /changes: the change feed', () => {
     // Signed here, but for a position the feed has not reached.
     const { db } = await openTestDatabase();
     const { secret } = await db('change_sequence').where('id', 1).first('secret');
-    const ahead = encodeCursor(String(secret), parseInt(position, 36) + 5);
+    const ahead = encodeCursor({ secret: String(secret), history: '' }, parseInt(position, 36) + 5);
     for (const bad of ['nonsense', '', '1', edited, editedDown, future, ahead, `${cursor}x`, cursor.toUpperCase()]) {
       const res = await call(http, 'get', `${changesPath}?after=${encodeURIComponent(bad)}`);
       const data = expectError(res, 400, 'rest_invalid_param') as Rec;
       assert.ok(data.params.after, bad);
     }
+  });
+
+  it('after a restore (docs/durability.md): cursors up to the copy go on, later ones and other histories are 410, edited ones 400', async () => {
+    await post('tags', { name: 'Before the copy' });
+    const atCopy = await head();
+    await post('tags', { name: 'After the copy' });
+    const afterCopy = await head();
+    // What `cli restore` does to the restored database, done here to this one: a new history, and the
+    // original one fenced at the copy's position.
+    const { db } = await openTestDatabase();
+    const { secret } = await db('change_sequence').where('id', 1).first('secret');
+    await db('change_sequence').where('id', 1).update({ history: 'restored1' });
+    await db('change_history_fences').insert({ history: '', upto: parseInt(atCopy.split('.')[0], 36) });
+
+    const continued = await follow(http, atCopy);
+    assert.deepEqual(
+      continued.changes.map((change) => change.record?.name),
+      ['After the copy'],
+    );
+    assert.match(continued.cursor, /^[0-9a-z]+\.restored1\.[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual((await follow(http, continued.cursor)).changes, []);
+    for (const gone of [afterCopy, encodeCursor({ secret: String(secret), history: 'elsewhere' }, 1)]) {
+      expectError(await call(http, 'get', `${changesPath}?after=${encodeURIComponent(gone)}`), 410, 'rest_cursor_expired');
+    }
+    const edited = continued.cursor.replace('.restored1.', '.restored2.');
+    expectError(await call(http, 'get', `${changesPath}?after=${encodeURIComponent(edited)}`), 400, 'rest_invalid_param');
   });
 
   it('answers 410 for a cursor older than the retention, once a tombstone after it is older than that', async () => {
@@ -391,7 +417,7 @@ describe('GET /changes: the change feed', () => {
     }
   });
 
-  it('reads the signing secret once per database handle (the repository)', async () => {
+  it('reads the signing secret and history once per database handle (the repository)', async () => {
     const { db } = await openTestDatabase();
     await inTransaction(db, async (trx) => {
       let reads = 0;
@@ -401,7 +427,7 @@ describe('GET /changes: the change feed', () => {
       db.on('query', listener);
       try {
         const repo = new ChangeRepository(trx);
-        assert.equal(await repo.secret(), await repo.secret());
+        assert.deepEqual(await repo.cursorKey(), await repo.cursorKey());
         assert.equal(reads, 1);
       } finally {
         db.off('query', listener);

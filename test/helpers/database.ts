@@ -29,6 +29,8 @@ const TABLES = [
   'secrets',
   'users',
   'changes',
+  'change_history_fences',
+  'service_leases',
 ];
 
 export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTarget }> {
@@ -48,8 +50,9 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
 export async function resetDatabase(db: Knex): Promise<void> {
   await db('posts').update({ image_id: null });
   for (const table of TABLES) await db(table).delete();
-  // The change counter keeps growing (cursors of earlier tests stay in range); nothing is purged yet.
-  await db('change_sequence').update({ purged: 0 });
+  // The change counter keeps growing (cursors of earlier tests stay in range); nothing is purged yet,
+  // and no restore has started another history.
+  await db('change_sequence').update({ purged: 0, history: '' });
   // The rows changed behind the service's back: cached list totals must not survive (db/versioned-cache.ts).
   await bumpDataVersion(db);
 }
