@@ -8,6 +8,7 @@ import { openDatabase, parseDatabaseUrl } from './db/knex.js';
 import { isConnectionError, isDatabaseNotReady } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './repositories/users.js';
+import { portableCommand } from './portable.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -21,6 +22,8 @@ const USAGE = `Usage: npm run -s cli -- <command>
   secret add LOGIN [--secret S] [--json]             add another secret to a user and print it (once)
   secret revoke LOGIN [--all]                        revoke the user's newest secret, or all of them
   migrate                                            bring the database schema up to date
+  export FILE [--force]                              write every record to FILE as JSON Lines (docs/export-format.md)
+  import FILE                                        read an export into an empty database (users get no secrets)
 
 ROLE is one of administrator, editor, author, contributor, subscriber.
 Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
@@ -40,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       json: { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -61,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
       return 0;
     }
+    if (group === 'export' || group === 'import') return await portableCommand(db, group, action, values.force);
     const users = new UserRepository(db);
     const needLogin = (): string => {
       if (!login) throw new UsageError(`${command} needs a LOGIN`);
