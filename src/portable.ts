@@ -163,7 +163,7 @@ export async function exportLines(db: Knex): Promise<string[]> {
       }
     }
     const counts = Object.fromEntries(KINDS.map((kind) => [kind, records.filter(([k]) => k === kind).length]));
-    const header = { format: FORMAT, version: FORMAT_VERSION, engine: engineOf(trx), exported_at: utcNow(), counts };
+    const header = { format: FORMAT, version: FORMAT_VERSION, engine: engineOf(trx), exported_at: utcNow(), counts, next_ids: await repository.nextIds() };
     return [header, ...records.map(([kind, record]) => ({ kind, record }))].map((line, i) => JSON.stringify(i === 0 ? { kind: 'header', record: line } : line));
   });
 }
@@ -179,7 +179,7 @@ export async function exportToFile(db: Knex, file: string, force: boolean): Prom
 }
 
 /** Reads and checks a file's lines: the header, then records of known kinds in the order an import needs. */
-export function parseLines(content: string): { counts: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
+export function parseLines(content: string): { counts: Record<string, number>; nextIds: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
   const lines = content.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
   const parse = (line: string, n: number) => {
     try {
@@ -189,7 +189,7 @@ export function parseLines(content: string): { counts: Record<string, number>; r
     }
   };
   const header = lines.length ? parse(lines[0], 1) : {};
-  const head = header.record as { format?: unknown; version?: unknown; counts?: Record<string, number> } | undefined;
+  const head = header.record as { format?: unknown; version?: unknown; counts?: Record<string, number>; next_ids?: Record<string, number> } | undefined;
   if (header.kind !== 'header' || head?.format !== FORMAT) throw new PortableError(`line 1: not a ${FORMAT} file (its first line is its header)`);
   if (head.version !== FORMAT_VERSION) throw new PortableError(`line 1: format version ${String(head.version)}; this version reads ${FORMAT_VERSION}`);
   let rank = 0;
@@ -205,13 +205,13 @@ export function parseLines(content: string): { counts: Record<string, number>; r
     const found = records.filter((r) => r.kind === kind).length;
     if ((head.counts?.[kind] ?? 0) !== found) throw new PortableError(`the header counts ${head.counts?.[kind] ?? 0} ${kind} record(s), the file holds ${found}: is it cut short?`);
   }
-  return { counts: head.counts ?? {}, records };
+  return { counts: head.counts ?? {}, nextIds: head.next_ids ?? {}, records };
 }
 
 /** Reads an export into an empty database, all in one transaction (nothing is left behind when it fails). */
 export async function importFromFile(db: Knex, file: string): Promise<Record<string, number>> {
   if (!fs.existsSync(file)) throw new PortableError(`${file} does not exist`);
-  const { counts, records } = parseLines(fs.readFileSync(file, 'utf8'));
+  const { counts, nextIds, records } = parseLines(fs.readFileSync(file, 'utf8'));
   const held = await new PortableRepository(db).recordCounts();
   if (held.users + held.posts + held.terms > 0) {
     throw new PortableError(`the database is not empty (${held.users} user(s), ${held.posts} post(s), ${held.terms} term(s)); import reads into an empty database only`);
@@ -245,7 +245,10 @@ export async function importFromFile(db: Knex, file: string): Promise<Record<str
     }
     await repository.insertSeries(seriesRows);
     await repository.finish();
+    if (engineOf(trx) === 'sqlite') await repository.continueIds(nextIds);
   });
+  // MySQL's ALTER TABLE commits by itself: after the import's transaction.
+  if (engineOf(db) === 'mysql') await new PortableRepository(db).continueIds(nextIds);
   return counts;
 }
 

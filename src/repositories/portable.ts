@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
+import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
 import { indexSearchText } from '../db/search-index.js';
 import { emailKey, loginKey } from '../auth/login-keys.js';
@@ -25,6 +26,9 @@ const OWN_TABLES: Record<PostType, string> = { image: 'images', venue: 'venues',
 /** Columns of the own tables that the import derives instead of reading them from the file. */
 const DERIVED = new Set(['post_id', 'url_hash', 'post_status', 'post_date_utc', 'post_modified_utc']);
 
+/** The tables whose ids a database hands out: the import continues their counters where the source's stood. */
+export const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
+
 /** Rows per multi-row INSERT: well under SQLite's limit of bound values for the widest table. */
 const INSERT_ROWS = 100;
 
@@ -35,6 +39,48 @@ export class PortableRepository {
   async recordCounts(): Promise<{ users: number; posts: number; terms: number }> {
     const count = async (table: string) => Number((await this.db(table).count({ n: '*' }).first())?.n ?? 0);
     return { users: await count('users'), posts: await count('posts'), terms: await count('terms') };
+  }
+
+  /**
+   * The id each counted table hands out next. Higher than the highest id when the newest records
+   * were deleted: an import that continued from the highest id would give a deleted record's id (one
+   * a client may still hold) to a new record.
+   */
+  async nextIds(): Promise<Record<string, number>> {
+    const next: Record<string, number> = {};
+    for (const table of COUNTED_TABLES) next[table] = Number((await this.db(table).max({ id: 'id' }).first())?.id ?? 0) + 1;
+    if (engineOf(this.db) === 'mysql') {
+      // MySQL 8 answers from statistics cached for a day unless told otherwise; MariaDB has no such setting.
+      await this.db.raw('SET SESSION information_schema_stats_expiry = 0').catch(() => undefined);
+      const rows = await this.db('information_schema.TABLES')
+        .whereRaw('TABLE_SCHEMA = DATABASE()')
+        .whereIn('TABLE_NAME', COUNTED_TABLES)
+        .select('TABLE_NAME as name', 'AUTO_INCREMENT as next');
+      for (const row of rows) if (row.next !== null) next[row.name] = Math.max(next[row.name], Number(row.next));
+    } else {
+      for (const row of await this.db('sqlite_sequence').whereIn('name', COUNTED_TABLES).select('name', 'seq')) next[row.name] = Math.max(next[row.name], Number(row.seq) + 1);
+    }
+    return next;
+  }
+
+  /**
+   * Sets the counters to hand out `next` ids (never below what the rows need). On MySQL an ALTER TABLE
+   * commits on its own: call it after the import's transaction.
+   */
+  async continueIds(next: Record<string, number>): Promise<void> {
+    for (const table of COUNTED_TABLES) {
+      const wanted = Number(next[table] ?? 0);
+      if (!Number.isSafeInteger(wanted) || wanted < 1) continue;
+      if (engineOf(this.db) === 'mysql') {
+        await this.db.raw(`ALTER TABLE \`${table}\` AUTO_INCREMENT = ${wanted}`);
+      } else {
+        const trx = requireTransaction(this.db);
+        await trx('sqlite_sequence')
+          .where('name', table)
+          .update({ seq: trx.raw('MAX(seq, ?)', [wanted - 1]) });
+        await trx.raw('INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)', [table, wanted - 1, table]);
+      }
+    }
   }
 
   async users(): Promise<Row[]> {

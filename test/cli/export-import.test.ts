@@ -45,7 +45,7 @@ function httpOf(db: Knex): Http {
 }
 
 /** Fills the source through the API with every kind of record the format must carry. */
-async function fill(http: Http): Promise<{ eventIds: number[]; seriesId: number }> {
+async function fill(http: Http): Promise<{ eventIds: number[]; seriesId: number; deletedId: number }> {
   const post = async (resource: string, body: Record<string, unknown>) => {
     const res = await http().post(`${NS}/${resource}`).set('Authorization', AUTH).send(body);
     expectStatus(res, 201);
@@ -103,7 +103,13 @@ async function fill(http: Http): Promise<{ eventIds: number[]; seriesId: number 
   );
   expectStatus(await http().delete(`${NS}/events/${later[4]}?scope=this&force=true`).set('Authorization', AUTH), 200);
   ids.push(...later.slice(1).filter((id) => id !== later[4]));
-  return { eventIds: ids, seriesId: series.id };
+  // A trashed event (it keeps the status it came from), and a newest record deleted for good: its id
+  // must not be given again.
+  const trashed = await event({ title: 'Cancelled', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' });
+  expectStatus(await http().delete(`${NS}/events/${trashed.id}`).set('Authorization', AUTH), 200);
+  const gone = await post('venues', { venue: 'Gone' });
+  expectStatus(await http().delete(`${NS}/venues/${gone.id}?force=true`).set('Authorization', AUTH), 200);
+  return { eventIds: ids, seriesId: series.id, deletedId: gone.id };
 }
 
 /** What the API answers about every record, as the administrator sees it. */
@@ -117,7 +123,10 @@ async function answers(http: Http, eventIds: number[], seriesId: number): Promis
   };
   for (const id of eventIds) await get(`events/${id}`);
   await get(`events/${seriesId}/occurrences?start_date=2027-02-01&end_date=2027-12-31&per_page=50`);
-  await get('events?start_date=2027-01-01&end_date=2027-12-31&per_page=50&status=publish,draft,private');
+  await get('events?start_date=2027-01-01&end_date=2027-12-31&per_page=50&status=publish,draft,private,trash');
+  // The search index is rebuilt by the import (MySQL's trigram rows, SQLite's FTS table).
+  await get('events?start_date=2027-01-01&end_date=2027-12-31&search=op%C3%A9ra');
+  await get('events?start_date=2027-01-01&end_date=2027-12-31&search=standup');
   for (const list of ['categories', 'tags', 'venues', 'organizers']) await get(`${list}?per_page=50`);
   return out;
 }
@@ -129,7 +138,7 @@ describe('cli export and import (docs/export-format.md)', function () {
   const first = path.join(dir, 'first.jsonl');
   let source: Knex;
   let sourceHttp: Http;
-  let filled: { eventIds: number[]; seriesId: number };
+  let filled: { eventIds: number[]; seriesId: number; deletedId: number };
   const targets: Knex[] = [];
 
   /**
@@ -154,7 +163,7 @@ describe('cli export and import (docs/export-format.md)', function () {
     filled = await fill(sourceHttp);
     const exported = cli(sourceUrl, 'export', first);
     assert.equal(exported.status, 0, exported.stderr);
-    assert.match(exported.stdout, /2 user, 2 category, 1 tag, 1 image, 1 venue, 1 organizer, 9 event/);
+    assert.match(exported.stdout, /2 user, 2 category, 1 tag, 1 image, 1 venue, 1 organizer, 10 event/);
   });
 
   after(async () => {
@@ -165,7 +174,7 @@ describe('cli export and import (docs/export-format.md)', function () {
   it('round-trips every kind of record: the second export is the first, and the API answers the same', async () => {
     const { eventIds, seriesId } = filled;
     const lines = fs.readFileSync(first, 'utf8').trimEnd().split('\n');
-    assert.equal(lines.length, 1 + 2 + 2 + 1 + 1 + 1 + 1 + 9);
+    assert.equal(lines.length, 1 + 2 + 2 + 1 + 1 + 1 + 1 + 10);
     const header = JSON.parse(lines[0]);
     assert.equal(header.kind, 'header');
     assert.equal(header.record.engine, 'sqlite');
@@ -194,6 +203,9 @@ describe('cli export and import (docs/export-format.md)', function () {
     const again = fs.readFileSync(second, 'utf8').split('\n');
     assert.equal(again.slice(1).join('\n'), lines.slice(1).join('\n') + '\n', 'the same records, byte for byte');
     assert.deepEqual(JSON.parse(again[0]).record.counts, header.record.counts);
+    assert.deepEqual(JSON.parse(again[0]).record.next_ids, header.record.next_ids);
+    assert.equal(header.record.next_ids.posts, filled.deletedId + 1);
+
     assert.equal(JSON.parse(again[0]).record.engine, TEST_DATABASE_URL.startsWith('sqlite:') ? 'sqlite' : 'mysql');
 
     // Users come without secrets: they get new ones from the CLI, and then they can write.
@@ -207,12 +219,21 @@ describe('cli export and import (docs/export-format.md)', function () {
     );
     assert.equal(cli(target.url, 'secret', 'add', ADMIN.login, '--secret', ADMIN.secret).status, 0);
     const targetHttp = httpOf(target.db);
+    // The change feed of the new database starts with every record once.
+    const feed = await targetHttp().get(`${NS}/changes?per_page=500`).set('Authorization', AUTH);
+    expectStatus(feed, 200);
+    const fed = (feed.body.changes as Array<{ type: string; id: number }>).map((c) => `${c.type}:${c.id}`).sort();
+    const held = records
+      .filter((r) => r.kind !== 'user' && r.kind !== 'image')
+      .map((r) => `${r.kind}:${r.record.id}`)
+      .sort();
+    assert.deepEqual(fed, held);
     assert.deepEqual(await answers(targetHttp, eventIds, seriesId), await answers(sourceHttp, eventIds, seriesId));
 
     // New records continue after the imported ids, and the imported slugs are taken.
     const created = await targetHttp().post(`${NS}/venues`).set('Authorization', AUTH).send({ venue: 'Salle Gaveau', slug: 'salle-pleyel' });
     expectStatus(created, 201);
-    assert.ok(created.body.id > Math.max(...eventIds), `${created.body.id} after ${eventIds}`);
+    assert.ok(created.body.id > filled.deletedId, `the new id ${created.body.id} comes after the deleted ${filled.deletedId}`);
     assert.equal(created.body.slug, 'salle-pleyel-2');
   });
 
@@ -222,12 +243,12 @@ describe('cli export and import (docs/export-format.md)', function () {
     fs.writeFileSync(cut, fs.readFileSync(first, 'utf8').trimEnd().split('\n').slice(0, -1).join('\n') + '\n');
     const refused = cli(target.url, 'import', cut);
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /the header counts 9 event record\(s\), the file holds 8/);
+    assert.match(refused.stderr, /the header counts 10 event record\(s\), the file holds 9/);
 
     assert.equal(cli(target.url, 'import', first).status, 0);
     const again = cli(target.url, 'import', first);
     assert.equal(again.status, 1);
-    assert.match(again.stderr, /the database is not empty \(2 user\(s\), 12 post\(s\), 3 term\(s\)\)/);
+    assert.match(again.stderr, /the database is not empty \(2 user\(s\), 13 post\(s\), 3 term\(s\)\)/);
 
     const kept = cli(sourceUrl, 'export', first);
     assert.equal(kept.status, 1);
