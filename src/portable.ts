@@ -139,43 +139,87 @@ function parentsFirst(terms: Row[]): Row[] {
   return [...out, ...terms.filter((t) => !out.includes(t))];
 }
 
-/** Every record of the database as lines of the file, the header first. Read in one transaction: a consistent copy of a live database. */
-export async function exportLines(db: Knex): Promise<string[]> {
+/** Posts read per query while exporting: the export's memory stays flat whatever the calendar's size. */
+const EXPORT_PAGE = 1000;
+
+/**
+ * Writes every record of the database to `fd` as lines of the file, the header first (its counts
+ * are counted before the records are read). Read in one transaction: a consistent copy of a live
+ * database (a snapshot on SQLite's WAL and on InnoDB alike).
+ */
+async function writeExport(db: Knex, fd: number): Promise<Record<string, number>> {
   return inTransaction(db, async (trx) => {
     const repository = new PortableRepository(trx);
-    const records: Array<[RecordKind, Row]> = [];
-    for (const user of await repository.users()) records.push(['user', toFile(user, USER_FIELDS)]);
-    for (const term of parentsFirst(await repository.terms(CATEGORIES.name))) records.push(['category', toFile(term, TERM_FIELDS)]);
-    for (const term of await repository.terms(TAGS.name)) records.push(['tag', toFile(term, TERM_FIELDS)]);
-    const links = await repository.eventLinks();
-    const series = await repository.series();
+    const write = (kind: string, records: Row[]) => {
+      if (records.length) fs.writeSync(fd, records.map((record) => JSON.stringify({ kind, record }) + '\n').join(''));
+    };
+    const users = await repository.users();
+    const categories = parentsFirst(await repository.terms(CATEGORIES.name));
+    const tags = await repository.terms(TAGS.name);
+    const counts: Record<string, number> = { user: users.length, category: categories.length, tag: tags.length };
+    for (const type of POST_KINDS) counts[type] = await repository.postCount(type);
+    write('header', [{ format: FORMAT, version: FORMAT_VERSION, engine: engineOf(trx), exported_at: utcNow(), counts, next_ids: await repository.nextIds() }]);
+    write(
+      'user',
+      users.map((user) => toFile(user, USER_FIELDS)),
+    );
+    write(
+      'category',
+      categories.map((term) => toFile(term, TERM_FIELDS)),
+    );
+    write(
+      'tag',
+      tags.map((term) => toFile(term, TERM_FIELDS)),
+    );
     for (const type of POST_KINDS) {
-      for (const row of await repository.posts(type)) {
-        const record = { ...toFile(row, POST_FIELDS), ...toFile(row, OWN_FIELDS[type]) };
-        if (type === 'event') {
-          const id = Number(row.id);
-          const linked = links.get(id) ?? { venues: [], organizers: [], categories: [], tags: [] };
-          const ownSeries = series.get(id);
-          Object.assign(record, { venue: linked.venues, organizer: linked.organizers, categories: linked.categories, tags: linked.tags });
-          record.series = ownSeries ? toFile(ownSeries, SERIES_FIELDS) : null;
-        }
-        records.push([type, record]);
+      for (let after = 0; ;) {
+        const rows = await repository.posts(type, after, EXPORT_PAGE);
+        if (rows.length === 0) break;
+        after = Number(rows[rows.length - 1].id);
+        const ids = rows.map((row) => Number(row.id));
+        const links = type === 'event' ? await repository.eventLinks(ids) : undefined;
+        const series = type === 'event' ? await repository.series(ids) : undefined;
+        write(
+          type,
+          rows.map((row) => {
+            const record = { ...toFile(row, POST_FIELDS), ...toFile(row, OWN_FIELDS[type]) };
+            if (!links || !series) return record;
+            const linked = links.get(Number(row.id))!;
+            const ownSeries = series.get(Number(row.id));
+            return {
+              ...record,
+              venue: linked.venues,
+              organizer: linked.organizers,
+              categories: linked.categories,
+              tags: linked.tags,
+              series: ownSeries ? toFile(ownSeries, SERIES_FIELDS) : null,
+            };
+          }),
+        );
       }
     }
-    const counts = Object.fromEntries(KINDS.map((kind) => [kind, records.filter(([k]) => k === kind).length]));
-    const header = { format: FORMAT, version: FORMAT_VERSION, engine: engineOf(trx), exported_at: utcNow(), counts, next_ids: await repository.nextIds() };
-    return [header, ...records.map(([kind, record]) => ({ kind, record }))].map((line, i) => JSON.stringify(i === 0 ? { kind: 'header', record: line } : line));
+    return counts;
   });
 }
 
 /** Writes the export to `file` (through a temporary file renamed at the end, so a failed export leaves no half file). */
 export async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
   if (!force && fs.existsSync(file)) throw new PortableError(`${file} exists; give --force to overwrite it`);
-  const lines = await exportLines(db);
   const partial = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.partial`);
-  fs.writeFileSync(partial, lines.join('\n') + '\n');
+  const fd = fs.openSync(partial, 'w');
+  let counts: Record<string, number>;
+  try {
+    counts = await writeExport(db, fd);
+    // On disk before it takes the file's name: a crash cannot leave a short file under it.
+    fs.fsyncSync(fd);
+  } catch (err) {
+    fs.rmSync(partial, { force: true });
+    throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(partial, file);
-  return JSON.parse(lines[0]).record.counts;
+  return counts;
 }
 
 /** Reads and checks a file's lines: the header, then records of known kinds in the order an import needs. */
@@ -233,15 +277,16 @@ export async function importFromFile(db: Knex, file: string): Promise<Record<str
       const rows = of(type).map(({ record, line }) => ({ post: fromFile(record, POST_FIELDS, `line ${line}`), own: fromFile(record, OWN_FIELDS[type], `line ${line}`) }));
       await repository.insertPosts(type, rows, imageUrlHash);
       if (type !== 'event') continue;
-      for (const { record, line } of of('event')) {
+      const links = of('event').map(({ record, line }) => {
         const list = (field: string) => {
           const value = record[field];
           if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id))) throw new PortableError(`line ${line}: "${field}" is not a list of ids`);
           return value as number[];
         };
-        await repository.insertLinks(Number(record.id), { venues: list('venue'), organizers: list('organizer'), categories: list('categories'), tags: list('tags') });
         if (record.series) seriesRows.push({ id: record.id, ...fromFile(record.series as Row, SERIES_FIELDS, `line ${line} series`) });
-      }
+        return { eventId: Number(record.id), venues: list('venue'), organizers: list('organizer'), categories: list('categories'), tags: list('tags') };
+      });
+      await repository.insertLinks(links);
     }
     await repository.insertSeries(seriesRows);
     await repository.finish();

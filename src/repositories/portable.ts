@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
-import { indexSearchText } from '../db/search-index.js';
+import { insertSearchGrams, searchGramRows } from '../db/search-index.js';
 import { emailKey, loginKey } from '../auth/login-keys.js';
-import { chunks, eventCopiesOf, noteRecordChange, PostRepository, type PostType } from './posts.js';
-import { EventRepository } from './events.js';
+import { chunks, eventCopiesOf, noteRecordChange, type PostType } from './posts.js';
+import { refreshLinkTimes } from './term-link-times.js';
 import { TermRepository, changeTypeOf } from './terms.js';
-import { CATEGORIES, TAGS } from './taxonomies.js';
+import { CATEGORIES } from './taxonomies.js';
 
 /**
  * The SQL of `cli export` and `cli import` (docs/export-format.md): every table a record lives in,
@@ -92,34 +92,46 @@ export class PortableRepository {
     return this.db('terms').where('taxonomy', taxonomy).orderBy('id').select('id', 'name', 'slug', 'description', 'parent', 'name_key', 'published_count', 'version');
   }
 
-  /** Posts of a type with their own table's columns (`own_*`), in id order. */
-  async posts(type: PostType): Promise<Row[]> {
-    return this.db('posts as p').join(`${OWN_TABLES[type]} as o`, 'o.post_id', 'p.id').where('p.type', type).orderBy('p.id').select('p.*', 'o.*');
+  /** How many posts of a type have their own row (what `posts` reads, page by page). */
+  async postCount(type: PostType): Promise<number> {
+    const row = await this.db('posts as p').join(`${OWN_TABLES[type]} as o`, 'o.post_id', 'p.id').where('p.type', type).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
   }
 
-  /** Each event's linked venue, organizer and term ids, in link order (position, then id). */
-  async eventLinks(): Promise<Map<number, { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }>> {
-    const links = new Map<number, { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }>();
-    const of = (id: unknown) => {
-      const key = Number(id);
-      if (!links.has(key)) links.set(key, { venues: [], organizers: [], categories: [], tags: [] });
-      return links.get(key)!;
-    };
-    for (const row of await this.db('event_venues').orderBy(['event_id', 'position', 'venue_id']).select('event_id', 'venue_id'))
-      of(row.event_id).venues.push(Number(row.venue_id));
-    for (const row of await this.db('event_organizers').orderBy(['event_id', 'position', 'organizer_id']).select('event_id', 'organizer_id'))
-      of(row.event_id).organizers.push(Number(row.organizer_id));
-    const terms = await this.db('event_terms as et')
-      .join('terms as t', 't.id', 'et.term_id')
-      .orderBy(['et.event_id', 'et.term_id'])
-      .select('et.event_id', 'et.term_id', 't.taxonomy');
-    for (const row of terms) (row.taxonomy === CATEGORIES.name ? of(row.event_id).categories : of(row.event_id).tags).push(Number(row.term_id));
+  /** Up to `limit` posts of a type after id `after`, with their own table's columns, in id order. */
+  async posts(type: PostType, after: number, limit: number): Promise<Row[]> {
+    return this.db('posts as p')
+      .join(`${OWN_TABLES[type]} as o`, 'o.post_id', 'p.id')
+      .where('p.type', type)
+      .where('p.id', '>', after)
+      .orderBy('p.id')
+      .limit(limit)
+      .select('p.*', 'o.*');
+  }
+
+  /** Some events' linked venue, organizer and term ids, in link order (position, then id). */
+  async eventLinks(eventIds: number[]): Promise<Map<number, { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }>> {
+    const links = new Map(eventIds.map((id) => [id, { venues: [] as number[], organizers: [] as number[], categories: [] as number[], tags: [] as number[] }]));
+    const of = (id: unknown) => links.get(Number(id))!;
+    for (const part of chunks(eventIds)) {
+      const venues = await this.db('event_venues').whereIn('event_id', part).orderBy(['event_id', 'position', 'venue_id']).select('event_id', 'venue_id');
+      for (const row of venues) of(row.event_id).venues.push(Number(row.venue_id));
+      const organizers = await this.db('event_organizers').whereIn('event_id', part).orderBy(['event_id', 'position', 'organizer_id']).select('event_id', 'organizer_id');
+      for (const row of organizers) of(row.event_id).organizers.push(Number(row.organizer_id));
+      const terms = await this.db('event_terms as et')
+        .join('terms as t', 't.id', 'et.term_id')
+        .whereIn('et.event_id', part)
+        .orderBy(['et.event_id', 'et.term_id'])
+        .select('et.event_id', 'et.term_id', 't.taxonomy');
+      for (const row of terms) (row.taxonomy === CATEGORIES.name ? of(row.event_id).categories : of(row.event_id).tags).push(Number(row.term_id));
+    }
     return links;
   }
 
-  /** The recurring series' rows by id (the id of their first event). */
-  async series(): Promise<Map<number, Row>> {
-    const rows = await this.db('event_series').orderBy('id').select('id', 'rules', 'timezone', 'materialised_until', 'horizon_error');
+  /** The rows of the series some events are the first of (a series is named by its first event's id). */
+  async series(eventIds: number[]): Promise<Map<number, Row>> {
+    const rows: Row[] = [];
+    for (const part of chunks(eventIds)) rows.push(...(await this.db('event_series').whereIn('id', part).select('id', 'rules', 'timezone', 'materialised_until', 'horizon_error')));
     return new Map(rows.map((row: Row) => [Number(row.id), row]));
   }
 
@@ -159,20 +171,42 @@ export class PortableRepository {
       });
       await trx(OWN_TABLES[type]).insert(own);
     }
-    for (const { post } of records) {
-      if (type === 'event')
-        await indexSearchText(trx, [Number(post.id)], { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) }, true);
-      noteRecordChange(trx, type, Number(post.id));
+    if (type === 'event' && engineOf(trx) === 'mysql') {
+      // MySQL's trigram rows, by the index's own rule (db/search-index.ts), for many events per statement;
+      // SQLite's triggers wrote its index with the rows.
+      await insertSearchGrams(
+        trx,
+        records.flatMap(({ post }) => searchGramRows(Number(post.id), { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) })),
+      );
     }
+    for (const { post } of records) noteRecordChange(trx, type, Number(post.id));
   }
 
-  /** Writes an event's links through the event repository (link order, term link times). */
-  async insertLinks(eventId: number, links: { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }): Promise<void> {
-    const events = new EventRepository(this.db, new PostRepository(this.db));
-    if (links.venues.length) await events.setLinks(eventId, 'event_venues', 'venue_id', links.venues, true);
-    if (links.organizers.length) await events.setLinks(eventId, 'event_organizers', 'organizer_id', links.organizers, true);
-    if (links.categories.length) await events.setTerms(eventId, CATEGORIES.name, links.categories, true);
-    if (links.tags.length) await events.setTerms(eventId, TAGS.name, links.tags, true);
+  /**
+   * Writes events' links in multi-row statements: venues and organizers numbered in the given order
+   * (each id once, as EventRepository.setLinks numbers them), terms with their copies of the events'
+   * times (term-link-times.ts, the rule's own function).
+   */
+  async insertLinks(links: Array<{ eventId: number; venues: number[]; organizers: number[]; categories: number[]; tags: number[] }>): Promise<void> {
+    const trx = requireTransaction(this.db);
+    const numbered = (column: string, pick: (l: (typeof links)[number]) => number[]) =>
+      links.flatMap((l) => [...new Set(pick(l))].map((id, position) => ({ event_id: l.eventId, [column]: id, position })));
+    for (const part of chunks(
+      numbered('venue_id', (l) => l.venues),
+      INSERT_ROWS,
+    ))
+      await trx('event_venues').insert(part);
+    for (const part of chunks(
+      numbered('organizer_id', (l) => l.organizers),
+      INSERT_ROWS,
+    ))
+      await trx('event_organizers').insert(part);
+    const terms = links.flatMap((l) => [...new Set([...l.categories, ...l.tags])].map((termId) => ({ event_id: l.eventId, term_id: termId })));
+    for (const part of chunks(terms, INSERT_ROWS)) await trx('event_terms').insert(part);
+    await refreshLinkTimes(
+      trx,
+      links.map((l) => l.eventId),
+    );
   }
 
   /** Writes series rows as they were (their occurrences are events of the file). */
