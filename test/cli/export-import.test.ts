@@ -228,6 +228,13 @@ describe('cli export and import (docs/export-format.md)', function () {
       .map((r) => `${r.kind}:${r.record.id}`)
       .sort();
     assert.deepEqual(fed, held);
+    // A cursor of the old database's feed is no cursor of the new one: 400, never a silent gap.
+    const oldCursor = (await sourceHttp().get(`${NS}/events?per_page=1`).set('Authorization', AUTH)).headers['x-tec-change-cursor'] as string;
+    const refused = await targetHttp()
+      .get(`${NS}/changes?after=${encodeURIComponent(oldCursor)}`)
+      .set('Authorization', AUTH);
+    expectStatus(refused, 400);
+    assert.equal(refused.body.code, 'rest_invalid_param');
     assert.deepEqual(await answers(targetHttp, eventIds, seriesId), await answers(sourceHttp, eventIds, seriesId));
 
     // New records continue after the imported ids, and the imported slugs are taken.
