@@ -1,7 +1,7 @@
 /**
  * `cli export FILE` and `cli import FILE`: every record as JSON Lines in an open format
  * (docs/export-format.md), the documented way to move from the embedded SQLite default to MySQL
- * (docs/durability.md "Moving to MySQL"). A record's fields carry the API's names for what the API
+ * (docs/moving-to-mysql.md). A record's fields carry the API's names for what the API
  * shows and the table's names for what it does not (password, trashed_from, series and occurrence
  * columns), with the stored values, so that an import keeps ids, slugs, dates, versions and series
  * exactly and a second export of the imported database is the same file (from line 2).
