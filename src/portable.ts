@@ -150,8 +150,11 @@ const EXPORT_PAGE = 1000;
 async function writeExport(db: Knex, fd: number): Promise<Record<string, number>> {
   return inTransaction(db, async (trx) => {
     const repository = new PortableRepository(trx);
+    // From the file's start: a transaction that runs again (db/transactions.ts) writes the file again.
+    let offset = 0;
+    fs.ftruncateSync(fd, 0);
     const write = (kind: string, records: Row[]) => {
-      if (records.length) fs.writeSync(fd, records.map((record) => JSON.stringify({ kind, record }) + '\n').join(''));
+      if (records.length) offset += fs.writeSync(fd, records.map((record) => JSON.stringify({ kind, record }) + '\n').join(''), offset);
     };
     const users = await repository.users();
     const categories = parentsFirst(await repository.terms(CATEGORIES.name));

@@ -23,9 +23,6 @@ export type Row = Record<string, unknown>;
 /** The tables of each post type's own columns. */
 const OWN_TABLES: Record<PostType, string> = { image: 'images', venue: 'venues', organizer: 'organizers', event: 'events' };
 
-/** Columns of the own tables that the import derives instead of reading them from the file. */
-const DERIVED = new Set(['post_id', 'url_hash', 'post_status', 'post_date_utc', 'post_modified_utc']);
-
 /** The tables whose ids a database hands out: the import continues their counters where the source's stood. */
 export const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
 
@@ -164,20 +161,19 @@ export class PortableRepository {
       await trx('posts').insert(part.map(({ post }) => ({ ...post, type })));
       const own = part.map(({ post, own }) => {
         const row: Row = { ...own, post_id: post.id };
-        for (const column of DERIVED) if (column !== 'post_id') delete row[column];
         if (type === 'image') row.url_hash = urlHash(String(own.url));
         if (type === 'event') Object.assign(row, eventCopiesOf({ status: String(post.status), date_utc: String(post.date_utc), modified_utc: String(post.modified_utc) }));
         return row;
       });
       await trx(OWN_TABLES[type]).insert(own);
-    }
-    if (type === 'event' && engineOf(trx) === 'mysql') {
-      // MySQL's trigram rows, by the index's own rule (db/search-index.ts), for many events per statement;
-      // SQLite's triggers wrote its index with the rows.
-      await insertSearchGrams(
-        trx,
-        records.flatMap(({ post }) => searchGramRows(Number(post.id), { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) })),
-      );
+      if (type === 'event' && engineOf(trx) === 'mysql') {
+        // MySQL's trigram rows, by the index's own rule (db/search-index.ts), for many events per
+        // statement; SQLite's triggers wrote its index with the rows.
+        await insertSearchGrams(
+          trx,
+          part.flatMap(({ post }) => searchGramRows(Number(post.id), { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) })),
+        );
+      }
     }
     for (const { post } of records) noteRecordChange(trx, type, Number(post.id));
   }
