@@ -205,11 +205,20 @@ async function writeExport(db: Knex, fd: number): Promise<Record<string, number>
   });
 }
 
+/** A file operation whose failure is told as the file's problem (the CLI would take ENOENT or EACCES for the database's). */
+function fileStep<T>(what: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    throw new PortableError(`${what}: ${(err as Error).message}`);
+  }
+}
+
 /** Writes the export to `file` (through a temporary file renamed at the end, so a failed export leaves no half file). */
 export async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
   if (!force && fs.existsSync(file)) throw new PortableError(`${file} exists; give --force to overwrite it`);
   const partial = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.partial`);
-  const fd = fs.openSync(partial, 'w');
+  const fd = fileStep(`cannot write ${file}`, () => fs.openSync(partial, 'w'));
   let counts: Record<string, number>;
   try {
     counts = await writeExport(db, fd);
@@ -221,7 +230,7 @@ export async function exportToFile(db: Knex, file: string, force: boolean): Prom
   } finally {
     fs.closeSync(fd);
   }
-  fs.renameSync(partial, file);
+  fileStep(`cannot write ${file}`, () => fs.renameSync(partial, file));
   return counts;
 }
 
@@ -257,8 +266,7 @@ export function parseLines(content: string): { counts: Record<string, number>; n
 
 /** Reads an export into an empty database, all in one transaction (nothing is left behind when it fails). */
 export async function importFromFile(db: Knex, file: string): Promise<Record<string, number>> {
-  if (!fs.existsSync(file)) throw new PortableError(`${file} does not exist`);
-  const { counts, nextIds, records } = parseLines(fs.readFileSync(file, 'utf8'));
+  const { counts, nextIds, records } = parseLines(fileStep(`cannot read ${file}`, () => fs.readFileSync(file, 'utf8')));
   const held = await new PortableRepository(db).recordCounts();
   if (held.users + held.posts + held.terms > 0) {
     throw new PortableError(`the database is not empty (${held.users} user(s), ${held.posts} post(s), ${held.terms} term(s)); import reads into an empty database only`);

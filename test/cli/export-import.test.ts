@@ -257,6 +257,13 @@ describe('cli export and import (docs/export-format.md)', function () {
     assert.equal(again.status, 1);
     assert.match(again.stderr, /the database is not empty \(2 user\(s\), 13 post\(s\), 3 term\(s\)\)/);
 
+    const missing = cli(target.url, 'import', path.join(dir, 'no-such-file.jsonl'));
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /^error: cannot read .*no-such-file\.jsonl: ENOENT/);
+    const nowhere = cli(sourceUrl, 'export', path.join(dir, 'no-such-dir', 'x.jsonl'));
+    assert.equal(nowhere.status, 1);
+    assert.match(nowhere.stderr, /^error: cannot write .*x\.jsonl: ENOENT/);
+
     const kept = cli(sourceUrl, 'export', first);
     assert.equal(kept.status, 1);
     assert.match(kept.stderr, /exists; give --force/);
