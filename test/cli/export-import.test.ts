@@ -244,6 +244,19 @@ describe('cli export and import (docs/export-format.md)', function () {
     assert.equal(created.body.slug, 'salle-pleyel-2');
   });
 
+  it('imports more records than one statement of the change log could announce (9,000 tags: 36,000 values on SQLite)', async () => {
+    const target = await emptyTarget();
+    const n = 9000;
+    const tag = (i: number) => ({ id: i, name: `Tag ${i}`, slug: `tag-${i}`, description: '', parent: 0, count: 0, name_key: `tag ${i}`, version: 1 });
+    const header = { format: 'tec-events-export', version: 1, engine: 'sqlite', exported_at: '2026-11-27 00:00:00', counts: { tag: n }, next_ids: { terms: n + 1 } };
+    const file = path.join(dir, 'many.jsonl');
+    const lines = [{ kind: 'header', record: header }, ...Array.from({ length: n }, (_, i) => ({ kind: 'tag', record: tag(i + 1) }))];
+    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line) + '\n').join(''));
+    const imported = cli(target.url, 'import', file);
+    assert.equal(imported.status, 0, imported.stderr.slice(0, 500));
+    assert.equal(Number((await target.db('changes').where('type', 'tag').count({ c: '*' }).first())?.c), n);
+  });
+
   it('refuses a database that is not empty, a file cut short, and overwriting without --force', async () => {
     const target = await emptyTarget();
     const cut = path.join(dir, 'cut.jsonl');
