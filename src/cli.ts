@@ -9,6 +9,7 @@ import { isConnectionError, isDatabaseNotReady } from './db/errors.js';
 import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './repositories/users.js';
 import { BACKUP_COMMANDS, BACKUP_USAGE, runBackupCommand } from './ops/commands.js';
+import { portableCommand } from './ops/portable.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -23,6 +24,8 @@ const USAGE = `Usage: npm run -s cli -- <command>
   secret revoke LOGIN [--all]                        revoke the user's newest secret, or all of them
   migrate                                            bring the database schema up to date
 ${BACKUP_USAGE}
+  export FILE [--force]                              write every record to FILE as JSON Lines (docs/export-format.md)
+  import FILE                                        read an export into an empty database (users get no secrets)
 
 ROLE is one of administrator, editor, author, contributor, subscriber.
 Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
@@ -66,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
       return 0;
     }
+    if (group === 'export' || group === 'import') return await portableCommand(db, group, action, values.force);
     const users = new UserRepository(db);
     const needLogin = (): string => {
       if (!login) throw new UsageError(`${command} needs a LOGIN`);

@@ -70,10 +70,15 @@ export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   if (await isGaleraNode(trx)) await trx('change_sequence').where('id', 1).increment('writes', 1);
   else if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
   const changedUtc = formatUtc(new Date());
-  const values = pending.map(() => '(?, ?, ?, ?)').join(', ');
-  const bindings = pending.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
-  // REPLACE deletes the record's previous row and inserts a new one, which takes the next number.
-  await trx.raw(`REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings);
+  // In parts of 1,000 rows: one statement for a whole import (cli import, thousands of records) would
+  // pass SQLite's limit of 32,766 bound values.
+  for (let i = 0; i < pending.length; i += 1000) {
+    const part = pending.slice(i, i + 1000);
+    const values = part.map(() => '(?, ?, ?, ?)').join(', ');
+    const bindings = part.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
+    // REPLACE deletes the record's previous row and inserts a new one, which takes the next number.
+    await trx.raw(`REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings);
+  }
 }
 
 /** Closes a transaction's change list once it has been written or the work failed: a later note is refused. */

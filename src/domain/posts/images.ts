@@ -38,7 +38,7 @@ export async function resolveImageInput(posts: PostRepository, input: unknown, u
   // The file name (title and extension) comes from the decoded path; a broken %-escape is a bad URL (400).
   const fileName = fileNameOf(url);
   if (fileName === undefined) throw new ImageInputError('image must be a well-formed URL: its path has a broken %-escape.');
-  const urlHash = crypto.createHash('sha256').update(url).digest('hex');
+  const urlHash = imageUrlHash(url);
   const existing = await posts.imageIdByUrlHash(urlHash);
   if (existing !== undefined) return existing;
   if (dryRun) return undefined;
@@ -65,6 +65,11 @@ export async function resolveImageInput(posts: PostRepository, input: unknown, u
       await posts.insertImage({ post_id: id, url, url_hash: urlHash, extension });
     },
   );
+}
+
+/** The key an image's URL is recorded under (`images.url_hash`): its SHA-256, in hex. */
+export function imageUrlHash(url: string): string {
+  return crypto.createHash('sha256').update(url).digest('hex');
 }
 
 /** The decoded last segment of the URL's path (`image` when empty), or undefined when it cannot be decoded. */
