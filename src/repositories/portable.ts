@@ -15,7 +15,7 @@ import { CATEGORIES } from './taxonomies.js';
  * application derives from those rows (the events' copies of their post's columns, term link times,
  * the search index, term counts, login keys, the change feed) is derived here by the same functions
  * the writes use, never copied from the file. Rows are the tables' own columns; the file's shape is
- * src/portable.ts's business.
+ * src/ops/portable.ts's business.
  */
 
 export type Row = Record<string, unknown>;
