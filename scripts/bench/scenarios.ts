@@ -185,7 +185,7 @@ export const SCENARIOS: Scenario[] = [
     request: createEvent,
   },
   {
-    // The same creates on a service that does not sync each commit (docs/settings.md SQLITE_SYNCHRONOUS):
+    // The same creates on a service that does not sync each commit (docs/settings.md "Commit durability"):
     // what durability costs, measured in the same run as the row above.
     name: 'create-event-normal',
     label: 'POST /events with SQLITE_SYNCHRONOUS=normal (commits not synced)',

@@ -26,7 +26,7 @@ export interface DatabaseOptions {
    * SQLite's `synchronous` setting (SQLITE_SYNCHRONOUS): `full`, the default, syncs the write-ahead
    * log to the disk at every commit, so an acknowledged write survives a power loss or an operating
    * system crash; `normal` syncs only at checkpoints, faster, and a machine crash may then roll back
-   * the last commits (never corrupt the file). See docs/settings.md.
+   * the last commits (never corrupt the file). See docs/settings.md "Commit durability".
    */
   sqliteSynchronous?: SqliteSynchronous;
 }
@@ -58,7 +58,7 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqlite
             if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
-            // Durable by default (docs/settings.md SQLITE_SYNCHRONOUS): in WAL mode FULL syncs the log
+            // Durable by default (docs/settings.md "Commit durability"): in WAL mode FULL syncs the log
             // at each commit, so a 201 the service sent is on the disk whatever happens next.
             conn.pragma(`synchronous = ${sqliteSynchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
             // 4 MB of page cache (better-sqlite3 builds SQLite with 16 MB), which also bounds the

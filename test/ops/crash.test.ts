@@ -70,7 +70,7 @@ function sequence(seed: number): () => number {
  * commit, a write split over several transactions, and a file left damaged by a process dying mid-write.
  * Surviving a power loss rests on `synchronous = FULL` syncing the log at each commit (SQLite's
  * documentation; test/integration/db/synchronous.test.ts checks the setting), which needs a virtual
- * machine to test for real (docs/durability.md).
+ * machine to test for real (docs/settings.md "Commit durability").
  */
 describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service as a child process)', function () {
   // 21 starts of the service: about a minute on an idle 2-core machine, several under load.

@@ -22,7 +22,7 @@ async function synchronousOf(db: Knex): Promise<{ level: unknown; connection: un
 }
 
 /**
- * Durable commits (issue #29, docs/settings.md SQLITE_SYNCHRONOUS): SQLite syncs each commit to the
+ * Durable commits (issue #29, docs/settings.md "Commit durability"): SQLite syncs each commit to the
  * disk unless told otherwise; MySQL/MariaDB leave it to the server's InnoDB setting, which the test
  * reads and requires.
  */
@@ -67,7 +67,7 @@ describe('commit durability (src/db/knex.ts)', function () {
     const { db } = await openTestDatabase();
     // 1 (the server's default) is the only value with which a committed write survives a machine
     // crash; 0 and 2 may lose about a second of commits. The service cannot set it (a global of the
-    // server): docs/settings.md asks for it, and this test fails on a server that runs without it.
+    // server): docs/settings.md "Commit durability" asks for it, and this test fails on a server that runs without it.
     const [rows] = (await db.raw('SELECT @@GLOBAL.innodb_flush_log_at_trx_commit AS flush')) as [Array<{ flush: number | string }>];
     assert.equal(Number(rows[0].flush), 1);
   });
