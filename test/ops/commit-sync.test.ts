@@ -60,10 +60,11 @@ describe('each acknowledged create is synced to the disk first (the service unde
     const traceFile = path.join(folder, `${level}.strace`);
     // --seccomp-bpf stops the process only at the two calls watched, so the service runs at speed.
     const wrapper = ['strace', '-f', '-y', '--seccomp-bpf', '-e', 'trace=fsync,fdatasync', '-o', traceFile];
-    service = await startService({ DATABASE_URL: `sqlite:${file}`, SQLITE_SYNCHRONOUS: level }, { wrapper });
+    const running = await startService({ DATABASE_URL: `sqlite:${file}`, SQLITE_SYNCHRONOUS: level }, { wrapper });
+    service = running;
     const before = walSyncs(traceFile);
     for (let i = 0; i < CREATES; i++) {
-      const res = await fetch(`${service.url}${NS}/events`, {
+      const res: Response = await fetch(`${running.url}${NS}/events`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: authorization },
         body: JSON.stringify({ title: `Synced ${i}`, start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00', status: 'publish' }),
@@ -72,8 +73,8 @@ describe('each acknowledged create is synced to the disk first (the service unde
     }
     const during = walSyncs(traceFile) - before;
     // The service's own process (strace's child) stops on SIGTERM; strace then ends with it.
-    process.kill(Number(service.logs().find((line) => typeof line.pid === 'number')?.pid), 'SIGTERM');
-    await service.exited;
+    process.kill(Number(running.logs().find((line) => typeof line.pid === 'number')?.pid), 'SIGTERM');
+    await running.exited;
     service = undefined;
     return during;
   }
