@@ -73,8 +73,9 @@ function sequence(seed: number): () => number {
  * machine to test for real (docs/settings.md "Commit durability").
  */
 describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service as a child process)', function () {
-  // 21 starts of the service: about a minute on an idle 2-core machine, several under load.
-  this.timeout(900_000);
+  // 21 starts of the service and 20 bursts: 11 minutes measured on a 2-core machine that other work
+  // kept at a load average of 15; the bound leaves room for such a machine.
+  this.timeout(1_800_000);
   const onMysql = TEST_DATABASE_URL.startsWith('mysql:') || TEST_DATABASE_URL.startsWith('mariadb:');
   let url: string;
   let folder: string | undefined;
