@@ -69,8 +69,8 @@ function sequence(seed: number): () => number {
  * system still writes out what the process had handed it; this test catches a 201 sent before its
  * commit, a write split over several transactions, and a file left damaged by a process dying mid-write.
  * Surviving a power loss rests on `synchronous = FULL` syncing the log at each commit (SQLite's
- * documentation; test/integration/db/synchronous.test.ts checks the setting), which needs a virtual
- * machine to test for real (docs/settings.md "Commit durability").
+ * documentation; test/integration/db/synchronous.test.ts checks the setting, commit-sync.test.ts the
+ * sync calls), which needs a virtual machine to test for real (docs/settings.md "Commit durability").
  */
 describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service as a child process)', function () {
   // 21 starts of the service and 20 bursts: 11 minutes measured on a 2-core machine that other work
