@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
   // Knex's own warnings (a failed connection attempt, with its stack) are not for the terminal: the
   // failure itself reaches the catch below and is told in one line.
   const quiet = { warn: () => undefined, error: () => undefined };
-  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: quiet });
+  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous, log: quiet });
   try {
     const applied = await migrateLatest(db);
     if (command === 'migrate') {

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
 
 /** Migrates, then listens; stops cleanly on SIGTERM/SIGINT. */
 async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
-  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
+  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous, log: databaseLog(logger) });
   if (migrate) await applyMigrations(db, logger);
   // On a SQLite file, `cli restore` must see that this process uses it (db/service-lease.ts): it holds
   // a lease until it stops.
@@ -121,7 +121,7 @@ async function applyMigrations(db: ReturnType<typeof openDatabase>['db'], logger
  * requests, and on SIGTERM/SIGINT passes SIGTERM to every worker and exits when they all have.
  */
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, log: databaseLog(logger) });
+  const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous, log: databaseLog(logger) });
   try {
     await applyMigrations(db, logger);
   } finally {

@@ -230,15 +230,16 @@ function build(opts: Options): void {
   if (!buildService()) opts.tsx = true;
 }
 
-async function startService(url: string, opts: Options): Promise<{ child: Child; base: string }> {
+async function startService(url: string, opts: Options, extraEnv: Record<string, string> = {}): Promise<{ child: Child; base: string }> {
   const port = await freePort();
   const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
   const entry = opts.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...startFlags(), ...opts.nodeArgs, ...profile, ...entry], { ...serviceEnv(url, port, opts.keepAuthLimit), ...startEnv() }, true);
+  const child = startNode('service', [...startFlags(), ...opts.nodeArgs, ...profile, ...entry], { ...serviceEnv(url, port, opts.keepAuthLimit), ...startEnv(), ...extraEnv }, true);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
-  log(`service ready on ${base} (pid ${child.pid}${opts.tsx ? ', from src/ with tsx' : ', dist/'}${opts.profileDir ? `, profiling into ${opts.profileDir}` : ''})`);
+  const settings = Object.entries(extraEnv).map(([name, value]) => `, ${name}=${value}`).join('');
+  log(`service ready on ${base} (pid ${child.pid}${settings}${opts.tsx ? ', from src/ with tsx' : ', dist/'}${opts.profileDir ? `, profiling into ${opts.profileDir}` : ''})`);
   return { child, base };
 }
 
@@ -398,6 +399,19 @@ async function measure(base: string, scenario: Scenario, samples: Samples, opts:
   return out;
 }
 
+/**
+ * A scenario with settings of its own (`serviceEnv`), measured on a second service process started
+ * with them on the same database; the first one stays up, idle, and serves the scenarios after it.
+ */
+async function measureApart(url: string, scenario: Scenario, samples: Samples, opts: Options, dbPid: number | undefined): Promise<ScenarioResult> {
+  const apart = await startService(url, opts, scenario.serviceEnv);
+  try {
+    return await measure(apart.base, scenario, samples, opts, apart.child.pid, dbPid);
+  } finally {
+    await stopChild(apart.child);
+  }
+}
+
 type Span = [number | undefined, number | undefined];
 
 function cores(seconds: number, spans: { server: Span; db: Span; busy: Span }, selfMs: number): ScenarioResult['cores'] {
@@ -429,7 +443,11 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
   try {
     log(`driving ${scenarios.length} scenarios: ${opts.connections} connections, ${opts.warmup}s warm-up + ${opts.duration}s each, ${events.toLocaleString('en')} events on ${version}`);
     if (floor) result.floor.before = await measure(floor.base, FLOOR, samples, opts, floor.child.pid, dbPid);
-    for (const scenario of scenarios) result.scenarios.push(await measure(service.base, scenario, samples, opts, service.child.pid, dbPid));
+    for (const scenario of scenarios) {
+      if (scenario.onlyOn && scenario.onlyOn !== engine) log(`  ${scenario.name.padEnd(20)} skipped: measured on ${scenario.onlyOn} only`);
+      else if (scenario.serviceEnv) result.scenarios.push(await measureApart(url, scenario, samples, opts, dbPid));
+      else result.scenarios.push(await measure(service.base, scenario, samples, opts, service.child.pid, dbPid));
+    }
     if (floor) {
       result.floor.after = await measure(floor.base, FLOOR, samples, opts, floor.child.pid, dbPid);
       const floorRps = round((result.floor.before!.rps + result.floor.after.rps) / 2, 1);

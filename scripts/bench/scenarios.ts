@@ -35,6 +35,14 @@ export interface Scenario {
   list: boolean;
   write: boolean;
   request(samples: Samples, random: () => number): BenchRequest;
+  /**
+   * Settings of its own: the scenario is measured on a second service process started with these
+   * added to its environment, on the same database (run.ts `measureApart`), so that one run compares
+   * two settings side by side.
+   */
+  serviceEnv?: Record<string, string>;
+  /** Measured on this engine only (a setting the other engine ignores); skipped with a note elsewhere. */
+  onlyOn?: 'sqlite' | 'mysql';
   /** A second client that sends these requests at a fixed rate while the scenario is measured (run.ts `background`). */
   background?: { perSecond: number; request(samples: Samples, random: () => number): BenchRequest };
 }
@@ -169,27 +177,23 @@ export const SCENARIOS: Scenario[] = [
     request: () => ({ method: 'GET', path: api('/changes?per_page=100') }),
   },
   {
+    // On SQLite with the default SQLITE_SYNCHRONOUS=full: every commit synced to the disk.
     name: 'create-event',
     label: 'POST /events (venue, organizer, 2 terms)',
     list: false,
     write: true,
-    request: (s, r) => {
-      const start = Date.now() + Math.floor(1 + r() * 300) * DAY;
-      const startText = `${day(start)} 19:00:00`;
-      const body = {
-        title: `Bench ${pick(r, SUBJECTS)} evening ${Math.floor(r() * 1e9).toString(36)}`,
-        description: 'Created by the benchmark: a venue, an organizer, a category and a tag, in one transaction.',
-        status: 'publish',
-        start_date: startText,
-        end_date: `${day(start)} 22:00:00`,
-        cost: '$15',
-        venue: pick(r, s.venueIds),
-        organizer: pick(r, s.organizerIds),
-        categories: [pick(r, s.categoryIds)],
-        tags: [pick(r, s.tagIds)],
-      };
-      return { method: 'POST', path: api('/events'), headers: JSON_WRITE, body: JSON.stringify(body) };
-    },
+    request: createEvent,
+  },
+  {
+    // The same creates on a service that does not sync each commit (docs/settings.md "Commit durability"):
+    // what durability costs, measured in the same run as the row above.
+    name: 'create-event-normal',
+    label: 'POST /events with SQLITE_SYNCHRONOUS=normal (commits not synced)',
+    list: false,
+    write: true,
+    request: createEvent,
+    serviceEnv: { SQLITE_SYNCHRONOUS: 'normal' },
+    onlyOn: 'sqlite',
   },
   {
     name: 'patch-event',
@@ -215,6 +219,25 @@ export const SCENARIOS: Scenario[] = [
     background: { perSecond: 20, request: patchEvent },
   },
 ];
+
+/** A published event with a venue, an organizer, a category and a tag, in one transaction. */
+function createEvent(s: Samples, r: () => number): BenchRequest {
+  const start = Date.now() + Math.floor(1 + r() * 300) * DAY;
+  const startText = `${day(start)} 19:00:00`;
+  const body = {
+    title: `Bench ${pick(r, SUBJECTS)} evening ${Math.floor(r() * 1e9).toString(36)}`,
+    description: 'Created by the benchmark: a venue, an organizer, a category and a tag, in one transaction.',
+    status: 'publish',
+    start_date: startText,
+    end_date: `${day(start)} 22:00:00`,
+    cost: '$15',
+    venue: pick(r, s.venueIds),
+    organizer: pick(r, s.organizerIds),
+    categories: [pick(r, s.categoryIds)],
+    tags: [pick(r, s.tagIds)],
+  };
+  return { method: 'POST', path: api('/events'), headers: JSON_WRITE, body: JSON.stringify(body) };
+}
 
 /** An update of a random event's title and cost. */
 function patchEvent(s: Samples, r: () => number): BenchRequest {

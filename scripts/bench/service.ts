@@ -23,11 +23,12 @@ export function buildService(): boolean {
  * The service's environment: defaults for everything but the port, the database and the log level.
  * AUTH_FAILURE_LIMIT is raised unless --keep-auth-limit, so that no setting of the failed-login
  * throttle (src/operations/shared/auth-failures.ts) can shape a measurement; it counts only refused credentials,
- * which the benchmark does not send.
+ * which the benchmark does not send. SQLITE_SYNCHRONOUS is dropped too: the service is measured with its
+ * default, and a scenario that compares another level sets it itself (scenarios.ts `serviceEnv`).
  */
 export function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, LOG_LEVEL: 'warn', SITE_TIMEZONE: 'UTC', VALIDATE_RESPONSES: 'false', NODE_ENV: 'production' };
-  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'BODY_LIMIT', 'DEBUG', 'NODE_OPTIONS', 'AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_ADDRESS_LIMIT', 'AUTH_FAILURE_WINDOW', 'TRUST_PROXY']) delete env[name];
+  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'BODY_LIMIT', 'DEBUG', 'NODE_OPTIONS', 'AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_ADDRESS_LIMIT', 'AUTH_FAILURE_WINDOW', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS']) delete env[name];
   if (!keepAuthLimit) env.AUTH_FAILURE_LIMIT = '1000000';
   return env;
 }

@@ -13,6 +13,11 @@ export interface Config {
   host: string;
   /** `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db` (DATABASE_URL). */
   databaseUrl: string;
+  /**
+   * SQLite's commit durability (SQLITE_SYNCHRONOUS): `full` (the default) syncs every commit to the
+   * disk, `normal` trades the last commits before a machine crash for speed; ignored on MySQL.
+   */
+  sqliteSynchronous: 'full' | 'normal';
   /** Public origin (+ optional path prefix) that wins over the request's Host in absolute URLs (PUBLIC_URL). */
   publicUrl: string | undefined;
   /**
@@ -116,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST ?? '0.0.0.0',
     databaseUrl,
+    sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
     publicUrl: optionalUrl('PUBLIC_URL', env.PUBLIC_URL),
     allowedHosts: hostList('ALLOWED_HOSTS', env.ALLOWED_HOSTS),
     corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
@@ -177,6 +183,14 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
     throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops or a list of proxy addresses, subnets or loopback/linklocal/uniquelocal: ${(err as Error).message}`);
   }
   return list;
+}
+
+/** SQLITE_SYNCHRONOUS: `full` or `normal` (any case); the other SQLite levels are not offered (OFF risks corruption, EXTRA adds nothing in WAL mode). */
+function sqliteSynchronous(value: string | undefined): 'full' | 'normal' {
+  if (value === undefined || value.trim() === '') return 'full';
+  const level = value.trim().toLowerCase();
+  if (level === 'full' || level === 'normal') return level;
+  throw new ConfigError(`SQLITE_SYNCHRONOUS must be full or normal, got "${value}"`);
 }
 
 function optionalUrl(name: string, value: string | undefined): string | undefined {

@@ -22,13 +22,22 @@ export interface DatabaseOptions {
   timeoutMs?: number;
   /** Where knex's own warnings go (e.g. failed connection attempts); the console by default. */
   log?: { warn(message: string): void; error(message: string): void };
+  /**
+   * SQLite's `synchronous` setting (SQLITE_SYNCHRONOUS): `full`, the default, syncs the write-ahead
+   * log to the disk at every commit, so an acknowledged write survives a power loss or an operating
+   * system crash; `normal` syncs only at checkpoints, faster, and a machine crash may then roll back
+   * the last commits (never corrupt the file). See docs/settings.md "Commit durability".
+   */
+  sqliteSynchronous?: SqliteSynchronous;
 }
+
+export type SqliteSynchronous = 'full' | 'normal';
 
 /**
  * Parses DATABASE_URL: `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db`.
  * All per-engine tuning lives here so both engines return the same values to the repositories.
  */
-export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: DatabaseOptions = {}): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqliteSynchronous = 'full' }: DatabaseOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length);
     if (filename === '') throw new Error('DATABASE_URL sqlite: needs a path or :memory:');
@@ -49,7 +58,9 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000 }: Data
             if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
-            conn.pragma('synchronous = NORMAL');
+            // Durable by default (docs/settings.md "Commit durability"): in WAL mode FULL syncs the log
+            // at each commit, so a 201 the service sent is on the disk whatever happens next.
+            conn.pragma(`synchronous = ${sqliteSynchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
             // 4 MB of page cache (better-sqlite3 builds SQLite with 16 MB), which also bounds the
             // memory a sort takes before it spills to a temporary file: the resident peak of a whole
             // benchmark run fell by about 10 MB (docs/performance.md "Memory"); pages not cached here

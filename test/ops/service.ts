@@ -26,8 +26,13 @@ export interface Service {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export async function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/**
+ * `wrapper`: a command the service runs under, such as `['strace', '-f', ...]`; the child process is
+ * then that command's, and the service's own pid is in its log lines (`pid`).
+ */
+export async function startService(env: Record<string, string>, { wrapper = [] }: { wrapper?: string[] } = {}): Promise<Service> {
+  const command = [...wrapper, process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(command[0], command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -45,6 +45,19 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: '0' }), /ICAL_MAX_EVENTS/);
   });
 
+  it('commits SQLite durably unless SQLITE_SYNCHRONOUS=normal, and refuses other levels', () => {
+    assert.equal(loadConfig({}).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: '' }).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: ' Normal ' }).sqliteSynchronous, 'normal');
+    for (const bad of ['off', 'extra', '0', '1', 'fast'])
+      assert.throws(
+        () => loadConfig({ SQLITE_SYNCHRONOUS: bad }),
+        (err: Error) => err instanceof ConfigError && err.message === `SQLITE_SYNCHRONOUS must be full or normal, got "${bad}"`,
+        bad,
+      );
+  });
+
   it('reads the iCalendar feed settings (docs/contract.md §11)', () => {
     assert.equal(loadConfig({}).icalMaxEvents, 2000);
     assert.equal(loadConfig({}).siteName, undefined);
