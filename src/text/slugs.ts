@@ -176,12 +176,27 @@ export function sanitizeSlug(text: string, context: 'save' | 'query' = 'save'): 
 /**
  * The slugs a by-slug lookup tries, in order: the slug as given (also a slug stored before slugs
  * were encoded, such as `smørrebrød`, which is never rewritten), then its sanitized form
- * (`イベント` and `%E3%82%A4...` both find `%e3%82%a4...`). `query` as WP_Query looks up a post's
- * name; `save` as get_term_by looks up a term's slug.
+ * (`イベント` and `%E3%82%A4...` both find `%e3%82%a4...`), then the sanitized form of the given text
+ * percent-encoded again. The last is the path segment as the URL carried it before the router
+ * decoded it, which is what WordPress looks up: a slug that kept `%xx` octets of its title
+ * (`%3cimg%20src...`) arrives decoded as `<img src...`, and only its encoded form finds it.
+ * `query` as WP_Query looks up a post's name; `save` as get_term_by looks up a term's slug.
  */
 export function slugLookups(given: string, context: 'save' | 'query'): string[] {
-  const sanitized = sanitizeSlug(given, context);
-  return sanitized === '' || sanitized === given ? [given] : [given, sanitized];
+  const candidates = [given, sanitizeSlug(given, context), sanitizeSlug(encodedAgain(given), context)];
+  return [...new Set(candidates.filter((candidate) => candidate !== ''))];
+}
+
+/**
+ * The text percent-encoded as a URL path segment carries it, its own `%` left as they are (a slug
+ * given already encoded is not encoded twice); empty where it cannot be (a lone surrogate).
+ */
+function encodedAgain(text: string): string {
+  try {
+    return encodeURIComponent(text).replace(/%25/g, '%');
+  } catch {
+    return '';
+  }
 }
 
 /** `base`, then `base-2`, `base-3`, ... (docs/contract.md §6), kept within the column's length, cut between characters. */
