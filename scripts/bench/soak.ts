@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
-import { BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, describeUrl, freePort, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child } from './common.js';
+import { BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child } from './common.js';
 import { seedCalendar } from './seed.js';
 import { loadSamples, type Samples } from './scenarios.js';
 import { buildService, serviceEnv, startEnv, startFlags } from './service.js';
@@ -61,6 +61,9 @@ interface Minute {
   externalMb?: number;
   lagP99Ms?: number;
   lagMaxMs?: number;
+  /** Cores used during the minute by the service, and by the whole machine (the run shares it with other work). */
+  serviceCores?: number;
+  machineCores?: number;
 }
 
 function log(message: string): void {
@@ -257,14 +260,14 @@ function requestLatencies(minutes: Minute[], kind?: string): number[] {
 
 function csv(minutes: Minute[]): string {
   const kinds = kindsOf(minutes);
-  const header = ['minute', 'requests', 'long_polls', 'errors', 'skipped', 'rss_mb', 'heap_used_mb', 'external_mb', 'loop_delay_p99_ms', 'loop_delay_max_ms', 'p50_ms', 'p99_ms', ...kinds.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`])];
+  const header = ['minute', 'requests', 'long_polls', 'errors', 'skipped', 'rss_mb', 'heap_used_mb', 'external_mb', 'loop_delay_p99_ms', 'loop_delay_max_ms', 'service_cores', 'machine_cores', 'p50_ms', 'p99_ms', ...kinds.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`])];
   const rows = minutes.map((m) => {
     const all = requestLatencies([m]);
     const perKind = kinds.flatMap((k) => {
       const list = [...(m.latencies.get(k) ?? [])].sort((a, b) => a - b);
       return [list.length, percentile(list, 0.5), percentile(list, 0.99)];
     });
-    return [m.minute, all.length, m.latencies.get('changes-long-poll')?.length ?? 0, m.errors, m.skipped, m.rssMb, m.heapUsedMb, m.externalMb, m.lagP99Ms, m.lagMaxMs, percentile(all, 0.5), percentile(all, 0.99), ...perKind];
+    return [m.minute, all.length, m.latencies.get('changes-long-poll')?.length ?? 0, m.errors, m.skipped, m.rssMb, m.heapUsedMb, m.externalMb, m.lagP99Ms, m.lagMaxMs, m.serviceCores, m.machineCores, percentile(all, 0.5), percentile(all, 0.99), ...perKind];
   });
   return [header, ...rows].map((row) => row.map((c) => (c === undefined ? '' : String(c))).join(',')).join('\n') + '\n';
 }
@@ -300,8 +303,11 @@ export async function soakBench(argv: string[]): Promise<void> {
   Object.assign(zero, { rssMb: memoryOf(service.child.pid)?.rssMb }, await scrape(service.base));
   minutes.push(zero);
   let now = fresh(1);
+  let cpuMark = { service: cpuMsOf(service.child.pid), machine: machineBusyMs(), at: Date.now() };
   const state: SoakState = { samples, created: [], series: [], keys: [] };
   log(`soak: ${opts.minutes} min at ${opts.rate} req/s + ${opts.longPolls} long polls, ${describeUrl(opts.database)}; warm-up ${opts.warmupMinutes} min; CSV ${prefix}.csv`);
+  // Minutes count from the start of the load (not of the build and seeding).
+  const loadStarted = Date.now();
   const load = startLoad(service.base, state, opts.rate, () => now, errorLog);
   const polls = Array.from({ length: opts.longPolls }, () => startLongPoll(service.base, () => now, errorLog));
   let died = false;
@@ -311,13 +317,16 @@ export async function soakBench(argv: string[]): Promise<void> {
   try {
     for (let minute = 1; minute <= opts.minutes && !died; minute++) {
       // Sleep to the minute's end on the clock of the start (no drift from the sampling itself).
-      await new Promise((r) => setTimeout(r, Math.max(0, started.getTime() + minute * 60_000 - Date.now())));
+      await new Promise((r) => setTimeout(r, Math.max(0, loadStarted + minute * 60_000 - Date.now())));
       const ended = now;
       now = fresh(minute + 1);
-      Object.assign(ended, { rssMb: memoryOf(service.child.pid)?.rssMb }, await scrape(service.base));
+      const mark = { service: cpuMsOf(service.child.pid), machine: machineBusyMs(), at: Date.now() };
+      const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : round((b - a) / (mark.at - cpuMark.at), 2));
+      Object.assign(ended, { rssMb: memoryOf(service.child.pid)?.rssMb, serviceCores: cores(cpuMark.service, mark.service), machineCores: cores(cpuMark.machine, mark.machine) }, await scrape(service.base));
+      cpuMark = mark;
       minutes.push(ended);
       const all = requestLatencies([ended]);
-      log(`minute ${minute}: ${all.length} requests, errors ${ended.errors}${ended.skipped ? `, skipped ${ended.skipped}` : ''}, RSS ${ended.rssMb} MB, heap ${ended.heapUsedMb} MB, loop delay p99 ${ended.lagP99Ms} ms, p50 ${percentile(all, 0.5)} ms, p99 ${percentile(all, 0.99)} ms`);
+      log(`minute ${minute}: ${all.length} requests, errors ${ended.errors}${ended.skipped ? `, skipped ${ended.skipped}` : ''}, RSS ${ended.rssMb} MB, heap ${ended.heapUsedMb} MB, loop delay p99 ${ended.lagP99Ms} ms, service ${ended.serviceCores} / machine ${ended.machineCores} cores, p50 ${percentile(all, 0.5)} ms, p99 ${percentile(all, 0.99)} ms`);
     }
   } finally {
     await load.stop();
@@ -353,10 +362,10 @@ function report(opts: Options, minutes: Minute[], prefix: string, started: Date,
     serviceDied: died,
   };
   const perMinute = table(
-    ['minute', 'requests', 'long polls', 'errors', 'RSS MB', 'heap MB', 'loop delay p99 ms', 'p50 ms', 'p99 ms'],
+    ['minute', 'requests', 'long polls', 'errors', 'RSS MB', 'heap MB', 'loop delay p99 ms', 'service cores', 'machine cores', 'p50 ms', 'p99 ms'],
     minutes.map((m) => {
       const all = requestLatencies([m]);
-      return [m.minute, all.length, m.latencies.get('changes-long-poll')?.length ?? 0, m.errors, m.rssMb, m.heapUsedMb, m.lagP99Ms, percentile(all, 0.5), percentile(all, 0.99)];
+      return [m.minute, all.length, m.latencies.get('changes-long-poll')?.length ?? 0, m.errors, m.rssMb, m.heapUsedMb, m.lagP99Ms, m.serviceCores, m.machineCores, percentile(all, 0.5), percentile(all, 0.99)];
     }),
   );
   const text = [
