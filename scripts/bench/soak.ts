@@ -114,7 +114,8 @@ async function startService(opts: Options): Promise<{ child: Child; base: string
 /** Heap and event-loop delay from the prom-client default metrics (the delay histogram is reset at each scrape: the minute's own). */
 async function scrape(base: string): Promise<Pick<Minute, 'heapUsedMb' | 'externalMb' | 'lagP99Ms' | 'lagMaxMs'>> {
   try {
-    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    // /metrics skips the reads' queue, but on a starved machine the event loop itself may take seconds to get to it.
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
     const value = (name: string) => {
       const match = new RegExp(`^${name} ([0-9.eE+-]+)`, 'm').exec(text);
       return match ? Number(match[1]) : undefined;
