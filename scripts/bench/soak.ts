@@ -326,6 +326,8 @@ export async function soakBench(argv: string[]): Promise<void> {
       Object.assign(ended, { rssMb: memoryOf(service.child.pid)?.rssMb, serviceCores: cores(cpuMark.service, mark.service), machineCores: cores(cpuMark.machine, mark.machine) }, await scrape(service.base));
       cpuMark = mark;
       minutes.push(ended);
+      // The CSV so far, every minute: an interrupted run still leaves its figures.
+      fs.writeFileSync(`${prefix}.csv`, csv(minutes));
       const all = requestLatencies([ended]);
       log(`minute ${minute}: ${all.length} requests, errors ${ended.errors}${ended.skipped ? `, skipped ${ended.skipped}` : ''}, RSS ${ended.rssMb} MB, heap ${ended.heapUsedMb} MB, loop delay p99 ${ended.lagP99Ms} ms, service ${ended.serviceCores} / machine ${ended.machineCores} cores, p50 ${percentile(all, 0.5)} ms, p99 ${percentile(all, 0.99)} ms`);
     }
