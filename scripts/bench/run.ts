@@ -8,6 +8,7 @@
  *                    [--connections 32] [--warmup 3] [--scale] [--skip-seed] [--scenarios a,b]
  *                    [--no-floor] [--profile DIR] [--tsx] [--seed 42] [--force] [--quiet-wait 30]
  *   npm run bench -- --cluster [...]   (three Galera nodes and three processes: see scripts/bench/cluster.ts)
+ *   npm run bench -- --soak MINUTES [...]  (a steady mix for a long time, memory sampled each minute: see scripts/bench/soak.ts)
  *
  * --scale       runs the list scenarios at 10k, 100k and 1M events (--scale-sizes to change) and
  *               prints how latency grows; one connection and a 60 s timeout unless --connections /
@@ -33,6 +34,7 @@ import {
   freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child,
 } from './common.js';
 import { clusterBench } from './cluster.js';
+import { soakBench } from './soak.js';
 import { seedCalendar, type SeedReport } from './seed.js';
 import { FLOOR, SCENARIOS, loadSamples, type Samples, type Scenario } from './scenarios.js';
 import { buildService, drive, serviceEnv, startEnv, startFlags } from './service.js';
@@ -569,6 +571,8 @@ function machine(): Record<string, unknown> {
 async function main(): Promise<void> {
   // The cluster mode has its own options and runs (cluster.ts).
   if (process.argv.includes('--cluster')) return clusterBench(process.argv.slice(2));
+  // So does the soak (soak.ts).
+  if (process.argv.includes('--soak')) return soakBench(process.argv.slice(2));
   const opts = options();
   const started = new Date();
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });
