@@ -141,13 +141,26 @@ describe('cli export and import (docs/export-format.md)', function () {
   let filled: { eventIds: number[]; seriesId: number; deletedId: number };
   const targets: Knex[] = [];
 
+  const databases: string[] = [];
+
   /**
-   * An empty database to import into: on the MySQL leg the test database (the move from the embedded
-   * default to MySQL/MariaDB; the root hooks empty it before every test), else a new SQLite file.
+   * An empty database to import into: on the MySQL leg a new database beside the test database (the
+   * move from the embedded default to MySQL/MariaDB), else a new SQLite file. Never the shared test
+   * database itself: an import sets the id counters back to the file's, and the test apps remember
+   * records by id between tests, so later tests would meet another record's remembered copy.
    */
   async function emptyTarget(): Promise<{ url: string; db: Knex }> {
-    if (!TEST_DATABASE_URL.startsWith('sqlite:')) return { url: TEST_DATABASE_URL, db: (await openTestDatabase()).db };
-    const url = `sqlite:${path.join(dir, `target-${targets.length}.sqlite`)}`;
+    let url = `sqlite:${path.join(dir, `target-${targets.length}.sqlite`)}`;
+    if (!TEST_DATABASE_URL.startsWith('sqlite:')) {
+      const name = `${new URL(TEST_DATABASE_URL).pathname.slice(1)}_import${targets.length}`;
+      const { db: shared } = await openTestDatabase();
+      await shared.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await shared.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      databases.push(name);
+      const target = new URL(TEST_DATABASE_URL);
+      target.pathname = `/${name}`;
+      url = target.toString();
+    }
     const { db } = openDatabase(url);
     await migrateLatest(db);
     targets.push(db);
@@ -169,6 +182,8 @@ describe('cli export and import (docs/export-format.md)', function () {
   after(async () => {
     await source?.destroy();
     for (const db of targets) await db.destroy();
+    const { db: shared } = await openTestDatabase();
+    for (const name of databases) await shared.raw(`DROP DATABASE IF EXISTS \`${name}\``);
   });
 
   it('round-trips every kind of record: the second export is the first, and the API answers the same', async () => {
