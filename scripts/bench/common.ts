@@ -152,7 +152,7 @@ export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, 
       output.push(line.length > 2000 ? `${line.slice(0, 2000)}...` : line);
       if (output.length > 200) output.shift();
       // Echo the first lines only, shortened: a failing scenario can log thousands of errors.
-      if (echo && echoed < 20) process.stderr.write(`[${name}] ${line.length > 400 ? `${line.slice(0, 400)}...` : line}\n`);
+      if (echo && echoed < 20) process.stderr.write(`[${name}] ${line.length > 800 ? `${line.slice(0, 400)} ... ${line.slice(-400)}` : line}\n`); // the end holds an error's code
       else if (echo && echoed === 20) process.stderr.write(`[${name}] (further output not shown)\n`);
       echoed++;
     }

@@ -53,12 +53,23 @@ export function isDatabaseNotReady(err: unknown): boolean {
  * - 1047, a Galera node that is not ready (see isDatabaseNotReady);
  * - 1180 at COMMIT with the provider's status "Not connected to Primary Component": the node was cut
  *   off from the primary component for a moment, could not replicate the write set, and rolled the
- *   transaction back.
+ *   transaction back;
+ * - SQLITE_BUSY from a SQLite file another process wrote (isSqliteBusy).
  */
 export function isPassingRefusal(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const { errno, sqlMessage = '' } = err as { errno?: number; sqlMessage?: string };
-  return errno === 1213 || errno === 1205 || errno === 1047 || (errno === 1180 && NOT_PRIMARY.test(sqlMessage));
+  const { errno, sqlMessage = '', code = '' } = err as { errno?: number; sqlMessage?: string; code?: string };
+  return errno === 1213 || errno === 1205 || errno === 1047 || (errno === 1180 && NOT_PRIMARY.test(sqlMessage)) || isSqliteBusy(code);
+}
+
+/**
+ * SQLite: another process wrote the same file first (a `cli` command, a second service during a
+ * deploy, a restore check). A transaction that began by reading cannot become a writer once another
+ * connection has written since: SQLite answers SQLITE_BUSY (or SQLITE_BUSY_SNAPSHOT) at once, without
+ * waiting out busy_timeout, and the transaction must start again to see the newer data.
+ */
+function isSqliteBusy(code: string): boolean {
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }
 
 /** The Galera provider's status of a node outside the primary component, as MariaDB quotes it. */

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../../src/db/knex.js';
+import { migrateLatest } from '../../../src/db/migrate.js';
 import { inTransaction, MAX_WRITE_ATTEMPTS } from '../../../src/db/transactions.js';
-import { openTestDatabase } from '../../helpers/database.js';
+import { openTestDatabase, TEST_DATABASE_URL } from '../../helpers/database.js';
 
 /** A write that loses to a concurrent one runs again, up to a bound (src/db/transactions.ts, docs/contract.md §18). */
 describe('write transactions run again after a conflict (src/db/transactions.ts)', () => {
@@ -42,5 +47,30 @@ describe('write transactions run again after a conflict (src/db/transactions.ts)
       /bad input/,
     );
     assert.equal(attempts, 1);
+  });
+
+  it('runs a write again when another process wrote the same SQLite file since it began reading', async function () {
+    if (!TEST_DATABASE_URL.startsWith('sqlite:')) this.skip();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tec-busy-'));
+    const first = openDatabase(`sqlite:${path.join(dir, 'events.sqlite')}`).db;
+    const second = openDatabase(`sqlite:${path.join(dir, 'events.sqlite')}`).db;
+    try {
+      await migrateLatest(first);
+      let attempts = 0;
+      await inTransaction(first, async (trx) => {
+        attempts++;
+        await trx('service_leases').select();
+        // Another process (a `cli` command, a second service) commits between this read and the write below.
+        if (attempts === 1) await second('service_leases').insert({ holder: 'other process', renewed_ms: 1 });
+        await trx('service_leases').insert({ holder: `this process, attempt ${attempts}`, renewed_ms: 2 });
+      });
+      assert.equal(attempts, 2, 'the first attempt failed with SQLITE_BUSY and ran again');
+      const holders = (await first('service_leases').select('holder').orderBy('holder')).map((row) => row.holder);
+      assert.deepEqual(holders, ['other process', 'this process, attempt 2']);
+    } finally {
+      await first.destroy();
+      await second.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
