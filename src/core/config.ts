@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import { parseBooleanWord } from '../text/booleans.js';
 import { parseHost, type HostAndPort } from './host.js';
@@ -92,6 +93,24 @@ export interface Config {
    * addresses, subnets or the names `loopback`, `linklocal`, `uniquelocal`.
    */
   trustProxy: boolean | number | string[];
+  /** Webhook deliveries (docs/webhooks.md); see WebhookSettings. */
+  webhooks: WebhookSettings;
+}
+
+/** How this process delivers webhooks (docs/webhooks.md "Settings"). */
+export interface WebhookSettings {
+  /** Deliver from this process (WEBHOOK_DELIVERY, on by default); off leaves delivery to other processes of the database. */
+  deliver: boolean;
+  /** A receiver's answer must come within this many seconds (WEBHOOK_TIMEOUT). */
+  timeoutSeconds: number;
+  /** The pause before each retry of a failed message, in seconds (WEBHOOK_RETRY_DELAYS); after the last, the webhook is disabled. */
+  retryDelaysSeconds: number[];
+  /** How long a process holds a webhook it delivers without renewing (WEBHOOK_LEASE_SECONDS). */
+  leaseSeconds: number;
+  /** Networks (CIDR) a webhook may point into although private, and the only ones `http` URLs may use (WEBHOOK_ALLOWED_NETWORKS). */
+  allowedNetworks: string[];
+  /** Deliveries in flight at once per process (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -151,7 +170,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pages: parseFlag('PAGES', env.PAGES, true),
     workers,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    webhooks: {
+      deliver: parseFlag('WEBHOOK_DELIVERY', env.WEBHOOK_DELIVERY, true),
+      timeoutSeconds: positiveNumber('WEBHOOK_TIMEOUT', env.WEBHOOK_TIMEOUT, 10),
+      retryDelaysSeconds: secondsList('WEBHOOK_RETRY_DELAYS', env.WEBHOOK_RETRY_DELAYS, DEFAULT_RETRY_DELAYS),
+      leaseSeconds: positiveNumber('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 30),
+      allowedNetworks: networkList('WEBHOOK_ALLOWED_NETWORKS', env.WEBHOOK_ALLOWED_NETWORKS),
+      concurrency: positiveInteger('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 8),
+    },
   };
+}
+
+/** About 24 hours of retries in all (docs/webhooks.md "Retries"). */
+const DEFAULT_RETRY_DELAYS = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
+
+/** A comma-separated list of positive numbers of seconds, at least one, at most 100. */
+function secondsList(name: string, value: string | undefined, fallback: number[]): number[] {
+  if (value === undefined || value.trim() === '') return fallback;
+  const items = value.split(',').map((item) => item.trim());
+  const numbers = items.map(Number);
+  if (items.length > 100 || numbers.some((n, i) => items[i] === '' || !Number.isFinite(n) || n <= 0 || n > 7 * 86_400))
+    throw new ConfigError(`${name} must list up to 100 positive numbers of seconds (at most a week each) separated by commas, got "${value}"`);
+  return numbers;
+}
+
+/** A comma-separated list of CIDR networks (`10.0.0.0/8`, `fd00::/8`), checked by ipaddr.js. */
+function networkList(name: string, value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((entry) => {
+    const text = entry.trim();
+    try {
+      ipaddr.parseCIDR(text);
+    } catch {
+      throw new ConfigError(`${name} must list networks such as 10.0.0.0/8 or fd00::/8 separated by commas, got "${text}"`);
+    }
+    return text;
+  });
 }
 
 /**

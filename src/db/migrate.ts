@@ -35,6 +35,7 @@ import * as fillEventTermsTimes from './migrations/20261128000101_fill_event_ter
 import * as addEventSeriesHorizonError from './migrations/20261129000100_add_event_series_horizon_error.js';
 import * as createPasswordGuesses from './migrations/20261130000100_create_password_guesses.js';
 import * as addChangeHistories from './migrations/20261130000200_add_change_histories.js';
+import * as createWebhooks from './migrations/20261201000100_create_webhooks.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -82,6 +83,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261129000100_add_event_series_horizon_error', addEventSeriesHorizonError],
   ['20261130000100_create_password_guesses', createPasswordGuesses],
   ['20261130000200_add_change_histories', addChangeHistories],
+  ['20261201000100_create_webhooks', createWebhooks],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -58,6 +58,23 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
 }
 
 /**
+ * Runs `work` in a transaction, retried like `inTransaction`, for state that no remembered reply and
+ * no change feed shows (webhooks and their delivery log, docs/webhooks.md): no change log is written
+ * and the data version does not move, so delivering a message never makes the service recompute the
+ * calendar's replies.
+ */
+export async function inStateTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (err) {
+      if (attempt >= MAX_WRITE_ATTEMPTS || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseBefore(attempt)));
+    }
+  }
+}
+
+/**
  * The handle a write runs on, which must be a transaction opened by `inTransaction`: repositories call
  * this in every write method, so no write can bypass the transaction and its data-version bump.
  */
