@@ -2726,16 +2726,10 @@ export interface components {
             message_id: string;
             /** @description The change's feed cursor; null for a ping. */
             cursor: string | null;
-            /**
-             * @description The kind of record that changed; null for a ping.
-             * @enum {string|null}
-             */
-            type: "event" | "venue" | "organizer" | "category" | "tag" | null;
-            /**
-             * @description `updated` for a change the feed gives as an upsert, `deleted` for a delete; null for a ping.
-             * @enum {string|null}
-             */
-            action: "updated" | "deleted" | null;
+            /** @description The kind of record that changed: `event`, `venue`, `organizer`, `category` or `tag`; null for a ping. */
+            type: string | null;
+            /** @description `updated` for a change the feed gives as an upsert, `deleted` for a delete; null for a ping. */
+            action: string | null;
             /** @description The message's `type`, such as `event.updated`, `tag.deleted` or `webhook.ping`. */
             message_type: string;
             /** @description Which attempt at the message this was (1 for the first). */

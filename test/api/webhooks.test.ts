@@ -347,7 +347,10 @@ describe('webhooks API: /webhooks', () => {
         const data = expectError(await call('post', '/webhooks', users.administrator, body), 400, 'rest_invalid_param');
         assert.deepEqual(Object.keys(data.params as object), [name], JSON.stringify(body).slice(0, 80));
       }
-      const longest = await call('post', '/webhooks', users.administrator, { url: `https://hooks.example.org/${'a'.repeat(2048 - 'https://hooks.example.org/'.length)}`, description: 'a'.repeat(1000) });
+      const longest = await call('post', '/webhooks', users.administrator, {
+        url: `https://hooks.example.org/${'a'.repeat(2048 - 'https://hooks.example.org/'.length)}`,
+        description: 'a'.repeat(1000),
+      });
       expectStatus(longest, 201);
       expectError(await call('post', '/webhooks', users.administrator, { types: ['event'] }), 400, 'rest_missing_callback_param');
       const webhook = longest.body as { id: number };

@@ -94,7 +94,11 @@ describe('headers on the wire', () => {
         if (record) {
           const staleWithNoCache = async () => (await get(url).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status;
           const change =
-            kind === 'categories' || kind === 'tags' || kind === 'webhooks' ? { description: 'Changed' } : kind === 'events' ? { title: 'Changed' } : { [kind.slice(0, -1)]: 'Changed' };
+            kind === 'categories' || kind === 'tags' || kind === 'webhooks'
+              ? { description: 'Changed' }
+              : kind === 'events'
+                ? { title: 'Changed' }
+                : { [kind.slice(0, -1)]: 'Changed' };
           if (op.operationId === 'listWebhookDeliveries') {
             // The log changes with an attempt (written by the delivery engine, here by hand).
             await (await openTestDatabase()).db('webhook_deliveries').insert({
