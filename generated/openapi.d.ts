@@ -2695,11 +2695,8 @@ export interface components {
          *     }
          */
         WebhookDeleted: {
-            /**
-             * @description Always true.
-             * @enum {boolean}
-             */
-            deleted: true;
+            /** @description Always `true`. */
+            deleted: boolean;
             previous: components["schemas"]["Webhook"];
         };
         /**
