@@ -1,7 +1,8 @@
 /**
  * Roles and capabilities, as The Events Calendar grants them to WordPress's stock roles
- * (docs/plugin-behaviour.md §4.1), plus the service's own `manage_webhooks`. Events, venues and organizers get the same capability family, so one
- * family (`*_posts`) serves all three. Every permission check consults this table.
+ * (docs/plugin-behaviour.md §4.1), plus the service's own `manage_webhooks`. Events, venues and
+ * organizers get the same capability family, so one family (`*_posts`) serves all three. Every
+ * permission check consults this table.
  */
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];

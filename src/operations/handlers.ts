@@ -14,8 +14,9 @@ import type { Resolver } from '../webhooks/destinations.js';
 
 /**
  * operationId → the stages of the operation, each naming the policy action that decides who may call
- * it (policies/posts.ts, policies/terms.ts, policies/webhooks.ts; `anyone` for the open discovery routes). Every operation
- * of the document is here, checked by the compiler.
+ * it (policies/posts.ts, policies/terms.ts, policies/webhooks.ts; `anyone` for the open discovery
+ * routes). Every operation of the document is here, checked by the compiler. `resolveHost` is how
+ * webhook URLs are checked (webhooks/destinations.ts).
  */
 export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>, resolveHost: Resolver): OperationTable {
   return {
