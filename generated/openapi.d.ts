@@ -3469,6 +3469,8 @@ export interface components {
         /** @description A page of the delivery log, newest first. */
         WebhookDeliveryList: {
             headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
                 "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                 ETag: components["headers"]["ETag"];
