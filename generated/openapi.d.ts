@@ -619,6 +619,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Every webhook, oldest first (not in the plugin). Administrators only: other users get 403, anonymous callers 401.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Subscribes `url` to the change feed (not in the plugin): from now on every change to the records of `types` is `POST`ed there as a signed message, in feed order, retried until the receiver answers 2xx (docs/webhooks.md). The webhook starts at the feed's position now (its `cursor`): changes made before are not sent. Answers 201 with the webhook and its `secret`, which is shown only in this answer and when it is rotated. Administrators only. A URL that is not `https` or whose host is or resolves to a private, loopback, link-local or otherwise reserved address is refused with 400 `rest_invalid_param` naming `url`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description One webhook (not in the plugin), without its secret. Administrators only.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook and its delivery log; nothing more is sent to it (an attempt already under way may still arrive). Answers with the webhook as it was. A second delete gives 404. Administrators only.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook
+         * @description Changes a webhook's `url` (checked as at creation), `types` or `description`, or its `status` to `paused` (delivery stops; the cursor stays) or `active` (delivery resumes from the cursor; a failing or disabled webhook starts a fresh retry schedule with the message that failed). An `expired` webhook cannot become active: 409 `rest_webhook_expired`. Administrators only.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's secret
+         * @description Gives the webhook a new secret, in this answer only. For 24 hours messages carry two signatures, with the new secret and the old one, so the receiver can switch over without losing a message; after that only the new one. Administrators only.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description The webhook's delivery log, one entry per attempt, newest first: the message, the change it carries, the receiver's status or the error, how long it took and when the next attempt is due. Attempts are kept 30 days. A page past the last one gives 404 `webhook-deliveries-page-not-found`. Administrators only.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a webhook
+         * @description Sends a signed `webhook.ping` message to the webhook's URL now, whatever its status, and answers with the attempt as the delivery log records it (a receiver's refusal is an attempt too, with its status or error). It does not move the cursor and is not retried. Administrators only.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2470,6 +2606,246 @@ export interface components {
             /** @description Longitude of the venue, used by the `geoloc` event filters. Null clears it. */
             geo_lng?: number | null;
         };
+        /**
+         * @description A webhook: the change feed pushed to `url` as signed messages (docs/webhooks.md). Keys appear in this order. The secret is shown only when the webhook is created and when it is rotated.
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "types": [
+         *         "event",
+         *         "venue"
+         *       ],
+         *       "visibility": "public",
+         *       "description": "website sync",
+         *       "status": "active",
+         *       "status_changed": "2026-11-27 10:00:00",
+         *       "status_reason": null,
+         *       "created": "2026-11-27 10:00:00",
+         *       "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
+         *       "failed_attempts": 0,
+         *       "next_attempt": null
+         *     }
+         */
+        Webhook: {
+            /** @description Webhook ID. */
+            id: number;
+            /** @description Where messages are sent. */
+            url: string;
+            types: components["schemas"]["WebhookTypes"];
+            /**
+             * @description `public`: every record as an anonymous caller reads it in `GET /changes`; `owner`: as the administrator who created the webhook reads it.
+             * @enum {string}
+             */
+            visibility: "public" | "owner";
+            /** @description The administrators' note (plain text). */
+            description: string;
+            /**
+             * @description `active` (delivering), `paused` (nothing sent, the cursor stays), `failing` (an attempt failed, retries under way), `disabled` (retries ran out; `status_reason` says the last error), `expired` (the feed no longer holds the changes after its cursor; it cannot become active again).
+             * @enum {string}
+             */
+            status: "active" | "paused" | "failing" | "disabled" | "expired";
+            /** @description When the status last changed (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            status_changed: string;
+            /** @description Why the service changed the status (the last error, the expiry); null after a change by PATCH. */
+            status_reason: string | null;
+            /** @description When the webhook was created (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            created: string;
+            /** @description The feed cursor of the last change acknowledged or skipped (not of its types), as `GET /changes` takes it in `after`: delivery continues after it. A new webhook starts at the feed's position when it was created. */
+            cursor: string;
+            /** @description Failed attempts at the next message. */
+            failed_attempts: number;
+            /** @description When the next attempt is due (UTC, `YYYY-MM-DD HH:MM:SS`) while the webhook is `failing`; null otherwise. */
+            next_attempt: string | null;
+        };
+        /** @description A new webhook. */
+        WebhookCreate: {
+            /** @description Where messages go: an `https` URL without user name, password or fragment. A URL whose host is, or resolves to, a loopback, private, link-local, unique-local, carrier-grade NAT, multicast, reserved or unspecified address is refused with 400 `rest_invalid_param` naming `url`, unless the service's `WEBHOOK_ALLOWED_NETWORKS` lists its network (only those may use `http`). */
+            url: string;
+            types?: components["schemas"]["WebhookTypes"];
+            /**
+             * @description `public` (default): records as an anonymous caller reads them; `owner`: as you read them (drafts, private and password-protected events too).
+             * @default public
+             * @enum {string}
+             */
+            visibility?: "public" | "owner";
+            /** @description Your note, plain text (tags are stripped and whitespace collapsed, as for titles); at most 1,000 characters once cleaned. */
+            description?: string;
+        };
+        /**
+         * @description The answer to a delete.
+         * @example {
+         *       "deleted": true,
+         *       "previous": {
+         *         "id": 1,
+         *         "url": "https://hooks.example.org/calendar",
+         *         "types": [
+         *           "event",
+         *           "venue"
+         *         ],
+         *         "visibility": "public",
+         *         "description": "website sync",
+         *         "status": "active",
+         *         "status_changed": "2026-11-27 10:00:00",
+         *         "status_reason": null,
+         *         "created": "2026-11-27 10:00:00",
+         *         "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
+         *         "failed_attempts": 0,
+         *         "next_attempt": null
+         *       }
+         *     }
+         */
+        WebhookDeleted: {
+            /** @description Always `true`. */
+            deleted: boolean;
+            previous: components["schemas"]["Webhook"];
+        };
+        /**
+         * @description One attempt at a message, in the delivery log. Keys appear in this order.
+         * @example {
+         *       "id": 7,
+         *       "message_id": "msg_1_2t_0",
+         *       "cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *       "type": "event",
+         *       "action": "updated",
+         *       "message_type": "event.updated",
+         *       "attempt": 2,
+         *       "status_code": 503,
+         *       "error": null,
+         *       "duration_ms": 84,
+         *       "attempted": "2026-11-27 10:20:00",
+         *       "next_attempt": "2026-11-27 10:22:05"
+         *     }
+         */
+        WebhookDelivery: {
+            /** @description Attempt ID. */
+            id: number;
+            /** @description The message's `webhook-id` header, the same on every attempt at one message. */
+            message_id: string;
+            /** @description The change's feed cursor; null for a ping. */
+            cursor: string | null;
+            /** @description The kind of record that changed: `event`, `venue`, `organizer`, `category` or `tag`; null for a ping. */
+            type: string | null;
+            /** @description `updated` for a change the feed gives as an upsert, `deleted` for a delete; null for a ping. */
+            action: string | null;
+            /** @description The message's `type`, such as `event.updated`, `tag.deleted` or `webhook.ping`. */
+            message_type: string;
+            /** @description Which attempt at the message this was (1 for the first). */
+            attempt: number;
+            /** @description The receiver's HTTP status; null when no answer came (see `error`). */
+            status_code: number | null;
+            /** @description Why the attempt failed when the receiver's status does not say it (a refused connection, a timeout, a refused address); null otherwise. */
+            error: string | null;
+            /** @description How long the attempt took, in milliseconds. */
+            duration_ms: number;
+            /** @description When the attempt was made (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            attempted: string;
+            /** @description When the next attempt at this message is due (UTC); null when none is (it succeeded, or retries ended). */
+            next_attempt: string | null;
+        };
+        /**
+         * @description A page of a webhook's delivery log, newest attempt first. Keys appear in this order; `next_rest_url` and `previous_rest_url` are omitted (not null) when there is no such page.
+         * @example {
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/webhooks/1/deliveries/?page=1&per_page=10",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "deliveries": [
+         *         {
+         *           "id": 7,
+         *           "message_id": "msg_1_2t_0",
+         *           "cursor": "2t.Vq3c1c2pQ2uVbLr8w7m0Aw",
+         *           "type": "event",
+         *           "action": "updated",
+         *           "message_type": "event.updated",
+         *           "attempt": 2,
+         *           "status_code": 503,
+         *           "error": null,
+         *           "duration_ms": 84,
+         *           "attempted": "2026-11-27 10:20:00",
+         *           "next_attempt": "2026-11-27 10:22:05"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveryList: {
+            /** @description URL of this page. */
+            rest_url: string;
+            /** @description Number of attempts in the log. */
+            total: number;
+            /** @description Number of pages. */
+            total_pages: number;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description URL of the next page. */
+            next_rest_url?: string;
+            /** @description URL of the previous page. */
+            previous_rest_url?: string;
+        };
+        /**
+         * @description Every webhook, oldest first.
+         * @example {
+         *       "webhooks": [
+         *         {
+         *           "id": 1,
+         *           "url": "https://hooks.example.org/calendar",
+         *           "types": [
+         *             "event",
+         *             "venue"
+         *           ],
+         *           "visibility": "public",
+         *           "description": "website sync",
+         *           "status": "failing",
+         *           "status_changed": "2026-11-27 10:20:00",
+         *           "status_reason": "HTTP 503",
+         *           "created": "2026-11-27 10:00:00",
+         *           "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
+         *           "failed_attempts": 2,
+         *           "next_attempt": "2026-11-27 10:22:05"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @description The kinds of records whose changes the webhook receives, each once, listed in the order `event`, `venue`, `organizer`, `category`, `tag`. */
+        WebhookTypes: ("event" | "venue" | "organizer" | "category" | "tag")[];
+        /** @description The fields to change; the others stay. `visibility` cannot be changed (create a new webhook); keys not listed here are ignored, as everywhere in this API. */
+        WebhookUpdate: {
+            /** @description A new URL, checked as at creation. */
+            url?: string;
+            types?: components["schemas"]["WebhookTypes"];
+            /** @description A new note, plain text, at most 1,000 characters once cleaned. */
+            description?: string;
+            /**
+             * @description `paused` stops delivery (the cursor stays); `active` resumes it from the cursor, a failing or disabled webhook with a fresh retry schedule, the failed message first. An `expired` webhook answers 409 `rest_webhook_expired`.
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+        };
+        /**
+         * @description A webhook with its signing secret, shown only in this answer (keep it).
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "types": [
+         *         "event",
+         *         "venue"
+         *       ],
+         *       "visibility": "public",
+         *       "description": "website sync",
+         *       "status": "active",
+         *       "status_changed": "2026-11-27 10:00:00",
+         *       "status_reason": null,
+         *       "created": "2026-11-27 10:00:00",
+         *       "cursor": "2s.k3JwUQ0V7m3pLx2YkKpd1g",
+         *       "failed_attempts": 0,
+         *       "next_attempt": null,
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7fQ5zbXpGxk="
+         *     }
+         */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as the Standard Webhooks libraries (`standardwebhooks`, `svix`) take it. */
+            secret: string;
+        };
     };
     responses: {
         /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
@@ -3052,6 +3428,134 @@ export interface components {
                 "application/json": components["schemas"]["Venue"];
             };
         };
+        /** @description The webhook. */
+        Webhook: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description The new webhook, with its secret (shown only here and when it is rotated). */
+        WebhookCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookWithSecret"];
+            };
+        };
+        /** @description The webhook was deleted with its delivery log; `previous` is the webhook as it was. */
+        WebhookDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDeleted"];
+            };
+        };
+        /** @description A page of the delivery log, newest first. */
+        WebhookDeliveryList: {
+            headers: {
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryList"];
+            };
+        };
+        /** @description 409 `rest_webhook_expired`: the webhook is `expired` (the feed no longer holds the changes after its cursor), so it cannot become active again. Read the lists again and create a new webhook. */
+        WebhookExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every webhook, oldest first. */
+        WebhookList: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookList"];
+            };
+        };
+        /** @description Not found. Codes: `rest_webhook_invalid_id` (an ID that names no webhook), `webhook-deliveries-page-not-found` (a page of the delivery log past the last one), `rest_no_route` (unknown path or method). */
+        WebhookNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The attempt at the ping message, as the delivery log records it (also when the receiver refused it). */
+        WebhookPinged: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        /** @description The webhook with its new secret (shown only here). */
+        WebhookSecretRotated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookWithSecret"];
+            };
+        };
+        /** @description The webhook as changed. */
+        WebhookUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3194,6 +3698,13 @@ export interface components {
          * @example town-hall
          */
         VenueSlugPath: string;
+        /** @description Attempts per page, 1 to 100. */
+        WebhookDeliveriesPerPage: number;
+        /**
+         * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+         * @example 1
+         */
+        WebhookIdPath: number;
     };
     requestBodies: never;
     headers: {
@@ -5689,6 +6200,216 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["CursorExpired"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookList"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.org/calendar",
+                 *       "types": [
+                 *         "event",
+                 *         "venue"
+                 *       ],
+                 *       "description": "website sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["WebhookCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Webhook"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookDeleted"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "website sync (events only)",
+                 *       "types": [
+                 *         "event"
+                 *       ],
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookUpdated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["WebhookExpired"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookSecretRotated"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Attempts per page, 1 to 100. */
+                per_page?: components["parameters"]["WebhookDeliveriesPerPage"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookDeliveryList"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the webhook. An ID that names no webhook gives 404 `rest_webhook_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookPinged"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
             default: components["responses"]["Error"];
         };
     };

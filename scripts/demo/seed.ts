@@ -14,6 +14,9 @@
 import type { Knex } from 'knex';
 import { UserRepository } from '../../src/repositories/users.js';
 import { IdempotencyRepository } from '../../src/repositories/idempotency.js';
+import { inStateWriteTransaction } from '../../src/repositories/registry.js';
+import { formatUtc } from '../../src/dates/storage.js';
+import { newWebhookSecret } from '../../src/webhooks/secrets.js';
 
 /** One user per WordPress role, each with a known secret (demo only: never on a public address). */
 export const DEMO_USERS = {
@@ -61,6 +64,21 @@ async function holdKeyInFlight(db: Knex, userId: number, doneKey: string): Promi
   if (!done) throw new Error('seeding: the keyed create stored no idempotency key');
   const farAhead = Date.now() + 365 * 86_400_000;
   await keys.claim(userId, IN_FLIGHT_KEY, done.fingerprint, farAhead, farAhead + 86_400_000);
+}
+
+/**
+ * A paused webhook (docs/webhooks.md): written through the repository, not `POST /webhooks`, because
+ * the API resolves a webhook's host when it is created and the demo must start without a network;
+ * paused, so that a service delivering webhooks sends the demo's changes nowhere.
+ */
+async function addWebhook(db: Knex, ownerId: number, url: string, description: string): Promise<number> {
+  const nowUtc = formatUtc(new Date());
+  return inStateWriteTransaction(db, async (repositories) => {
+    const position = await repositories.changes.position();
+    const id = await repositories.webhooks.create({ url, types: 'event,venue', visibility: 'public', ownerId, description, secret: newWebhookSecret(), position, nowUtc });
+    await repositories.webhooks.update(id, { status: 'paused' }, nowUtc);
+    return id;
+  });
 }
 
 export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData> {
@@ -137,6 +155,10 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
   const goneCategories = await disposable('/categories', {}, 'name', false);
   const goneTags = await disposable('/tags', {}, 'name', false);
 
+  // Webhook 1 is the one the document's examples name; webhook 2 is the one the suite deletes.
+  const webhook = await addWebhook(db, adminId, 'https://hooks.example.org/calendar', 'website sync');
+  const goneWebhook = await addWebhook(db, adminId, 'https://hooks.example.org/disposable', 'Disposable webhook');
+
   await post('/tags', IN_FLIGHT_BODY, { 'Idempotency-Key': 'demo-key-done' });
   await holdKeyInFlight(db, adminId, 'demo-key-done');
 
@@ -164,6 +186,8 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
       ...ids('organizer', goneOrganizers),
       ...ids('category', goneCategories),
       ...ids('tag', goneTags),
+      webhookId: String(webhook),
+      webhookDeleteId: String(goneWebhook),
       inFlightKey: IN_FLIGHT_KEY,
       inFlightName: IN_FLIGHT_BODY.name,
       ...Object.fromEntries(

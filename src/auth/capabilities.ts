@@ -1,7 +1,8 @@
 /**
  * Roles and capabilities, as The Events Calendar grants them to WordPress's stock roles
- * (docs/plugin-behaviour.md §4.1). Events, venues and organizers get the same capability family, so one
- * family (`*_posts`) serves all three. Every permission check consults this table.
+ * (docs/plugin-behaviour.md §4.1), plus the service's own `manage_webhooks`. Events, venues and
+ * organizers get the same capability family, so one family (`*_posts`) serves all three. Every
+ * permission check consults this table.
  */
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
@@ -25,7 +26,9 @@ export type Capability =
   /** Record a new image from a URL: WordPress `upload_files`. */
   | 'upload_files'
   /** Write HTML without sanitising: WordPress `unfiltered_html`. */
-  | 'unfiltered_html';
+  | 'unfiltered_html'
+  /** Create, read, change and delete webhooks (docs/webhooks.md): WordPress `manage_options`, administrators only. */
+  | 'manage_webhooks';
 
 const EDITOR: Capability[] = [
   'read',
@@ -46,7 +49,7 @@ const EDITOR: Capability[] = [
 ];
 
 const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
-  administrator: new Set(EDITOR),
+  administrator: new Set<Capability>([...EDITOR, 'manage_webhooks']),
   editor: new Set(EDITOR),
   author: new Set<Capability>(['read', 'edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts', 'manage_event_categories', 'upload_files']),
   contributor: new Set<Capability>(['read', 'edit_posts', 'delete_posts']),

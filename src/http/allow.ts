@@ -15,6 +15,9 @@ const WRITE_CAPABILITY: Record<string, Capability> = {
   organizers: 'edit_posts',
   categories: 'manage_event_categories',
   tags: 'manage_tags',
+  // Reads need it too (docs/webhooks.md): the document keeps them from anonymous callers, and this
+  // lists them only for administrators.
+  webhooks: 'manage_webhooks',
 };
 
 interface Route {

@@ -40,6 +40,7 @@ import { allowHeader } from './allow.js';
 import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
+import { resolveAll, type Resolver } from '../webhooks/destinations.js';
 
 export interface AppOptions {
   config: Config;
@@ -47,6 +48,11 @@ export interface AppOptions {
   logger?: Logger;
   /** The clock; tests inject a fixed one. */
   now?: () => Date;
+  /**
+   * How a webhook URL's host is resolved when a webhook is created or its URL changed
+   * (webhooks/destinations.ts): DNS; tests without a network inject a table of names.
+   */
+  resolveHost?: Resolver;
 }
 
 /** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
@@ -60,14 +66,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Each step below mounts its middleware in that order; what the steps read from the document is
  * read here, once.
  */
-export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date() }: AppOptions): Express {
+export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date(), resolveHost = resolveAll }: AppOptions): Express {
   assertUtcProcess();
   const document = loadDocument();
   const operations = listOperations(document);
   const namespaceRoot = `${config.basePath}/${NAMESPACE}`;
   const shapes = inputShapesOf(operations, namespaceRoot);
   const routes = buildRouteTable(operations);
-  const table = createOperationTable(document, routes);
+  const table = createOperationTable(document, routes, resolveHost);
 
   const app = express();
   configure(app, config, shapes);

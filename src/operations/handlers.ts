@@ -9,13 +9,16 @@ import { eventListOperations } from './event-lists.js';
 import { eventFeedOperations } from './event-feeds.js';
 import { eventOccurrenceOperations } from './event-occurrences.js';
 import { changeOperations } from './changes.js';
+import { webhookOperations } from './webhooks.js';
+import type { Resolver } from '../webhooks/destinations.js';
 
 /**
  * operationId → the stages of the operation, each naming the policy action that decides who may call
- * it (policies/posts.ts, policies/terms.ts; `anyone` for the open discovery routes). Every operation
- * of the document is here, checked by the compiler.
+ * it (policies/posts.ts, policies/terms.ts, policies/webhooks.ts; `anyone` for the open discovery
+ * routes). Every operation of the document is here, checked by the compiler. `resolveHost` is how
+ * webhook URLs are checked (webhooks/destinations.ts).
  */
-export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>): OperationTable {
+export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>, resolveHost: Resolver): OperationTable {
   return {
     getNamespaceIndex: operation({
       parse: (ctx: OperationContext<'getNamespaceIndex'>) => queryInput(ctx),
@@ -36,5 +39,6 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     ...eventFeedOperations,
     ...eventOccurrenceOperations,
     ...changeOperations,
+    ...webhookOperations(resolveHost),
   };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inTransaction } from '../db/transactions.js';
+import { inStateTransaction, inTransaction } from '../db/transactions.js';
 import { UserRepository } from './users.js';
 import { PostRepository } from './posts.js';
 import { EventRepository } from './events.js';
@@ -12,6 +12,7 @@ import { TermRepository } from './terms.js';
 import { ChangeRepository } from './changes.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { PasswordGuessRepository } from './password-guesses.js';
+import { WebhookRepository } from './webhooks.js';
 
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
@@ -76,6 +77,10 @@ export class Repositories {
     return this.once('passwordGuesses', () => new PasswordGuessRepository(this.db));
   }
 
+  get webhooks(): WebhookRepository {
+    return this.once('webhooks', () => new WebhookRepository(this.db));
+  }
+
   get users(): UserRepository {
     return this.once('users', () => new UserRepository(this.db));
   }
@@ -87,4 +92,13 @@ export class Repositories {
  */
 export function inWriteTransaction<T>(db: Knex, work: (repositories: Repositories) => Promise<T>): Promise<T> {
   return inTransaction(db, (trx) => work(new Repositories(trx)));
+}
+
+/**
+ * Runs a write of state that neither the change feed nor any remembered reply shows (webhooks,
+ * docs/webhooks.md) on repositories bound to one transaction: retried like `inWriteTransaction`, but
+ * without a change log and without moving the data version (db/transactions.ts `inStateTransaction`).
+ */
+export function inStateWriteTransaction<T>(db: Knex, work: (repositories: Repositories) => Promise<T>): Promise<T> {
+  return inStateTransaction(db, (trx) => work(new Repositories(trx)));
 }

@@ -75,6 +75,44 @@ async function createRecord(http: Http, kind: Kind, admin: TestUser, status = 'p
   return { id: res.body.id, slug: res.body.slug };
 }
 
+/**
+ * The error statuses of the webhook operations (docs/webhooks.md), administrators' alone: 401 without
+ * credentials (reads too), 403 for other roles, 400 for a refused URL, status or page, 404 for an id
+ * that names no webhook, 409 for re-activating an expired one.
+ */
+async function webhookError(http: Http, op: OperationInfo, status: number, admin: TestUser, subscriber: TestUser): Promise<Response> {
+  const created = await send(http, 'POST', `${NS}/webhooks`, admin, { url: 'https://93.184.216.34/gap' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const webhook = { id: created.body.id as number, slug: '' };
+  const body = op.method === 'POST' && !op.path.includes('{') ? { url: 'https://93.184.216.34/gap' } : { description: 'Changed' };
+  switch (status) {
+    case 401:
+      return send(http, op.method, urlFor(op, webhook), undefined, body);
+    case 403:
+      return send(http, op.method, urlFor(op, webhook), subscriber, body);
+    case 404:
+      return send(http, op.method, urlFor(op), admin, body);
+    case 409: {
+      const { db } = await openTestDatabase();
+      await db('webhooks').where('id', webhook.id).update({ status: 'expired' });
+      return send(http, op.method, urlFor(op, webhook), admin, { status: 'active' });
+    }
+    case 400:
+      if (op.method === 'GET') return send(http, op.method, urlFor(op, webhook, '?page=0'), admin);
+      return send(http, op.method, urlFor(op, webhook), admin, op.path.includes('{') ? { status: 'bogus' } : { url: 'https://10.0.0.1/gap' });
+    default:
+      assert.fail(`${op.operationId}: no scenario for the documented status ${status}`);
+  }
+}
+
+const WEBHOOK_CODES: Record<number, RegExp> = {
+  400: /^rest_invalid_param$/,
+  401: /^rest_forbidden$/,
+  403: /^rest_forbidden$/,
+  404: /^rest_webhook_invalid_id$/,
+  409: /^rest_webhook_expired$/,
+};
+
 describe('every documented error status of every operation', () => {
   for (const op of operations) {
     const kind = kindOf(op);
@@ -91,6 +129,10 @@ describe('every documented error status of every operation', () => {
       const label = (status: number) => `${op.operationId} ${status}`;
 
       for (const status of statuses) {
+        if (op.path.startsWith('/webhooks')) {
+          expectErrorEnvelope(await webhookError(http, op, status, admin, subscriber), status, WEBHOOK_CODES[status], label(status));
+          continue;
+        }
         if (op.operationId === 'listChanges' && (status === 400 || status === 410)) {
           // The change feed (docs/contract.md §9): a forged cursor; a cursor from before a tombstone
           // older than the retention, read 31 days later.

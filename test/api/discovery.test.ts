@@ -39,6 +39,11 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1/tags',
       '/tribe/events/v1/tags/(?P<id>\\d+)',
       '/tribe/events/v1/changes',
+      '/tribe/events/v1/webhooks',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/secret',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/deliveries',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/ping',
     ]);
   });
 

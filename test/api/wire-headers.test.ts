@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { listOperations, loadDocument } from '../../src/openapi/document.js';
 import { createUser, createUsers, NS, testApp, type TestUser } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 /**
  * The headers the document promises, beyond the bodies: `ETag` and 304 on every GET, `Allow` on
@@ -10,7 +11,7 @@ import { createUser, createUsers, NS, testApp, type TestUser } from '../helpers/
  */
 
 type Http = Awaited<ReturnType<typeof testApp>>['http'];
-type Kind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
+type Kind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks';
 
 const CREATE_BODIES: Record<Kind, Record<string, unknown>> = {
   // Within the default window of `GET /events`, so the list shows it.
@@ -19,7 +20,12 @@ const CREATE_BODIES: Record<Kind, Record<string, unknown>> = {
   organizers: { organizer: 'Wire Crew', status: 'publish' },
   categories: { name: 'Wire category' },
   tags: { name: 'Wire tag' },
+  // A public address, written as one: nothing is resolved or sent.
+  webhooks: { url: 'https://93.184.216.34/wire' },
 };
+
+/** What an administrator may do on the webhook routes (only administrators may read them: docs/webhooks.md). */
+const WEBHOOK_ALLOW: Record<string, string> = { '/webhooks': 'GET, POST', '/webhooks/{id}': 'GET, DELETE, PATCH', '/webhooks/{id}/deliveries': 'GET' };
 
 async function create(http: Http, kind: Kind, as: TestUser, body: Record<string, unknown> = CREATE_BODIES[kind]) {
   return http().post(`${NS}/${kind}`).set('Authorization', as.authorization).send(body);
@@ -46,33 +52,37 @@ describe('headers on the wire', () => {
           // Terms are listed only once an event uses them; `hide_empty=0` lists them anyway.
           if (!op.path.includes('{') && (kind === 'categories' || kind === 'tags')) url += '?hide_empty=0';
         }
-        const first = await http().get(url);
+        // Webhooks are read by administrators only; everything else anonymously.
+        const reader = kind === 'webhooks' ? admin : undefined;
+        const get = (target: string) => (reader ? http().get(target).set('Authorization', reader.authorization) : http().get(target));
+        const head = (target: string) => (reader ? http().head(target).set('Authorization', reader.authorization) : http().head(target));
+        const first = await get(url);
         assert.equal(first.status, 200, JSON.stringify(first.body));
         const etag = first.headers.etag as string;
         // A single record's tag is strong, from its version (docs/contract.md §10); lists keep a weak one
         // (a series' occurrences are a list: docs/contract.md §14).
-        if (op.path.includes('{') && !op.path.endsWith('/occurrences')) assert.match(etag, /^"[a-z]+-\d+-\d+\.[A-Za-z0-9_-]{22}"$/, 'a strong ETag');
+        // Webhooks are no record of the calendar, without a stored version: a weak one.
+        if (op.path.includes('{') && !op.path.endsWith('/occurrences') && kind !== 'webhooks') assert.match(etag, /^"[a-z]+-\d+-\d+\.[A-Za-z0-9_-]{22}"$/, 'a strong ETag');
         else assert.match(etag, /^W\/".+"$/, 'a weak ETag');
 
-        const unchanged = await http().get(url).set('If-None-Match', etag);
+        const unchanged = await get(url).set('If-None-Match', etag);
         assert.equal(unchanged.status, 304);
         assert.equal(unchanged.text ?? '', '', 'no body');
         assert.equal(unchanged.headers.etag, etag);
         assert.ok(unchanged.headers['x-request-id'], 'X-Request-Id');
-        assert.equal(unchanged.headers.allow, 'GET');
-        const head = await http().head(url).set('If-None-Match', etag);
-        assert.equal(head.status, 304, 'HEAD as GET');
+        assert.equal(unchanged.headers.allow, kind === 'webhooks' ? WEBHOOK_ALLOW[op.path] : 'GET');
+        assert.equal((await head(url).set('If-None-Match', etag)).status, 304, 'HEAD as GET');
         // The request's cache directives are for caches, not for the origin (RFC 9110 §13.2.1).
         for (const [name, value] of [
           ['Cache-Control', 'no-cache'],
           ['Pragma', 'no-cache'],
         ]) {
-          const fetched = await http().get(url).set('If-None-Match', etag).set(name, value);
+          const fetched = await get(url).set('If-None-Match', etag).set(name, value);
           assert.equal(fetched.status, 304, `${name}: ${value}`);
           assert.equal(fetched.headers.etag, etag);
-          assert.equal((await http().head(url).set('If-None-Match', etag).set(name, value)).status, 304, `HEAD, ${name}: ${value}`);
+          assert.equal((await head(url).set('If-None-Match', etag).set(name, value)).status, 304, `HEAD, ${name}: ${value}`);
         }
-        assert.equal((await http().get(url).set('If-None-Match', 'W/"something-else"')).status, 200);
+        assert.equal((await get(url).set('If-None-Match', 'W/"something-else"')).status, 200);
 
         if (kind === 'changes') {
           // A new record is a new change: the feed's answer changes.
@@ -82,11 +92,31 @@ describe('headers on the wire', () => {
           assert.notEqual(changed.headers.etag, etag);
         }
         if (record) {
-          const staleWithNoCache = async () => (await http().get(url).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status;
-          const change = kind === 'categories' || kind === 'tags' ? { description: 'Changed' } : kind === 'events' ? { title: 'Changed' } : { [kind.slice(0, -1)]: 'Changed' };
-          const updated = await http().post(`${NS}/${kind}/${record.id}`).set('Authorization', admin.authorization).send(change);
-          assert.equal(updated.status, 200, JSON.stringify(updated.body));
-          const changed = await http().get(url).set('If-None-Match', etag);
+          const staleWithNoCache = async () => (await get(url).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status;
+          const change =
+            kind === 'categories' || kind === 'tags' || kind === 'webhooks'
+              ? { description: 'Changed' }
+              : kind === 'events'
+                ? { title: 'Changed' }
+                : { [kind.slice(0, -1)]: 'Changed' };
+          if (op.operationId === 'listWebhookDeliveries') {
+            // The log changes with an attempt (written by the delivery engine, here by hand).
+            await (await openTestDatabase()).db('webhook_deliveries').insert({
+              webhook_id: record.id,
+              message_id: 'msg_wire',
+              type: 'webhook.ping',
+              attempt: 1,
+              status_code: 200,
+              duration_ms: 5,
+              attempted_utc: '2026-11-27 10:00:00',
+              attempted_ms: 0,
+            });
+          } else {
+            const write = kind === 'webhooks' ? http().patch(`${NS}/${kind}/${record.id}`) : http().post(`${NS}/${kind}/${record.id}`);
+            const updated = await write.set('Authorization', admin.authorization).send(change);
+            assert.equal(updated.status, 200, JSON.stringify(updated.body));
+          }
+          const changed = await get(url).set('If-None-Match', etag);
           assert.equal(changed.status, 200, 'a changed answer is sent again');
           assert.notEqual(changed.headers.etag, etag);
           assert.equal(await staleWithNoCache(), 200, 'a changed answer is sent again under no-cache');
@@ -180,7 +210,8 @@ describe('headers on the wire', () => {
           const created = await create(http, kind, user, body);
           const allow = String(created.headers.allow).split(', ');
           assert.equal(allow.includes('POST'), created.status === 201, `${role} on /${kind}: Allow ${created.headers.allow}, create answered ${created.status}`);
-          assert.equal(allow[0], 'GET');
+          // Webhooks are read by administrators alone: nothing is listed for the others.
+          assert.equal(allow[0], kind === 'webhooks' && role !== 'administrator' ? '' : 'GET');
         }
       }
     });

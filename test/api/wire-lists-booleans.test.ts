@@ -143,7 +143,7 @@ describe('wire inputs: lists and booleans in every form', () => {
 
   it('has tests below for every list field of every body', () => {
     const bodyLists = new Set(shapes.bodies.flatMap((body) => [...body.lists, ...body.nameLists]));
-    assert.deepEqual([...bodyLists].sort(), ['categories', 'tags'], 'a new body list field needs its tests here');
+    assert.deepEqual([...bodyLists].sort(), ['categories', 'tags', 'types'], 'a new body list field needs its tests here');
   });
 
   describe('event bodies', () => {
@@ -197,6 +197,19 @@ describe('wire inputs: lists and booleans in every form', () => {
       assert.deepEqual(form.categories.map((c: Rec) => c.name).sort(), ['Jazz Club', 'Live Music']);
       const array = await create('json', { categories: ['Live Music', 'Big Band'] });
       assert.deepEqual(array.categories.map((c: Rec) => c.name).sort(), ['Big Band', 'Live Music']);
+    });
+  });
+
+  describe('webhook bodies', () => {
+    it('reads the types of a webhook in every list form, in JSON bodies (docs/webhooks.md)', async () => {
+      for (const separator of [',', ', ', ' ,', ' ', ',,']) {
+        const res = await http()
+          .post(`${NS}/webhooks`)
+          .set('Authorization', users.administrator.authorization)
+          .send({ url: 'https://93.184.216.34/lists', types: `venue${separator}event` });
+        expectStatus(res, 201);
+        assert.deepEqual(res.body.types, ['event', 'venue'], `"${separator}"`);
+      }
     });
   });
 

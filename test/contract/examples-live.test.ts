@@ -22,7 +22,7 @@ type Node = Record<string, unknown>;
 const doc = loadDocument();
 const METHODS = ['post', 'put', 'patch'];
 
-/** The demo records: venue 1, organizer 2, event 4 (its image is 3), categories 1 and 2, tag 3. */
+/** The demo records: venue 1, organizer 2, event 4 (its image is 3), categories 1 and 2, tag 3, webhook 1. */
 async function seed(post: (path: string, body: object) => Promise<Node>): Promise<void> {
   const venue = await post('/venues', { venue: 'Town Hall', city: 'Springfield', country: 'United States', state: 'IL' });
   const organizer = await post('/organizers', { organizer: 'Springfield Music Society' });
@@ -40,8 +40,9 @@ async function seed(post: (path: string, body: object) => Promise<Node>): Promis
     categories: [jazz.id],
     tags: [outdoor.id],
   });
-  const seeded = [venue.id, venue.slug, organizer.id, organizer.slug, concerts.id, jazz.id, jazz.slug, outdoor.id, outdoor.slug, event.id, event.slug];
-  assert.deepEqual(seeded, [1, 'town-hall', 2, 'springfield-music-society', 1, 2, 'jazz', 3, 'outdoor', 4, 'spring-concert'], 'the demo records');
+  const webhook = await post('/webhooks', { url: 'https://hooks.example.org/calendar', types: ['event', 'venue'], description: 'website sync' });
+  const seeded = [venue.id, venue.slug, organizer.id, organizer.slug, concerts.id, jazz.id, jazz.slug, outdoor.id, outdoor.slug, event.id, event.slug, webhook.id];
+  assert.deepEqual(seeded, [1, 'town-hall', 2, 'springfield-music-society', 1, 2, 'jazz', 3, 'outdoor', 4, 'spring-concert', 1], 'the demo records');
 }
 
 /**
@@ -53,7 +54,10 @@ async function seed(post: (path: string, body: object) => Promise<Node>): Promis
 async function freshService(): Promise<{ http: () => ReturnType<typeof request>; authorization: string; close: () => Promise<void> }> {
   const { db } = openDatabase('sqlite::memory:');
   await migrateLatest(db);
-  const app = createApp({ config: testConfig(), db, logger: createLogger('error') });
+  // The webhook examples' host resolves to a public address (nothing is sent to it: no delivery runs
+  // here), without asking DNS, which a test machine may not have (webhooks/destinations.ts).
+  const resolveHost = async (host: string) => (host === 'hooks.example.org' ? ['93.184.216.34'] : []);
+  const app = createApp({ config: testConfig(), db, logger: createLogger('error'), resolveHost });
   const secret = 'administrator-secret-0123456789';
   await new UserRepository(db).add('administrator', 'administrator', secret);
   const listener = recordingListener(answerCheckingListener(app));

@@ -148,6 +148,7 @@ describe('contract kit: Portman + newman against the seeded service', function (
           organizerSlug: pathExample('/organizers/by-slug/{slug}'),
           category: pathExample('/categories/{id}'),
           tag: pathExample('/tags/{id}'),
+          webhook: pathExample('/webhooks/{id}'),
         },
         {
           event: variables.eventId,
@@ -158,6 +159,7 @@ describe('contract kit: Portman + newman against the seeded service', function (
           organizerSlug: variables.organizerSlug,
           category: variables.categoryId,
           tag: variables.tagId,
+          webhook: variables.webhookId,
         },
       );
     } finally {

@@ -8,6 +8,7 @@ import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from './database.js';
 import { recordingListener } from '../contract/coverage.js';
 import { answerCheckingListener } from '../contract/answers.js';
+import type { Resolver } from '../../src/webhooks/destinations.js';
 
 /**
  * Every API test runs with response validation on: a response the document does not describe is a
@@ -24,6 +25,17 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...overrides,
   };
 }
+
+/**
+ * How test apps resolve a webhook URL's host (webhooks/destinations.ts): from this table, never
+ * through DNS, which a test machine may not have; other names do not resolve.
+ */
+export const TEST_HOSTS: Record<string, string[]> = { 'hooks.example.org': ['93.184.216.34'] };
+export const testResolver: Resolver = async (host) => {
+  const addresses = TEST_HOSTS[host];
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return addresses;
+};
 
 export interface TestApp {
   app: Express;
@@ -42,7 +54,7 @@ export async function testApp(overrides: Partial<Config> = {}, now?: () => Date)
   const key = JSON.stringify(overrides);
   let app = now ? undefined : apps.get(key);
   if (!app) {
-    app = createApp({ config: testConfig(overrides), db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'), now });
+    app = createApp({ config: testConfig(overrides), db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'), now, resolveHost: testResolver });
     if (!now) apps.set(key, app);
   }
   const ready = app;

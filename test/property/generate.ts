@@ -72,6 +72,9 @@ function valueForName(name: string, schema: SchemaObject, world: World, where: '
   if (DATE_NAMES.test(name) && schema.type === 'string') return dateText;
   if ((name === 'modified_after' || name === 'modified_before') && where === 'query') return instantText;
   if (name === 'timezone') return pick(ZONES);
+  // A webhook's URL: one it may send to (hooks.example.org resolves in test apps: test/helpers/app.ts), or refused ones.
+  if (name === 'url' && collection === 'webhooks')
+    return fc.constantFrom('https://hooks.example.org/calendar', 'https://93.184.216.34/p', 'https://10.0.0.1/', 'http://hooks.example.org/', 'https://nowhere.example.org/');
   if (name === 'website') return fc.constantFrom('', 'https://example.org/', 'http://example.com/a?b=c');
   if (name === 'email') return fc.constantFrom('someone@example.org', 'a.b+c@example.co.uk');
   if (name === 'author' && schema.type === 'integer') return pick(world.userIds);

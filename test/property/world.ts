@@ -83,6 +83,9 @@ export async function seedWorld(http: Http): Promise<World> {
   const trashed = await create(http, users.editor.authorization, 'events', { title: 'Cancelled', start_date: '+2 days 9am', end_date: '+2 days 2pm', status: 'publish' });
   const trash = await http().delete(`${NS}/events/${trashed.id}`).set('Authorization', users.editor.authorization);
   assert.equal(trash.status, 200, `seeding the trashed event: ${trash.status}`);
+  // A webhook (docs/webhooks.md), at a public address written as one: nothing is resolved, and no
+  // delivery runs in these tests.
+  const webhook = await create(http, admin, 'webhooks', { url: 'https://93.184.216.34/property', types: ['event'] });
   return {
     authorization: { anonymous: undefined, ...Object.fromEntries(ROLES.map((role) => [role, users[role].authorization])) } as Record<Caller, string | undefined>,
     userIds: ROLES.map((role) => users[role].id),
@@ -92,6 +95,7 @@ export async function seedWorld(http: Http): Promise<World> {
       organizers: [band.id, crew.id, host.id],
       categories: [music.id, jazz.id],
       tags: [outdoor.id],
+      webhooks: [webhook.id],
       images: [concert.image.id],
     },
     slugs: {
