@@ -14,6 +14,8 @@ let opened: { db: Knex; target: DatabaseTarget } | undefined;
 
 /** Tables in an order that respects foreign keys when emptying them. */
 const TABLES = [
+  'webhook_deliveries',
+  'webhooks',
   'idempotency_keys',
   'password_guesses',
   'event_terms',
