@@ -19,6 +19,8 @@ export interface ReceivedMessage {
   body: string;
   json: any;
   headers: http.IncomingHttpHeaders;
+  /** When the request came (Date.now()). */
+  arrivedAt: number;
 }
 
 interface Behaviour {
@@ -47,6 +49,8 @@ export class WebhookReceiver {
   readonly maxConcurrent = new Map<string, number>();
   /** Bytes of endless answers written before the sender closed the connection, by endpoint. */
   readonly endlessBytes = new Map<string, number>();
+  /** TCP connections accepted, whatever came over them (a TLS hello to this plain server included). */
+  connections = 0;
   private readonly open = new Map<string, number>();
   private readonly behaviours = new Map<string, Behaviour>();
   private readonly waiters = new Set<() => void>();
@@ -56,6 +60,7 @@ export class WebhookReceiver {
   static async start(): Promise<WebhookReceiver> {
     const receiver = new WebhookReceiver();
     receiver.server = http.createServer((req, res) => void receiver.handle(req, res));
+    receiver.server.on('connection', () => receiver.connections++);
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     receiver.port = (receiver.server.address() as AddressInfo).port;
     return receiver;
@@ -98,6 +103,7 @@ export class WebhookReceiver {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
     const endpoint = /^\/hooks\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
     this.hits.set(endpoint, (this.hits.get(endpoint) ?? 0) + 1);
     const open = (this.open.get(endpoint) ?? 0) + 1;
@@ -119,7 +125,7 @@ export class WebhookReceiver {
       res.writeHead(400).end();
       return this.wake();
     }
-    const message: ReceivedMessage = { endpoint, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json, headers: req.headers };
+    const message: ReceivedMessage = { endpoint, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json, headers: req.headers, arrivedAt };
     this.received.push(message);
     if (behaviour!.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour!.delayMs));
     this.answer(endpoint, behaviour!, message, res);
