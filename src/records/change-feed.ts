@@ -134,7 +134,13 @@ async function checkEarlierHistory(repo: ChangeRepository, history: string, afte
  * Up to `perPage` changes after `after`, up to the committed position read before them (a change past
  * it may be followed by one not yet committed, so it waits for the next page: db/change-log.ts).
  */
-async function readPage(repo: ChangeRepository, after: number, types: readonly ChangeType[], perPage: number, known?: number): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+async function readPage(
+  repo: ChangeRepository,
+  after: number,
+  types: readonly ChangeType[],
+  perPage: number,
+  known?: number,
+): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
   const position = known ?? (await repo.position());
   const rows = await repo.page(after, position, types, perPage + 1);
   return { rows: rows.slice(0, perPage), position, hasMore: rows.length > perPage };

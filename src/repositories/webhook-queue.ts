@@ -115,8 +115,10 @@ export class WebhookQueueRepository {
 
   /** The webhook's cursor fell out of the feed's retention: `expired`, for good. */
   async expire(held: Held, reason: string, nowUtc: string): Promise<boolean> {
-    return inStateTransaction(this.db, async (trx) =>
-      Number(await guarded(trx, held).whereIn('status', DELIVERING).update({ status: 'expired', status_reason: reason, status_changed_utc: nowUtc, next_attempt_ms: 0 })) > 0,
+    return inStateTransaction(
+      this.db,
+      async (trx) =>
+        Number(await guarded(trx, held).whereIn('status', DELIVERING).update({ status: 'expired', status_reason: reason, status_changed_utc: nowUtc, next_attempt_ms: 0 })) > 0,
     );
   }
 

@@ -20,7 +20,12 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
   const registers = [registry];
   const delivered = new Counter({ name: 'webhook_messages_delivered_total', help: 'Webhook messages acknowledged by their receiver.', registers });
   const failed = new Counter({ name: 'webhook_messages_failed_total', help: 'Webhook attempts that failed (another status than 2xx, or no answer).', registers });
-  const attempts = new Counter({ name: 'webhook_attempts_total', help: 'Webhook attempts, by result: delivered, rejected (a status other than 2xx), unreachable (no answer).', labelNames: ['result'], registers });
+  const attempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook attempts, by result: delivered, rejected (a status other than 2xx), unreachable (no answer).',
+    labelNames: ['result'],
+    registers,
+  });
   const duration = new Histogram({
     name: 'webhook_delivery_seconds',
     help: 'Time from connecting to a webhook receiver to the end of its answer (or the failure).',
@@ -28,7 +33,13 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     registers,
   });
   // One process delivers a webhook at a time: across cluster workers the largest value is the webhook's (the others report none).
-  const lag = new Gauge({ name: 'webhook_lag_seconds', help: 'Age of the oldest change not yet delivered, per webhook this process delivers (0: caught up).', labelNames: ['webhook'], aggregator: 'max', registers });
+  const lag = new Gauge({
+    name: 'webhook_lag_seconds',
+    help: 'Age of the oldest change not yet delivered, per webhook this process delivers (0: caught up).',
+    labelNames: ['webhook'],
+    aggregator: 'max',
+    registers,
+  });
   return {
     attempt(result, seconds) {
       attempts.inc({ result });

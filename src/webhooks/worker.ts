@@ -55,7 +55,7 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 const WARN_EVERY_MS = 30_000;
 
 const EXPIRED_REASON =
-  'The change feed no longer holds the changes after this webhook\'s cursor (tombstones older than CHANGES_RETENTION_DAYS were purged). Read the lists again and create a new webhook.';
+  "The change feed no longer holds the changes after this webhook's cursor (tombstones older than CHANGES_RETENTION_DAYS were purged). Read the lists again and create a new webhook.";
 
 export function startWebhookDelivery(options: DeliveryOptions): WebhookDelivery {
   const loop = new DeliveryLoop(options);
@@ -194,7 +194,8 @@ class DeliveryLoop {
     const held: Held = { id: webhook.id, holder: this.holder, position: webhook.position };
     const repositories = new Repositories(this.options.db);
     if (cursorExpired(webhook.position, await repositories.changes.state())) {
-      if (await this.queue.expire(held, EXPIRED_REASON, formatUtc(new Date()))) this.logger.info({ webhook: webhook.id }, 'webhook expired: the feed no longer holds the changes after its cursor');
+      if (await this.queue.expire(held, EXPIRED_REASON, formatUtc(new Date())))
+        this.logger.info({ webhook: webhook.id }, 'webhook expired: the feed no longer holds the changes after its cursor');
       this.forget(webhook.id);
       return false;
     }
@@ -248,7 +249,10 @@ class DeliveryLoop {
     // Another process took the webhook over meanwhile: its result stands, this one is dropped.
     if (!(await this.queue.recordAttempt(held, delivery, outcome, formatUtc(new Date())))) return false;
     if (outcome.kind === 'failed') {
-      this.logger.info({ webhook: webhook.id, message: message.id, status: outcome.status, statusCode: result.statusCode, error: result.error }, `webhook attempt failed; ${outcome.status}`);
+      this.logger.info(
+        { webhook: webhook.id, message: message.id, status: outcome.status, statusCode: result.statusCode, error: result.error },
+        `webhook attempt failed; ${outcome.status}`,
+      );
       return false;
     }
     if (!hasMore) this.options.metrics?.lag(webhook.id, 0);

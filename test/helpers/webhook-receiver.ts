@@ -114,7 +114,11 @@ export class WebhookReceiver {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const behaviour = this.behaviours.get(endpoint);
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     let json: any;
     try {
       if (!behaviour) throw new Error(`no endpoint ${endpoint}`);
@@ -125,7 +129,16 @@ export class WebhookReceiver {
       res.writeHead(400).end();
       return this.wake();
     }
-    const message: ReceivedMessage = { endpoint, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json, headers: req.headers, arrivedAt };
+    const message: ReceivedMessage = {
+      endpoint,
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body,
+      json,
+      headers: req.headers,
+      arrivedAt,
+    };
     this.received.push(message);
     if (behaviour!.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour!.delayMs));
     this.answer(endpoint, behaviour!, message, res);

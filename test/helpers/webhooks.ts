@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import type { Config, WebhookSettings } from '../../src/core/config.js';
 import { committedPosition } from '../../src/db/change-log.js';
@@ -22,8 +23,8 @@ export function newSecret(): string {
 export const ALL_TYPES = 'event,venue,organizer,category,tag';
 
 /** A webhook row starting at the feed's committed position now (as a created webhook does). */
-export async function insertWebhook(fields: Partial<WebhookRow> & { url: string }): Promise<WebhookRow> {
-  const { db } = await openTestDatabase();
+export async function insertWebhook(fields: Partial<WebhookRow> & { url: string }, on?: Knex): Promise<WebhookRow> {
+  const db = on ?? (await openTestDatabase()).db;
   const now = formatUtc(new Date());
   const row = {
     types: ALL_TYPES,
@@ -46,11 +47,11 @@ export async function insertWebhook(fields: Partial<WebhookRow> & { url: string 
     ...fields,
   };
   const [id] = await db('webhooks').insert(row);
-  return webhookRow(Number(id));
+  return webhookRow(Number(id), db);
 }
 
-export async function webhookRow(id: number): Promise<WebhookRow> {
-  const { db } = await openTestDatabase();
+export async function webhookRow(id: number, on?: Knex): Promise<WebhookRow> {
+  const db = on ?? (await openTestDatabase()).db;
   return webhookRowOf(await db('webhooks').where('id', id).first());
 }
 
@@ -85,7 +86,13 @@ const running = new Set<WebhookDelivery>();
 /** Starts a delivery loop on the test database (fast rounds); stopped by `stopDeliveries` after the test. */
 export async function startDelivery(overrides: Partial<WebhookSettings> = {}, extra: Partial<DeliveryOptions> = {}): Promise<WebhookDelivery> {
   const { db } = await openTestDatabase();
-  const delivery = startWebhookDelivery({ db: extra.db ?? db, config: deliveryConfig(overrides), logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), pollMs: 50, ...extra });
+  const delivery = startWebhookDelivery({
+    db: extra.db ?? db,
+    config: deliveryConfig(overrides),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    pollMs: 50,
+    ...extra,
+  });
   running.add(delivery);
   return delivery;
 }
@@ -95,4 +102,3 @@ export async function stopDeliveries(): Promise<void> {
   running.clear();
   await Promise.all(all.map((delivery) => delivery.stop()));
 }
-

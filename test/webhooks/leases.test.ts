@@ -63,7 +63,11 @@ describe('webhook leases', function () {
       assert.equal(receiver.maxConcurrent.get(name), 1, `${name}: one request at a time`);
       const positions = receiver.of(name).map(positionOf);
       assert.equal(new Set(receiver.of(name).map((m) => m.id)).size, positions.length, `${name}: no message twice`);
-      assert.deepEqual(positions, [...positions].sort((a, b) => a - b), `${name}: feed order`);
+      assert.deepEqual(
+        positions,
+        [...positions].sort((a, b) => a - b),
+        `${name}: feed order`,
+      );
       assert.equal(positions.length, 8);
     }
     const held = new Set((await Promise.all(hooks.map((hook) => webhookRow(hook.id)))).map((row) => row.lease_holder));

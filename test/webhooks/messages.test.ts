@@ -5,7 +5,7 @@ import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent, eventsApp, type Http, type Rec } from '../helpers/events.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow, webhookRow } from '../helpers/webhooks.js';
+import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow } from '../helpers/webhooks.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';
 import { committedPosition } from '../../src/db/change-log.js';
@@ -103,7 +103,11 @@ describe('webhook messages', function () {
     await receiver.waitFor(() => receiver.of('live').length >= expected.length);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const positions = receiver.of('live').map((message) => parseInt(message.json.data.cursor.split('.')[0], 36));
-    assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'feed order');
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+      'feed order',
+    );
     assert.equal(new Set(receiver.of('live').map((m) => m.id)).size, receiver.of('live').length, 'no message twice');
     assert.deepEqual(
       receiver.of('live').map((m) => m.json.data.record.title),
@@ -174,7 +178,12 @@ describe('webhook messages', function () {
   it('signs with both secrets while the previous one is valid (each signature with its own), with the new one alone after', async () => {
     const previous = newSecret();
     const current = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('rotated', [current]), secret: current, previous_secret: previous, previous_secret_until_ms: Date.now() + 86_400_000 });
+    const hook = await insertWebhook({
+      url: receiver.endpoint('rotated', [current]),
+      secret: current,
+      previous_secret: previous,
+      previous_secret_until_ms: Date.now() + 86_400_000,
+    });
     await createEvent(http, admin, { title: 'During rotation', status: 'publish' });
     const delivery = await startDelivery();
     await receiver.waitFor(() => receiver.of('rotated').length >= 1);
@@ -191,7 +200,9 @@ describe('webhook messages', function () {
 
     await delivery.stop();
     const { db } = await openTestDatabase();
-    await db('webhooks').where('id', hook.id).update({ previous_secret_until_ms: Date.now() - 1 });
+    await db('webhooks')
+      .where('id', hook.id)
+      .update({ previous_secret_until_ms: Date.now() - 1 });
     await createEvent(http, admin, { title: 'After rotation', status: 'publish' });
     await startDelivery();
     await receiver.waitFor(() => receiver.of('rotated').length >= 2);

@@ -111,7 +111,9 @@ describe('webhook retries and statuses', function () {
     receiver.behave('back', { failures: 0 });
     // What PATCH status=active does.
     const { db } = await openTestDatabase();
-    await db('webhooks').where('id', webhook.id).update({ status: 'active', status_changed_utc: formatUtc(new Date()), status_reason: null });
+    await db('webhooks')
+      .where('id', webhook.id)
+      .update({ status: 'active', status_changed_utc: formatUtc(new Date()), status_reason: null });
     await receiver.waitFor(() => receiver.of('back').length >= 2);
     assert.deepEqual(
       receiver.of('back').map((message) => message.json.data.record.title),
