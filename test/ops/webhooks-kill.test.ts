@@ -87,10 +87,39 @@ describe('SIGKILL of the service delivering a webhook, a second service on the d
         bodies.set(message.id, data);
       }
       assert.deepEqual(receiver.forged, []);
+      // A service stopping (SIGTERM) gives its leases up before it closes the database: another takes over at once.
       survivor.child.kill('SIGTERM');
-      await survivor.exited;
+      assert.equal((await survivor.exited).code, 0);
+      assert.equal((await webhookRow(hook.id, database.db)).lease_holder, null);
     } finally {
       for (const service of services) killService(service);
+      await database.close();
+    }
+  });
+  it('delivers nothing with WEBHOOK_DELIVERY=off', async () => {
+    const database = await serviceDatabase();
+    let service: Service | undefined;
+    try {
+      const authorization = await addUser(database.db, 'hooks-admin', 'administrator');
+      const quiet = await WebhookReceiver.start();
+      try {
+        const secret = newSecret();
+        const hook = await insertWebhook({ url: quiet.endpoint('off', [secret]), secret }, database.db);
+        service = await startService({ DATABASE_URL: database.url, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_DELIVERY: 'off' });
+        const res = await fetch(`${service.url}${NS}/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: authorization },
+          body: JSON.stringify({ title: 'Not delivered here', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 12:00:00', status: 'publish' }),
+        });
+        assert.equal(res.status, 201);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        assert.equal(quiet.connections, 0);
+        assert.equal((await webhookRow(hook.id, database.db)).position, hook.position);
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      killService(service);
       await database.close();
     }
   });
