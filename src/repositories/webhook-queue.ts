@@ -40,7 +40,8 @@ export class WebhookQueueRepository {
   /**
    * Up to `limit` webhooks that have something to deliver now and that `holder` may take: delivering
    * statuses, due (`next_attempt_ms`), behind the committed position `upTo`, and free (lease lapsed)
-   * or already held by `holder`. Oldest due first.
+   * or already held by `holder`. Oldest due first, then the furthest behind, so that a few busy
+   * webhooks do not keep the others waiting.
    */
   async due(holder: string, nowMs: number, upTo: number, limit: number): Promise<WebhookRow[]> {
     const rows = await this.db('webhooks')
@@ -48,7 +49,7 @@ export class WebhookQueueRepository {
       .where('next_attempt_ms', '<=', nowMs)
       .where('position', '<', upTo)
       .where((free) => free.where('lease_until_ms', '<', nowMs).orWhere('lease_holder', holder))
-      .orderBy([{ column: 'next_attempt_ms' }, { column: 'id' }])
+      .orderBy([{ column: 'next_attempt_ms' }, { column: 'position' }, { column: 'id' }])
       .limit(limit);
     return rows.map(webhookRowOf);
   }

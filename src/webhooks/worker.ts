@@ -78,6 +78,8 @@ class DeliveryLoop {
   private stopping = false;
   private abandoned = false;
   private ticking = false;
+  /** The round under way, which stop() lets finish before the leases are given up. */
+  private current: Promise<void> = Promise.resolve();
   private again = false;
   private nextPruneMs = 0;
   private lastWarnMs = 0;
@@ -108,7 +110,7 @@ class DeliveryLoop {
     if (this.stopping && !this.abandoned) return;
     this.halt();
     const bound = new Promise<void>((resolve) => setTimeout(resolve, this.settings.timeoutSeconds * 1000 + 5000).unref());
-    await Promise.race([Promise.allSettled([...this.inFlight.values()]), bound]);
+    await Promise.race([this.current.then(() => Promise.allSettled([...this.inFlight.values()])), bound]);
     await this.queue.release(this.holder).catch((err: unknown) => this.logger.warn({ err }, 'releasing webhook leases failed; they lapse after WEBHOOK_LEASE_SECONDS'));
     for (const id of this.lagging) this.forget(id);
   }
@@ -139,7 +141,7 @@ class DeliveryLoop {
       return;
     }
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer = setTimeout(() => (this.current = this.tick()), delayMs);
     this.timer.unref();
   }
 
