@@ -9,6 +9,7 @@ import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, 
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';
 import { committedPosition } from '../../src/db/change-log.js';
+import { readDataVersion } from '../../src/db/data-version.js';
 
 /**
  * What webhooks receive (docs/webhooks.md "Messages"): one signed message per change, in feed order,
@@ -209,5 +210,35 @@ describe('webhook messages', function () {
     const after = receiver.of('rotated')[1];
     assert.equal(after.signature.split(' ').length, 1);
     assert.throws(() => new Webhook(previous).verify(after.body, { 'webhook-id': after.id, 'webhook-timestamp': after.timestamp, 'webhook-signature': after.signature }));
+  });
+  it('delivering moves neither the data version nor the change feed (webhook state is not content)', async () => {
+    const secret = newSecret();
+    const hook = await insertWebhook({ url: receiver.endpoint('quiet', [secret]), secret });
+    receiver.behave('quiet', { failures: 1 });
+    await createEvent(http, admin, { title: 'Quietly delivered', status: 'publish' });
+    const { db } = await openTestDatabase();
+    const top = await committedPosition(db);
+    const version = await readDataVersion(db);
+    await startDelivery();
+    await waitForRow(hook.id, (row) => row.position >= top);
+    assert.equal(await readDataVersion(db), version, 'no data-version bump');
+    assert.equal(await committedPosition(db), top, 'no change logged');
+    assert.equal((await deliveriesOf(hook.id)).length, 2);
+  });
+
+  it('requests are answered while receivers are slow (deliveries never block them)', async () => {
+    for (let i = 0; i < 4; i++) {
+      const secret = newSecret();
+      await insertWebhook({ url: receiver.endpoint(`slow${i}`, [secret]), secret });
+      receiver.behave(`slow${i}`, { delayMs: 1500 });
+    }
+    const created = await createEvent(http, admin, { title: 'Read while delivering', status: 'publish' });
+    await startDelivery({ timeoutSeconds: 5 });
+    await receiver.waitFor(() => receiver.received.length >= 4);
+    const started = Date.now();
+    expectStatus(await call(http, 'get', `${NS}/events/${created.id}`), 200);
+    expectStatus(await call(http, 'get', `${NS}/events`), 200);
+    assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms with 4 deliveries in flight`);
+    assert.equal(receiver.acknowledged.length, 0, 'the deliveries were still in flight');
   });
 });
