@@ -181,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** About 24 hours of retries in all (docs/webhooks.md "Retries"). */
+/** About 24 hours of retries in all (docs/webhooks.md "Retries and ordering"). */
 const DEFAULT_RETRY_DELAYS = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
 
 /** A comma-separated list of positive numbers of seconds, at least one, at most 100. */
