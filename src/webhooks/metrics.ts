@@ -8,8 +8,12 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export interface WebhookMetrics {
   /** One attempt at a message: `delivered` (2xx), `rejected` (another status) or `unreachable` (no answer). */
   attempt(result: AttemptLabel, seconds: number): void;
-  /** How far a webhook this process delivers is behind: the age of its oldest undelivered change (0: caught up). */
-  lag(webhookId: number, seconds: number): void;
+  /**
+   * Where a webhook this process delivers stands: `oldestMs`, when its oldest undelivered change was
+   * made, or undefined when it is caught up. The lag is that change's age at each scrape, so it grows
+   * while a webhook waits for its next retry.
+   */
+  behind(webhookId: number, oldestMs: number | undefined): void;
   /** This process no longer delivers the webhook: its lag is another's to report. */
   forget(webhookId: number): void;
 }
@@ -32,13 +36,19 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
+  const oldest = new Map<number, number | undefined>();
   // One process delivers a webhook at a time: across cluster workers the largest value is the webhook's (the others report none).
-  const lag = new Gauge({
+  new Gauge({
     name: 'webhook_lag_seconds',
     help: 'Age of the oldest change not yet delivered, per webhook this process delivers (0: caught up).',
     labelNames: ['webhook'],
     aggregator: 'max',
     registers,
+    collect() {
+      const now = Date.now();
+      this.reset();
+      for (const [id, since] of oldest) this.set({ webhook: String(id) }, since === undefined ? 0 : Math.max(0, (now - since) / 1000));
+    },
   });
   return {
     attempt(result, seconds) {
@@ -47,11 +57,11 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
       if (result === 'delivered') delivered.inc();
       else failed.inc();
     },
-    lag(webhookId, seconds) {
-      lag.set({ webhook: String(webhookId) }, seconds);
+    behind(webhookId, oldestMs) {
+      oldest.set(webhookId, oldestMs);
     },
     forget(webhookId) {
-      lag.remove({ webhook: String(webhookId) });
+      oldest.delete(webhookId);
     },
   };
 }

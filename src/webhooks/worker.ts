@@ -203,12 +203,11 @@ class DeliveryLoop {
     }
     const next = await nextMessage(repositories, webhook, this.urls, upTo);
     if (next.kind === 'caught-up') {
-      this.options.metrics?.lag(webhook.id, 0);
+      this.behind(webhook.id, undefined);
       if (next.skipTo > webhook.position) await this.queue.skip(held, next.skipTo);
       return false;
     }
-    this.lagging.add(webhook.id);
-    this.options.metrics?.lag(webhook.id, ageSeconds(next.message.changedUtc));
+    this.behind(webhook.id, Date.parse(isoOfUtc(next.message.changedUtc)));
     return this.attempt(webhook, held, next.message, next.hasMore);
   }
 
@@ -251,14 +250,21 @@ class DeliveryLoop {
     // Another process took the webhook over meanwhile: its result stands, this one is dropped.
     if (!(await this.queue.recordAttempt(held, delivery, outcome, formatUtc(new Date())))) return false;
     if (outcome.kind === 'failed') {
+      // A disabled webhook waits for an administrator, not for this process.
+      if (outcome.status === 'disabled') this.forget(webhook.id);
       this.logger.info(
         { webhook: webhook.id, message: message.id, status: outcome.status, statusCode: result.statusCode, error: result.error },
         `webhook attempt failed; ${outcome.status}`,
       );
       return false;
     }
-    if (!hasMore) this.options.metrics?.lag(webhook.id, 0);
+    if (!hasMore) this.behind(webhook.id, undefined);
     return true;
+  }
+
+  private behind(id: number, oldestMs: number | undefined): void {
+    this.lagging.add(id);
+    this.options.metrics?.behind(id, oldestMs);
   }
 
   private forget(id: number): void {
@@ -277,9 +283,4 @@ export function failureOf(result: AttemptResult, attempt: number, delaysSeconds:
   if (attempt > delaysSeconds.length) return { kind: 'failed', attempts: attempt, nextAttemptMs: 0, status: 'disabled', reason };
   const pause = delaysSeconds[attempt - 1] * 1000 * (1 + Math.random() * 0.2);
   return { kind: 'failed', attempts: attempt, nextAttemptMs: nowMs + Math.round(pause), status: 'failing', reason };
-}
-
-/** Seconds since a change was made (its time has whole seconds). */
-function ageSeconds(changedUtc: string): number {
-  return Math.max(0, (Date.now() - Date.parse(isoOfUtc(changedUtc))) / 1000);
 }

@@ -94,9 +94,12 @@ describe('webhook ping and metrics', function () {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await startDelivery({ retryDelaysSeconds: [30] }, { metrics: webhookMetrics(registry) });
     await waitForRow(hook.id, (row) => row.status === 'failing');
-    const text = await registry.metrics();
-    const lag = Number(new RegExp(`^webhook_lag_seconds\\{webhook="${hook.id}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+    const lagNow = async () => Number(new RegExp(`^webhook_lag_seconds\\{webhook="${hook.id}"\\} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
+    const lag = await lagNow();
     assert.ok(lag >= 1 && lag < 60, `lag ${lag} s`);
+    // It grows while the webhook waits for its retry.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok((await lagNow()) >= lag + 0.25);
   });
   it('prunes delivery log rows older than 30 days, in batches, and keeps the newer ones', async () => {
     const hook = await insertWebhook({ url: receiver.endpoint('pruned', [newSecret()]) });
