@@ -16,6 +16,9 @@ import { extendHorizons } from './domain/events/occurrences.js';
 import { warmUpExpansion } from './dates/recurrence.js';
 import { NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';
+import { Registry } from 'prom-client';
+import { startWebhookDelivery } from './webhooks/worker.js';
+import { webhookMetrics } from './webhooks/metrics.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -37,7 +40,9 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   const onFile = target.engine === 'sqlite' && config.databaseUrl !== 'sqlite::memory:';
   const lease = onFile ? holdServiceLease(db, (err) => logger.warn({ err }, 'renewing the service lease failed')) : undefined;
 
-  const app = createApp({ config, db, logger });
+  // One registry for `/metrics`, the requests' and the webhook deliveries' (webhooks/metrics.ts).
+  const metricsRegistry = config.metrics ? new Registry() : undefined;
+  const app = createApp({ config, db, logger, metricsRegistry });
   const server = app.listen(config.port, config.host);
   // Slow senders (slowloris) cannot hold a connection longer than a request may take.
   server.requestTimeout = config.requestTimeoutSeconds * 1000;
@@ -72,6 +77,10 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   horizonTimer.unref();
   setTimeout(extend, 5_000).unref();
 
+  // Webhooks (docs/webhooks.md "Guarantees"): every process delivers unless WEBHOOK_DELIVERY=off; the
+  // leases in the webhooks' rows keep each webhook to one process at a time.
+  const delivery = config.webhooks.deliver ? startWebhookDelivery({ db, config, logger, metrics: metricsRegistry && webhookMetrics(metricsRegistry) }) : undefined;
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -79,9 +88,13 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     logger.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
     // Stop accepting; requests already received finish (bounded by SHUTDOWN_TIMEOUT), then the pool closes.
     clearInterval(horizonTimer);
+    // Deliveries stop alongside the requests: attempts in flight finish (within WEBHOOK_TIMEOUT) and
+    // the leases are given up, so another process takes the webhooks over at once; before the pool closes.
+    const deliveryStopped = delivery?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'));
     server.close(() => {
       clearInterval(idleSweep);
       Promise.resolve(lease?.stop())
+        .then(() => deliveryStopped)
         .then(() => db.destroy())
         .then(
           () => {

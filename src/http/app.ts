@@ -5,6 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import './request.js';
 import { servesPages, type Config } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
@@ -53,6 +54,8 @@ export interface AppOptions {
    * (webhooks/destinations.ts): DNS; tests without a network inject a table of names.
    */
   resolveHost?: Resolver;
+  /** The registry `/metrics` serves (METRICS=on), shared with the webhook deliveries (main.ts); a new one when not given. */
+  metricsRegistry?: Registry;
 }
 
 /** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
@@ -66,7 +69,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Each step below mounts its middleware in that order; what the steps read from the document is
  * read here, once.
  */
-export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date(), resolveHost = resolveAll }: AppOptions): Express {
+export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date(), resolveHost = resolveAll, metricsRegistry }: AppOptions): Express {
   assertUtcProcess();
   const document = loadDocument();
   const operations = listOperations(document);
@@ -77,7 +80,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
 
   const app = express();
   configure(app, config, shapes);
-  const metrics = config.metrics ? createMetrics(db, config.metricsToken) : undefined;
+  const metrics = config.metrics ? createMetrics(db, config.metricsToken, metricsRegistry) : undefined;
   useLoggingAndPacing(app, config, db, logger, metrics);
   useResponseHeaders(app, config, document, operations);
   app.use(restRouteParameter(config.basePath)); // `/?rest_route=/tribe/events/v1/...`, as WordPress

@@ -26,8 +26,11 @@ interface Pool {
   max: number;
 }
 
-export function createMetrics(db: Knex, token: string | undefined): Metrics {
-  const registry = new Registry();
+/**
+ * `registry`: where the metrics go; main.ts gives the one the webhook deliveries also register on
+ * (webhooks/metrics.ts), so `/metrics` shows both. A new one when not given.
+ */
+export function createMetrics(db: Knex, token: string | undefined, registry: Registry = new Registry()): Metrics {
   collectDefaultMetrics({ register: registry });
   const labelNames = ['operation', 'method', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by operationId, method and status.', labelNames, registers: [registry] });

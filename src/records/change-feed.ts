@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
 import type { ChangeType } from '../db/change-log.js';
-import type { ChangeRow, ChangeRepository, CursorKey } from '../repositories/changes.js';
+import type { ChangeRow, ChangeRepository, CursorKey, FeedState } from '../repositories/changes.js';
 import { formatUtc } from '../dates/storage.js';
 import { RestError, invalidParam } from '../core/errors.js';
 import { mayFollow } from '../policies/posts.js';
@@ -99,10 +99,18 @@ async function startPosition(repositories: Repositories, request: FeedRequest): 
     await inWriteTransaction(repositories.db, (trx) => trx.changes.purge(cutoff, PURGE_BATCH));
     state = await repo.state();
   }
-  if (request.after !== undefined && after < state.purged) {
+  if (request.after !== undefined && cursorExpired(after, state)) {
     throw new RestError(410, 'rest_cursor_expired', 'Changes after this cursor are no longer kept. Read the lists again, then follow the feed from their X-TEC-Change-Cursor.');
   }
   return { after, key: { secret: state.secret, history: state.history }, position };
+}
+
+/**
+ * Whether changes after position `after` have been purged, so the feed can no longer give them
+ * exactly: `GET /changes` answers 410, a webhook expires (webhooks/worker.ts).
+ */
+export function cursorExpired(after: number, state: FeedState): boolean {
+  return after < state.purged;
 }
 
 /**
@@ -126,21 +134,54 @@ async function checkEarlierHistory(repo: ChangeRepository, history: string, afte
  * Up to `perPage` changes after `after`, up to the committed position read before them (a change past
  * it may be followed by one not yet committed, so it waits for the next page: db/change-log.ts).
  */
-async function readPage(repo: ChangeRepository, after: number, request: FeedRequest, known?: number): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+async function readPage(
+  repo: ChangeRepository,
+  after: number,
+  types: readonly ChangeType[],
+  perPage: number,
+  known?: number,
+): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
   const position = known ?? (await repo.position());
-  const rows = await repo.page(after, position, request.types, request.perPage + 1);
-  return { rows: rows.slice(0, request.perPage), position, hasMore: rows.length > request.perPage };
+  const rows = await repo.page(after, position, types, perPage + 1);
+  return { rows: rows.slice(0, perPage), position, hasMore: rows.length > perPage };
+}
+
+/** Changes after a position as one caller sees them, with the rows they were read from. */
+export interface SeenChanges {
+  changes: Change[];
+  rows: ChangeRow[];
+  /** The committed position the rows were read up to. */
+  position: number;
+  /** More changes of these types follow, up to that position. */
+  hasMore: boolean;
+}
+
+/**
+ * Up to `limit` changes of `types` after position `after`, up to the committed position `upTo` (read
+ * now when not given), as `user` sees them: exactly what `GET /changes` gives that caller. Webhooks
+ * deliver from here (webhooks/messages.ts).
+ */
+export async function changesSeenAfter(
+  repositories: Repositories,
+  user: User | undefined,
+  urls: Urls,
+  after: number,
+  options: { types: readonly ChangeType[]; limit: number; upTo?: number },
+): Promise<SeenChanges> {
+  const page = await readPage(repositories.changes, after, options.types, options.limit, options.upTo);
+  const changes = await changesAsSeenBy(repositories, user, urls, page.rows, await repositories.changes.cursorKey());
+  return { ...page, changes };
 }
 
 /** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
 export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
   const { after, key, position } = await startPosition(repositories, request);
   const deadline = Date.now() + request.waitSeconds * 1000;
-  let page = await readPage(repositories.changes, after, request, position);
+  let page = await readPage(repositories.changes, after, request.types, request.perPage, position);
   // Stryker disable next-line EqualityOperator: `<=` differs only in the deadline's own millisecond.
   while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
-    if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request);
+    if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
   }
   const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
   const changes = withinBytes(seen, pageBytes(request.replyLimit));

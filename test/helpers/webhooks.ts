@@ -1,0 +1,104 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import type { Config, WebhookSettings } from '../../src/core/config.js';
+import { committedPosition } from '../../src/db/change-log.js';
+import { formatUtc } from '../../src/dates/storage.js';
+import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow } from '../../src/repositories/webhook-rows.js';
+import { startWebhookDelivery, type DeliveryOptions, type WebhookDelivery } from '../../src/webhooks/worker.js';
+import { testConfig } from './app.js';
+import { PUBLIC_URL } from './events.js';
+import { openTestDatabase } from './database.js';
+
+/**
+ * Webhooks for the delivery tests, written straight into `webhooks` (the API that manages them is
+ * tested on its own), and delivery loops started and stopped around each test.
+ */
+
+/** A secret as the API makes them: `whsec_` + base64 of 32 random bytes. */
+export function newSecret(): string {
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
+}
+
+export const ALL_TYPES = 'event,venue,organizer,category,tag';
+
+/** A webhook row starting at the feed's committed position now (as a created webhook does). */
+export async function insertWebhook(fields: Partial<WebhookRow> & { url: string }, on?: Knex): Promise<WebhookRow> {
+  const db = on ?? (await openTestDatabase()).db;
+  const now = formatUtc(new Date());
+  const row = {
+    types: ALL_TYPES,
+    visibility: 'public',
+    owner_id: 1,
+    description: '',
+    status: 'active',
+    status_changed_utc: now,
+    status_reason: null,
+    secret: newSecret(),
+    previous_secret: null,
+    previous_secret_until_ms: 0,
+    position: await committedPosition(db),
+    attempts: 0,
+    next_attempt_ms: 0,
+    lease_holder: null,
+    lease_until_ms: 0,
+    created_utc: now,
+    modified_utc: now,
+    ...fields,
+  };
+  const [id] = await db('webhooks').insert(row);
+  return webhookRow(Number(id), db);
+}
+
+export async function webhookRow(id: number, on?: Knex): Promise<WebhookRow> {
+  const db = on ?? (await openTestDatabase()).db;
+  return webhookRowOf(await db('webhooks').where('id', id).first());
+}
+
+/** The webhook's row once `test` holds (or as it is after `timeoutMs`). */
+export async function waitForRow(id: number, test: (row: WebhookRow) => boolean, timeoutMs = 10_000): Promise<WebhookRow> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await webhookRow(id);
+    if (test(row) || Date.now() > deadline) return row;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The delivery log of a webhook, oldest first. */
+export async function deliveriesOf(id: number): Promise<WebhookDeliveryRow[]> {
+  const { db } = await openTestDatabase();
+  return (await db('webhook_deliveries').where('webhook_id', id).orderBy('id')).map(deliveryRowOf);
+}
+
+/** Fast settings: receivers on 127.0.0.1, retries after 50 ms, a short timeout and lease. */
+export function deliverySettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
+  return { deliver: true, timeoutSeconds: 2, retryDelaysSeconds: [0.05, 0.05, 0.05], leaseSeconds: 2, allowedNetworks: ['127.0.0.0/8'], concurrency: 8, ...overrides };
+}
+
+/** The settings of the test apps the messages are compared with (PUBLIC_URL), with fast webhook settings. */
+export function deliveryConfig(overrides: Partial<WebhookSettings> = {}): Config {
+  return testConfig({ publicUrl: PUBLIC_URL, webhooks: deliverySettings(overrides) });
+}
+
+const running = new Set<WebhookDelivery>();
+
+/** Starts a delivery loop on the test database (fast rounds); stopped by `stopDeliveries` after the test. */
+export async function startDelivery(overrides: Partial<WebhookSettings> = {}, extra: Partial<DeliveryOptions> = {}): Promise<WebhookDelivery> {
+  const { db } = await openTestDatabase();
+  const delivery = startWebhookDelivery({
+    db: extra.db ?? db,
+    config: deliveryConfig(overrides),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    pollMs: 50,
+    ...extra,
+  });
+  running.add(delivery);
+  return delivery;
+}
+
+export async function stopDeliveries(): Promise<void> {
+  const all = [...running];
+  running.clear();
+  await Promise.all(all.map((delivery) => delivery.stop()));
+}

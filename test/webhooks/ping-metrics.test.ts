@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import request from 'supertest';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/core/logger.js';
+import { sendPing } from '../../src/webhooks/ping.js';
+import { committedPosition } from '../../src/db/change-log.js';
+import { webhookMetrics } from '../../src/webhooks/metrics.js';
+import { createUser, testConfig, type TestUser } from '../helpers/app.js';
+import { openTestDatabase } from '../helpers/database.js';
+import { createEvent, eventsApp, PUBLIC_URL, type Http } from '../helpers/events.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { deliveriesOf, deliverySettings, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow, webhookRow } from '../helpers/webhooks.js';
+
+/** `sendPing` (POST /webhooks/{id}/ping) and the delivery metrics on `/metrics` (docs/webhooks.md "Metrics"). */
+
+describe('webhook ping and metrics', function () {
+  this.timeout(30_000);
+  let http: Http;
+  let admin: TestUser;
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    ({ http } = await eventsApp());
+    admin = await createUser('administrator', 'hooks-admin');
+    receiver = await WebhookReceiver.start();
+  });
+
+  afterEach(async () => {
+    await stopDeliveries();
+    await receiver.close();
+    assert.deepEqual(receiver.forged, []);
+  });
+
+  it('a ping is a signed webhook.ping message, recorded in the log, that moves neither the cursor nor the status', async () => {
+    const secret = newSecret();
+    const hook = await insertWebhook({ url: receiver.endpoint('ping', [secret]), secret, status: 'paused' });
+    await createEvent(http, admin, { title: 'Not sent by a ping', status: 'publish' });
+    const { db } = await openTestDatabase();
+    const now = new Date();
+    const attempt = await sendPing(db, deliverySettings(), hook, now);
+    assert.equal(receiver.of('ping').length, 1);
+    const [message] = receiver.of('ping');
+    assert.equal(message.json.type, 'webhook.ping');
+    assert.equal(message.json.timestamp, now.toISOString());
+    assert.deepEqual(message.json.data, { webhook_id: hook.id });
+    assert.match(message.id, new RegExp(`^msg_${hook.id}_ping_[0-9a-f]{16}$`));
+    assert.equal(attempt.message_id, message.id);
+    assert.deepEqual([attempt.type, attempt.attempt, attempt.status_code, attempt.error, attempt.cursor, attempt.position], ['webhook.ping', 1, 204, null, null, null]);
+    assert.deepEqual(await deliveriesOf(hook.id), [attempt]);
+    const row = await webhookRow(hook.id);
+    assert.deepEqual([row.position, row.status, row.attempts], [hook.position, 'paused', 0]);
+
+    // A failing receiver: the attempt says so, the webhook is untouched.
+    receiver.behave('ping', { failures: 1, failStatus: 410 });
+    const failed = await sendPing(db, deliverySettings(), hook, new Date());
+    assert.equal(failed.status_code, 410);
+    assert.equal((await webhookRow(hook.id)).status, 'paused');
+    const refused = await sendPing(db, deliverySettings(), { ...hook, url: 'https://169.254.169.254/' }, new Date());
+    assert.match(refused.error ?? '', /linkLocal/);
+  });
+
+  it('counts attempts and reports each webhook’s lag on /metrics', async () => {
+    const registry = new Registry();
+    const { db } = await openTestDatabase();
+    const app = createApp({ config: testConfig({ publicUrl: PUBLIC_URL, metrics: true }), db, logger: createLogger('silent'), metricsRegistry: registry });
+    const secret = newSecret();
+    const hook = await insertWebhook({ url: receiver.endpoint('measured', [secret]), secret });
+    receiver.behave('measured', { failures: 1 });
+    await createEvent(http, admin, { title: 'Measured', status: 'publish' });
+    await createEvent(http, admin, { title: 'Measured too', status: 'publish' });
+    await startDelivery({}, { metrics: webhookMetrics(registry) });
+    await receiver.waitFor(() => receiver.of('measured').length >= 2);
+    const top = await committedPosition(db);
+    await waitForRow(hook.id, (row) => row.position >= top);
+    const text = (await request(app).get('/metrics').expect(200)).text;
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1]);
+    assert.equal(value(/^webhook_messages_delivered_total (\S+)$/m), 2);
+    assert.equal(value(/^webhook_messages_failed_total (\S+)$/m), 1);
+    assert.equal(value(/^webhook_attempts_total\{result="delivered"\} (\S+)$/m), 2);
+    assert.equal(value(/^webhook_attempts_total\{result="rejected"\} (\S+)$/m), 1);
+    assert.equal(value(/^webhook_delivery_seconds_count (\S+)$/m), 3);
+    assert.equal(value(new RegExp(`^webhook_lag_seconds\\{webhook="${hook.id}"\\} (\\S+)$`, 'm')), 0, 'caught up');
+    // The requests' metrics are on the same registry.
+    assert.match(text, /^# TYPE http_requests_total counter$/m);
+  });
+
+  it('reports the age of the oldest undelivered change while a webhook is behind', async () => {
+    const registry = new Registry();
+    const secret = newSecret();
+    const hook = await insertWebhook({ url: receiver.endpoint('behind', [secret]), secret });
+    receiver.behave('behind', { failures: 1000 });
+    await createEvent(http, admin, { title: 'Stuck', status: 'publish' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await startDelivery({ retryDelaysSeconds: [30] }, { metrics: webhookMetrics(registry) });
+    await waitForRow(hook.id, (row) => row.status === 'failing');
+    const lagNow = async () => Number(new RegExp(`^webhook_lag_seconds\\{webhook="${hook.id}"\\} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
+    const lag = await lagNow();
+    assert.ok(lag >= 1 && lag < 60, `lag ${lag} s`);
+    // It grows while the webhook waits for its retry.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok((await lagNow()) >= lag + 0.25);
+  });
+  it('prunes delivery log rows older than 30 days, in batches, and keeps the newer ones', async () => {
+    const hook = await insertWebhook({ url: receiver.endpoint('pruned', [newSecret()]) });
+    const { db } = await openTestDatabase();
+    const old = Date.now() - 31 * 86_400_000;
+    const row = (attempted: number) => ({
+      webhook_id: hook.id,
+      message_id: `msg_${hook.id}_${attempted}`,
+      type: 'event.updated',
+      attempt: 1,
+      status_code: 204,
+      duration_ms: 1,
+      attempted_utc: '2026-01-01 00:00:00',
+      attempted_ms: attempted,
+    });
+    // More than one batch of 1,000.
+    const rows = Array.from({ length: 1500 }, (_, i) => row(old - i));
+    for (let i = 0; i < rows.length; i += 250) await db('webhook_deliveries').insert(rows.slice(i, i + 250));
+    await db('webhook_deliveries').insert(row(Date.now() - 29 * 86_400_000));
+    await startDelivery();
+    for (let i = 0; i < 250 && (await deliveriesOf(hook.id)).length > 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const left = await deliveriesOf(hook.id);
+    assert.equal(left.length, 1);
+    assert.ok(left[0].attempted_ms > Date.now() - 30 * 86_400_000);
+  });
+});
