@@ -80,6 +80,16 @@ export class ChangeRepository {
   }
 
   /**
+   * The history a position was given out in: the earliest history restored from a copy that already
+   * held it (the fence with the smallest `upto` at or past it), else the current one. A change keeps
+   * its history across restores, so a webhook message about it keeps its id (webhooks/messages.ts).
+   */
+  async historyOf(position: number): Promise<string> {
+    const row = await this.db('change_history_fences').where('upto', '>=', position).orderBy('upto').first('history');
+    return row ? String(row.history) : (await this.cursorKey()).history;
+  }
+
+  /**
    * Starts a new history after a restore: cursors of the history so far stay valid up to the
    * committed position of the restored data (given out before the copy), later ones answer 410, and
    * new cursors carry the new history. Returns the fence and the new history.

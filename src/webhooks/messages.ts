@@ -48,7 +48,8 @@ export async function viewerOf(repositories: Repositories, webhook: Pick<Webhook
 
 /**
  * The message id: unique per webhook and change, and per feed history, since a restore starts a new
- * history whose positions may repeat earlier ones with other content (docs/durability.md "The change feed after a restore").
+ * history whose positions may repeat earlier ones with other content (docs/durability.md "The change feed after a restore");
+ * the history is the one the change was made in (ChangeRepository.historyOf).
  */
 export function messageId(webhookId: number, position: number, history: string): string {
   return `msg_${webhookId}_${position.toString(36)}_${history || '0'}`;
@@ -70,7 +71,9 @@ export async function nextMessage(repositories: Repositories, webhook: WebhookRo
   if (seen.changes.length === 0) return { kind: 'caught-up', skipTo: seen.position };
   const [change] = seen.changes;
   const [row] = seen.rows;
-  const { history } = await repositories.changes.cursorKey();
+  // The history the change was made in, not the current one: after a restore, a change the copy held
+  // is sent again under the id it had before (docs/webhooks.md "Guarantees").
+  const history = await repositories.changes.historyOf(row.seq);
   const type = `${change.type}.${change.action === 'delete' ? 'deleted' : 'updated'}`;
   // The timestamp is the change's, not the attempt's: every attempt at a message carries the same body
   // (as long as the record does not change again, which gives a new message).

@@ -44,16 +44,25 @@ export async function conflictFigures(cluster: GaleraCluster): Promise<Array<{ n
 
 /**
  * One service process per node, each validating its answers against the OpenAPI document (the first
- * starts alone: on a fresh cluster it migrates before the others start), and the credentials of a new
- * editor named `login`.
+ * starts alone: on a fresh cluster it migrates before the others start), with `env` added to their
+ * settings, and the credentials of a new editor and a new administrator named after `login`.
  */
-export async function servicesOnEveryNode(cluster: GaleraCluster, login: string): Promise<{ services: Service[]; authorization: string }> {
-  const start = (url: string) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1' });
+export async function servicesOnEveryNode(
+  cluster: GaleraCluster,
+  login: string,
+  env: Record<string, string> = {},
+): Promise<{ services: Service[]; authorization: string; administrator: string }> {
+  const start = (url: string) => startService({ DATABASE_URL: url, VALIDATE_RESPONSES: '1', ...env });
   const services = [await start(cluster.urls[0])];
   services.push(...(await Promise.all(cluster.urls.slice(1).map(start))));
   const { db } = openDatabase(cluster.urls[0]);
   try {
-    return { services, authorization: await addUser(db, `${login}-${Date.now()}`) };
+    const suffix = Date.now();
+    return {
+      services,
+      authorization: await addUser(db, `${login}-${suffix}`),
+      administrator: await addUser(db, `${login}-admin-${suffix}`, 'administrator'),
+    };
   } finally {
     await db.destroy();
   }

@@ -242,3 +242,22 @@ describe('webhook messages', function () {
     assert.equal(receiver.acknowledged.length, 0, 'the deliveries were still in flight');
   });
 });
+
+/** docs/webhooks.md "Guarantees": after a restore, a change the copy held keeps its message id. */
+describe('the feed history of a message id (ChangeRepository.historyOf)', () => {
+  it('is the history the change was made in: the earliest fence at or past its position, else the current one', async () => {
+    const { db } = await openTestDatabase();
+    const repo = new ChangeRepository(db);
+    const current = (await repo.cursorKey()).history;
+    // Two restores: from a copy of the first history at position 10, then from a copy of the second at 20.
+    await db('change_history_fences').insert([
+      { history: 'second2', upto: 20 },
+      { history: '', upto: 10 },
+    ]);
+    try {
+      assert.deepEqual(await Promise.all([1, 10, 11, 20, 21].map((position) => repo.historyOf(position))), ['', '', 'second2', 'second2', current]);
+    } finally {
+      await db('change_history_fences').delete();
+    }
+  });
+});
