@@ -2806,6 +2806,16 @@ export interface components {
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
         };
+        /**
+         * @description A webhook's signing secret.
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7fQ5zbXpGxk="
+         *     }
+         */
+        WebhookSecret: {
+            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as the Standard Webhooks libraries (`standardwebhooks`, `svix`) take it. */
+            secret: string;
+        };
         /** @description The kinds of records whose changes the webhook receives, each once, listed in the order `event`, `venue`, `organizer`, `category`, `tag`. */
         WebhookTypes: ("event" | "venue" | "organizer" | "category" | "tag")[];
         /** @description The fields to change; the others stay. `visibility` cannot be changed (create a new webhook); keys not listed here are ignored, as everywhere in this API. */
@@ -2842,10 +2852,7 @@ export interface components {
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7fQ5zbXpGxk="
          *     }
          */
-        WebhookWithSecret: components["schemas"]["Webhook"] & {
-            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as the Standard Webhooks libraries (`standardwebhooks`, `svix`) take it. */
-            secret: string;
-        };
+        WebhookWithSecret: components["schemas"]["Webhook"] & components["schemas"]["WebhookSecret"];
     };
     responses: {
         /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */

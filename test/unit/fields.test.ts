@@ -76,6 +76,7 @@ describe('_fields (WordPress rest_filter_response_fields)', () => {
         listOrganizers: 'organizers',
         listCategories: 'categories',
         listTags: 'tags',
+        listWebhookDeliveries: 'deliveries',
       });
     });
   });
