@@ -83,7 +83,9 @@ describe(`cluster: webhooks when the delivering node dies${CLUSTER_TESTS ? '' : 
     // Every acknowledged create arrives (the survivors take the webhook over after the lease lapses).
     const delivered = () => new Set(receiver!.of('cluster').map((message) => message.json.data.id as number));
     await receiver.waitFor(() => acknowledged.every((id) => delivered().has(id)), 120_000, 'every acknowledged create delivered');
-    console.log(`      killed ${victimNode.name} and its service after ${deliveredAtKill} deliveries; ${acknowledged.length} creates acknowledged, ${receiver.received.length} messages received`);
+    console.log(
+      `      killed ${victimNode.name} and its service after ${deliveredAtKill} deliveries; ${acknowledged.length} creates acknowledged, ${receiver.received.length} messages received`,
+    );
 
     assert.deepEqual(receiver.forged, []);
     // Feed order: the positions of first arrivals only grow; a repeat is the same message under the same id.
