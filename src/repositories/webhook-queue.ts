@@ -70,6 +70,12 @@ export class WebhookQueueRepository {
     });
   }
 
+  /** The webhook as it is now, when `holder`'s lease on it is still valid at `nowMs`. */
+  async heldBy(id: number, holder: string, nowMs: number): Promise<WebhookRow | undefined> {
+    const row = await this.db('webhooks').where('id', id).where('lease_holder', holder).where('lease_until_ms', '>=', nowMs).first();
+    return row ? webhookRowOf(row) : undefined;
+  }
+
   /** Extends `holder`'s leases of these webhooks to `untilMs`; returns the ids still held. */
   async renew(holder: string, ids: readonly number[], untilMs: number): Promise<number[]> {
     if (ids.length === 0) return [];

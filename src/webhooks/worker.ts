@@ -214,9 +214,13 @@ class DeliveryLoop {
   /** The webhook with this process's lease on it, or undefined when another holds it or it stopped being due. */
   private async hold(row: WebhookRow): Promise<WebhookRow | undefined> {
     const now = Date.now();
-    // A lease of ours with more than half its time left needs no write.
-    if (row.lease_holder === this.holder && row.lease_until_ms - now > this.leaseMs / 2) return row;
-    const webhook = await this.queue.claim(row.id, this.holder, now, now + this.leaseMs);
+    // A lease of ours with more than half its time left needs no write, but the row is read again:
+    // the round's list may predate a delivery that finished meanwhile, and its position would send the
+    // message just acknowledged a second time.
+    const webhook =
+      row.lease_holder === this.holder && row.lease_until_ms - now > this.leaseMs / 2
+        ? await this.queue.heldBy(row.id, this.holder, now)
+        : await this.queue.claim(row.id, this.holder, now, now + this.leaseMs);
     if (!webhook || !DELIVERING.includes(webhook.status) || webhook.next_attempt_ms > now) return undefined;
     return webhook;
   }
