@@ -396,6 +396,21 @@ async function waitForArrivals(receiver: Receiver, writes: Write[], hooks: numbe
   return round((performance.now() - started) / 1000, 1);
 }
 
+/** What delivery alone achieved once the writes stopped (the backlog, if any, being sent): the cost of a message apart from the writes'. */
+interface CatchUp {
+  messages: number;
+  perSecond: number;
+  cpuMsPerMessage?: number;
+  usage: Usage;
+}
+
+function catchUpOf(usage: Usage, messages: number): CatchUp | undefined {
+  // Under a second or a handful of messages says nothing.
+  if (usage.seconds < 1 || messages < 10) return undefined;
+  const cpuMs = usage.serviceCores === undefined ? undefined : usage.serviceCores * usage.seconds * 1000;
+  return { messages, perSecond: round(messages / usage.seconds, 1), cpuMsPerMessage: cpuMs === undefined ? undefined : round(cpuMs / messages, 2), usage };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function startService(opts: Options): Promise<{ child: Child; base: string }> {
@@ -436,6 +451,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
   let warmup: Throughput | undefined;
   let lag: LagLoad | undefined;
   let waited: number | undefined;
+  let catchUp: CatchUp | undefined;
   let drain: { expected: number; received: number[]; seconds: number } | undefined;
   const hooks: number[] = [];
   try {
@@ -453,7 +469,10 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     }
     log(`lag: ${opts.hooks} webhooks, open-loop writes at ${opts.rate}/s for ${opts.duration}s (${Math.round(opts.patchShare * 100)} % PATCHes)`);
     lag = await openLoopWrites(service.base, samples, opts, pool, service.child.pid);
+    const meter = usageMeter(service.child.pid);
+    const arrived = receiver.arrivals.length;
     waited = await waitForArrivals(receiver, lag.writes, hooks, opts.wait);
+    catchUp = catchUpOf(meter(), receiver.arrivals.length - arrived);
     if (!opts.skipThroughput) {
       log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       const before = receiver.arrivals.length;
@@ -470,10 +489,10 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     await stopChild(service.child);
     await receiver.close();
   }
-  report(opts, started, target.engine, { throughput, warmup, lag, waited, drain, hooks, receiver });
+  report(opts, started, target.engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver });
 }
 
-function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver }): void {
+function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver }): void {
   const { throughput, lag, hooks, receiver } = run;
   const match = matchLag(lag?.writes ?? [], receiver.arrivals, hooks);
   const lags = match.lags;
@@ -499,6 +518,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
         ['lag max ms', summary.lagMs.max],
         ['waited after the last answer, s', run.waited],
         ['service / machine cores during the writes', `${lag?.usage.serviceCores ?? '-'} / ${lag?.usage.machineCores ?? '-'}`],
+        ['catch-up after the writes: msg/s, service / machine cores, CPU ms/msg', run.catchUp ? `${run.catchUp.perSecond}, ${run.catchUp.usage.serviceCores ?? '-'} / ${run.catchUp.usage.machineCores ?? '-'}, ${run.catchUp.cpuMsPerMessage ?? '-'}` : '-'],
       ],
     ),
     '',
@@ -536,6 +556,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     summary,
     perWebhook: match.perHook,
     waitedSeconds: run.waited,
+    catchUp: run.catchUp,
     lagUsage: lag?.usage,
     throughput,
     warmup: run.warmup,
