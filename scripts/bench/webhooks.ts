@@ -4,7 +4,7 @@
  *
  *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
  *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
- *                    [--wait 30] [--warmup 3] [--events 1000] [--skip-throughput] [--tsx]
+ *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
  *
  * A small calendar is seeded afresh (seed.ts: a SQLite file under bench/results/db/ by default; a
  * MySQL database has its tables dropped, its name must contain "bench" or pass --force), the service
@@ -21,7 +21,9 @@
  *    latest change, has exactly that version to send). Lag = the receiver's arrival of the message
  *    carrying that version − the arrival of the write's 2xx answer (≈ its commit). The receiver is
  *    waited on for up to --wait seconds after the last answer.
- * 4. Throughput with the webhooks delivering: as 1.
+ * 4. Throughput with the webhooks delivering: as 1; then, once they caught up (up to --wait), as 1
+ *    again with them paused. The ratio is "with" over the mean of the two "without" runs (the first
+ *    ran on a colder process).
  *
  * Prints the tables and writes bench/results/webhooks-<engine>-<time>.json. The exit code is 1 if a
  * lag message is missing, a message fails verification, or a write was answered with an error.
@@ -137,6 +139,15 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
   return { perHook, lags, missing };
 }
 
+/** Closed-loop req/s with the webhooks over the mean of the runs without them (before, and after with them paused). */
+export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>): number | undefined {
+  const without = runs.filter((r) => r.label.startsWith('without'));
+  const withHooks = runs.find((r) => r.label.startsWith('with '));
+  if (!withHooks || !without.length) return undefined;
+  const mean = without.reduce((sum, r) => sum + r.rps, 0) / without.length;
+  return mean > 0 ? round(withHooks.rps / mean, 3) : undefined;
+}
+
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
@@ -163,7 +174,7 @@ function options(argv: string[]): Options {
     hooks: number('hooks', 3, 1, 20),
     patchShare: number('patch-share', 0.1, 0, 1),
     wait: number('wait', 30, 0, 600),
-    warmup: number('warmup', 3, 0, 60),
+    warmup: number('warmup', 10, 0, 60),
     events: number('events', 1000, 100, 100_000),
     skipThroughput: Boolean(args['skip-throughput']),
     tsx: Boolean(args.tsx),
@@ -277,7 +288,7 @@ function usageMeter(pid: number): () => Usage {
   };
 }
 
-interface Throughput {
+export interface Throughput {
   label: string;
   rps: number;
   requests: number;
@@ -454,6 +465,8 @@ export async function webhooksBench(argv: string[]): Promise<void> {
   let catchUp: CatchUp | undefined;
   let drain: { expected: number; received: number[]; seconds: number } | undefined;
   const hooks: number[] = [];
+  /** The webhooks' ids in the service (hooks are the receiver's paths, 1 to --hooks). */
+  const hookIds: number[] = [];
   try {
     if (!opts.skipThroughput) {
       // Not measured, but its answers are checked as the others': an error is an error.
@@ -465,6 +478,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     for (let n = 1; n <= opts.hooks; n++) {
       const { json } = await send(service.base, 'POST', `${NAMESPACE_PATH}/webhooks`, JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hook/${n}`, types: RECORD_TYPES, description: `bench receiver ${n}` }));
       receiver.secrets.set(n, String(json?.secret));
+      hookIds.push(Number(json?.id));
       hooks.push(n);
     }
     log(`lag: ${opts.hooks} webhooks, open-loop writes at ${opts.rate}/s for ${opts.duration}s (${Math.round(opts.patchShare * 100)} % PATCHes)`);
@@ -484,6 +498,11 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       const drainStart = performance.now();
       while (performance.now() - drainStart < opts.wait * 1000 && counts().some((c) => c < expected)) await new Promise((r) => setTimeout(r, 250));
       drain = { expected, received: counts(), seconds: round((performance.now() - drainStart) / 1000, 1) };
+      // Without again, the webhooks paused (nothing delivered): the phase before ran on a colder
+      // process, so the ratio is taken to the mean of the two, not to the first alone.
+      for (const id of hookIds) await send(service.base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ status: 'paused' }));
+      log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
+      throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks (paused), after', service.child.pid));
     }
   } finally {
     await stopChild(service.child);
@@ -501,7 +520,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     writes: { sent: lag?.sent ?? 0, answered: lag?.writes.length ?? 0, creates: lag?.writes.filter((w) => w.kind === 'create').length ?? 0, updates: lag?.writes.filter((w) => w.kind === 'update').length ?? 0, errors: lag?.errors.length ?? 0, skipped: lag?.skipped ?? 0 },
     missing: match.missing.length,
     unverified: receiver.unverified.length,
-    throughputRatio: throughput.length === 2 ? round(throughput[1].rps / throughput[0].rps, 3) : undefined,
+    throughputRatio: throughputRatio(throughput),
   };
   const lines = [
     `Webhooks: ${opts.hooks} webhooks on ${describeUrl(opts.database)} (${engine}), one process; lag: ${opts.rate} writes/s open-loop for ${opts.duration}s; throughput: ${opts.connections} connections for ${opts.duration}s; code ${codeFingerprint()}`,
@@ -538,7 +557,10 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
         ['closed-loop POST /events', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
         [...(run.warmup ? [run.warmup] : []), ...throughput].map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
       ),
-      `with / without: ${summary.throughputRatio ?? '-'} (target >= 0.95)`,
+      `with / without (the mean of before and after): ${summary.throughputRatio ?? '-'} (target >= 0.95); to each: ${throughput
+        .filter((t) => t.label.startsWith('without'))
+        .map((t) => throughputRatio([t, ...throughput.filter((w) => w.label.startsWith('with '))]))
+        .join(' / ')}`,
     );
     // autocannon counts the answers within the duration; the creates in flight at its end are delivered too.
     if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { matchLag, percentile, type Arrival, type Write } from '../../scripts/bench/webhooks.js';
+import { matchLag, percentile, throughputRatio, type Arrival, type Write } from '../../scripts/bench/webhooks.js';
 
 /**
  * The webhook benchmark's verdict (scripts/bench/webhooks.ts, docs/performance.md "Webhooks") rests
@@ -38,6 +38,17 @@ describe('webhook benchmark: lag matching and percentiles', () => {
       missing.filter((m) => m.hook === 2).map((m) => m.id),
       [11, 5],
     );
+  });
+
+  it('compares the throughput with webhooks to the mean of the runs without, before and after', () => {
+    const runs = [
+      { label: 'without webhooks', rps: 100 },
+      { label: 'with 3 webhooks', rps: 95 },
+      { label: 'without webhooks (paused), after', rps: 90 },
+    ];
+    assert.equal(throughputRatio(runs), 1);
+    assert.equal(throughputRatio(runs.slice(0, 2)), 0.95);
+    assert.equal(throughputRatio([runs[0]]), undefined);
   });
 
   it('takes percentiles by nearest rank, the maximum at 1, nothing of an empty list', () => {
