@@ -9,6 +9,7 @@
  *                    [--no-floor] [--profile DIR] [--tsx] [--seed 42] [--force] [--quiet-wait 30]
  *   npm run bench -- --cluster [...]   (three Galera nodes and three processes: see scripts/bench/cluster.ts)
  *   npm run bench -- --soak MINUTES [...]  (a steady mix for a long time, memory sampled each minute: see scripts/bench/soak.ts)
+ *   npm run bench -- --webhooks [...]  (3 webhooks: delivery lag and the writes' throughput with and without: see scripts/bench/webhooks.ts)
  *
  * --scale       runs the list scenarios at 10k, 100k and 1M events (--scale-sizes to change) and
  *               prints how latency grows; one connection and a 60 s timeout unless --connections /
@@ -35,6 +36,7 @@ import {
 } from './common.js';
 import { clusterBench } from './cluster.js';
 import { soakBench } from './soak.js';
+import { webhooksBench } from './webhooks.js';
 import { seedCalendar, type SeedReport } from './seed.js';
 import { FLOOR, SCENARIOS, loadSamples, type Samples, type Scenario } from './scenarios.js';
 import { buildService, drive, serviceEnv, startEnv, startFlags } from './service.js';
@@ -573,6 +575,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--cluster')) return clusterBench(process.argv.slice(2));
   // So does the soak (soak.ts).
   if (process.argv.includes('--soak')) return soakBench(process.argv.slice(2));
+  // And the webhook scenario (webhooks.ts).
+  if (process.argv.includes('--webhooks')) return webhooksBench(process.argv.slice(2));
   const opts = options();
   const started = new Date();
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });

@@ -155,8 +155,16 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   if (!/bench/i.test(database) && !options.force) throw new Error(`refusing to drop the tables of "${database}": its name does not contain "bench" (pass --force)`);
   const { db } = openDatabase(options.databaseUrl);
   try {
-    const tables = ['post_search_grams', 'idempotency_keys', 'event_terms', 'terms', 'event_organizers', 'event_venues', 'images', 'organizers', 'venues', 'event_series', 'events', 'posts', 'secrets', 'users', 'data_version', 'changes', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'];
-    for (const table of tables) await db.schema.dropTableIfExists(table);
+    // Every table of the database, not a list kept by hand: a table a later migration adds (webhooks,
+    // leases ...) left behind would make migrateLatest fail on a rebuilt database. Children before
+    // parents: a table a foreign key still points at is dropped in a later pass.
+    let tables = ((await db('information_schema.tables').where({ table_schema: database, table_type: 'BASE TABLE' }).select({ name: 'table_name' })) as Array<{ name: string }>).map((row) => row.name);
+    while (tables.length) {
+      const left: string[] = [];
+      for (const table of tables) await db.schema.dropTableIfExists(table).catch(() => left.push(table));
+      if (left.length === tables.length) throw new Error(`could not drop the tables ${left.join(', ')} of "${database}"`);
+      tables = left;
+    }
   } finally {
     await db.destroy();
   }
