@@ -48,10 +48,33 @@ export class BodyGate {
     next();
   };
 
-  /** Runs a body parser only for requests naming an operation that takes a body. */
+  /**
+   * Runs a body parser only for requests naming an operation that takes a body. A request whose
+   * client left before its body was read goes no further: body-parser would let it through with no
+   * body at all (it takes a finished request for one already parsed), and the operation would run
+   * on input the caller never sent.
+   */
   parseFor(parser: RequestHandler): RequestHandler {
-    return (req, res, next) => (this.matching(req).some((route) => route.takesBody) ? parser(req, res, next) : next());
+    return (req, res, next) => {
+      if (!this.matching(req).some((route) => route.takesBody)) return next();
+      if (req.body === undefined && clientLeft(req)) return next(bodyLost());
+      parser(req, res, next);
+    };
   }
+}
+
+/**
+ * The client stopped sending: its connection is gone or half-closed, or the request's stream was
+ * torn down. body-parser asks the same (on-finished's `isFinished`) and then reads nothing.
+ */
+function clientLeft(req: Request): boolean {
+  const socket = req.socket as Request['socket'] | null;
+  return req.destroyed || !socket || !socket.readable || (req.complete && !req.readable);
+}
+
+/** body-parser's own error for a request aborted while its body was read (400, `request.aborted`). */
+function bodyLost(): Error {
+  return Object.assign(new Error('The request was aborted before its body was read.'), { status: 400, expose: true, type: 'request.aborted' });
 }
 
 /** `/venues/{id}` under the namespace root → a regex matching request paths (after trailing slashes are cut). */

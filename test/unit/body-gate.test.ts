@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { jsonDepth } from '../../src/http/body-gate.js';
+import http from 'node:http';
+import net from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { BodyGate, jsonDepth } from '../../src/http/body-gate.js';
 
 describe('JSON nesting depth (checked before a body is parsed)', () => {
   it('counts arrays and objects, not brackets inside strings', () => {
@@ -26,5 +31,49 @@ describe('JSON nesting depth (checked before a body is parsed)', () => {
 
   it('reads UTF-8 bytes of other characters as text', () => {
     assert.equal(jsonDepth(Buffer.from('{"a":"日本語 😀 [[["}')), 1);
+  });
+});
+
+describe('A write whose client left before its body was read', () => {
+  // Authentication can take a while (a hashed secret); a client that gives up meanwhile leaves a
+  // finished request, which body-parser passes on with no body at all. It must not reach the
+  // operation as an empty body (it once created an event from nothing and failed with a 500).
+  it('stops with a 400 before the operation runs', async () => {
+    const gate = new BodyGate([{ operationId: 'createThing', method: 'POST', path: '/things', parameters: [], bodySchema: { type: 'object' }, allowsAnonymous: true }], '/api');
+    const reached: unknown[] = [];
+    const failures: unknown[] = [];
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const app = express();
+    // The slow step before the body is parsed: long enough for the client to be gone.
+    app.use((_req, _res, next) => setTimeout(next, 100));
+    app.use(gate.parseFor(express.json()));
+    app.post('/api/things', (req, res) => {
+      reached.push(req.body);
+      res.status(201).end();
+      settle();
+    });
+    app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      failures.push(err);
+      res.status(400).end();
+      settle();
+    });
+    const server = http.createServer(app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const body = JSON.stringify({ title: 'sent, then abandoned' });
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(`POST /api/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+      await settled;
+      assert.deepEqual(reached, [], 'the operation never ran');
+      assert.equal(failures.length, 1);
+      assert.equal((failures[0] as { status?: number; type?: string }).status, 400);
+      assert.equal((failures[0] as { type?: string }).type, 'request.aborted');
+    } finally {
+      server.close();
+    }
   });
 });
