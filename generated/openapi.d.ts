@@ -628,13 +628,13 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description Every webhook, oldest first (not in the plugin). Administrators only: other users get 403, anonymous callers 401.
+         * @description Every webhook, oldest first (not in the plugin), in one answer: there are at most 100. Administrators only: other users get 403, anonymous callers 401.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook
-         * @description Subscribes `url` to the change feed (not in the plugin): from now on every change to the records of `types` is `POST`ed there as a signed message, in feed order, retried until the receiver answers 2xx (docs/webhooks.md). The webhook starts at the feed's position now (its `cursor`): changes made before are not sent. Answers 201 with the webhook and its `secret`, which is shown only in this answer and when it is rotated. Administrators only. A URL that is not `https` or whose host is or resolves to a private, loopback, link-local or otherwise reserved address is refused with 400 `rest_invalid_param` naming `url`.
+         * @description Subscribes `url` to the change feed (not in the plugin): from now on every change to the records of `types` is `POST`ed there as a signed message, in feed order, retried until the receiver answers 2xx (docs/webhooks.md). The webhook starts at the feed's position now (its `cursor`): changes made before are not sent. Answers 201 with the webhook and its `secret`, which is shown only in this answer and when it is rotated. Administrators only. A URL that is not `https` or whose host is or resolves to a private, loopback, link-local or otherwise reserved address is refused with 400 `rest_invalid_param` naming `url`. The service keeps at most 100 webhooks: past that, 409 `rest_webhook_limit_reached` (delete one first).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -3502,6 +3502,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409 `rest_webhook_limit_reached`: there are already 100 webhooks, the most the service keeps (`data.limit`). Delete one that is no longer needed first. */
+        WebhookLimitReached: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Every webhook, oldest first. */
         WebhookList: {
             headers: {
@@ -6256,6 +6268,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["WebhookLimitReached"];
             default: components["responses"]["Error"];
         };
     };

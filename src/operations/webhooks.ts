@@ -35,11 +35,24 @@ interface Named {
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/**
+ * The most webhooks a service keeps (docs/webhooks.md "Subscribing"): every change is built and sent
+ * once per webhook, so their number bounds the delivery work one change causes, and the list of
+ * them needs no pages.
+ */
+export const MAX_WEBHOOKS = 100;
+
 /** The largest page of the delivery log (docs/webhooks.md "Subscribing"). */
 const MAX_DELIVERIES_PER_PAGE = 100;
 
 function notFound(id: number): RestError {
   return new RestError(404, 'rest_webhook_invalid_id', `Webhook with ID ${id} does not exist.`);
+}
+
+function limitReached(): RestError {
+  return new RestError(409, 'rest_webhook_limit_reached', `There are already ${MAX_WEBHOOKS} webhooks, the most this service keeps. Delete one you no longer need first.`, {
+    limit: MAX_WEBHOOKS,
+  });
 }
 
 function expired(): RestError {
@@ -98,6 +111,7 @@ const createWebhook = (resolve: Resolver) =>
       const position = await ctx.repositories.changes.position();
       const owner = ctx.user as User;
       const row = await inStateWriteTransaction(ctx.db, async (repositories) => {
+        if ((await repositories.webhooks.countForCreate()) >= MAX_WEBHOOKS) return undefined;
         const id = await repositories.webhooks.create({
           url,
           types: input.types ?? storedTypes(CHANGE_TYPES),
@@ -110,6 +124,7 @@ const createWebhook = (resolve: Resolver) =>
         });
         return (await repositories.webhooks.findById(id)) as WebhookRow;
       });
+      if (!row) throw limitReached();
       const body = webhookWithSecret(row, await ctx.repositories.changes.cursorKey());
       return { status: 201, body, headers: { Location: ctx.urls.item('webhooks', row.id), ...NO_STORE } };
     },

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
 import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow, type WebhookStatus, type WebhookVisibility } from './webhook-rows.js';
 
@@ -71,6 +72,18 @@ export class WebhookRepository {
   }
 
   /** Every webhook, oldest first (ids grow with creation). */
+  /**
+   * How many webhooks there are, read inside a create's transaction. On MySQL the read locks what it
+   * counts, so two creates at once count one after the other and the cap holds (on SQLite writes
+   * are serial anyway).
+   */
+  async countForCreate(): Promise<number> {
+    const trx = requireTransaction(this.db);
+    const query = trx('webhooks').count({ n: '*' });
+    const [row] = await (engineOf(trx) === 'mysql' ? query.forUpdate() : query);
+    return Number(row.n);
+  }
+
   async list(): Promise<WebhookRow[]> {
     return (await this.db('webhooks').orderBy('id').select()).map(webhookRowOf);
   }

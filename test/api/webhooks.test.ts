@@ -144,6 +144,25 @@ describe('webhooks API: /webhooks', () => {
       for (const webhook of res.body.webhooks) assert.deepEqual(Object.keys(webhook), KEYS);
     });
 
+    it('keeps at most 100 webhooks: past them a create is 409 rest_webhook_limit_reached and writes nothing', async () => {
+      for (let i = 0; i < 97; i++) await create({ url: URL, description: `hook ${i}` });
+      // The last places taken by creates sent at once: exactly as many succeed as there is room for.
+      const racing = await Promise.all([1, 2, 3, 4, 5].map((i) => call('post', '/webhooks', users.administrator, { url: URL, description: `racing ${i}` })));
+      assert.deepEqual(racing.map((res) => res.status).sort(), [201, 201, 201, 409, 409]);
+      assert.equal(Number((await db('webhooks').count({ n: '*' }))[0].n), 100);
+      const refused = await call('post', '/webhooks', users.administrator, { url: URL });
+      expectError(refused, 409, 'rest_webhook_limit_reached');
+      assert.equal(refused.body.data.limit, 100);
+      assert.equal(Number((await db('webhooks').count({ n: '*' }))[0].n), 100);
+      const listed = await call('get', '/webhooks');
+      expectStatus(listed, 200);
+      assert.equal(listed.body.webhooks.length, 100, 'all of them in one answer');
+      // Deleting one makes room for one.
+      expectStatus(await call('delete', `/webhooks/${listed.body.webhooks[0].id}`), 200);
+      await create({ url: URL, description: 'in the freed place' });
+      expectError(await call('post', '/webhooks', users.administrator, { url: URL }), 409, 'rest_webhook_limit_reached');
+    });
+
     it('changes url, types, description and status; only what was sent', async () => {
       const webhook = await create({ url: URL, types: ['event'], description: 'before' });
       clock = new Date(NOW.getTime() + 5_000);
