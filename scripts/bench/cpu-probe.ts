@@ -85,11 +85,15 @@ const probes: Array<[string, () => [string, string, string?]]> = [
       JSON.stringify({ title: `Probe ${k++}`, status: 'publish', start_date: '2027-06-01 19:00:00', end_date: '2027-06-01 22:00:00', venue, organizer, categories: terms, cost: '$15' }),
     ],
   ],
+  [
+    'PATCH /events/{id} (title and cost)',
+    () => ['PATCH', `${NAMESPACE_PATH}/events/${ids[(k = (k + 7919) % ids.length)]}`, JSON.stringify({ title: `Patched ${k}`, cost: `$${5 + (k % 40)}` })],
+  ],
 ];
 
 for (const [name, next] of probes) {
   if (args.only && !name.includes(args.only)) continue;
-  const count = name.startsWith('POST') ? Math.min(requests, 500) : requests;
+  const count = name.startsWith('POST') || name.startsWith('PATCH') ? Math.min(requests, 500) : requests;
   for (let i = 0; i < 50; i++) await send(...next());
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();

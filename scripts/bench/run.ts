@@ -310,10 +310,21 @@ function startBackground(base: string, background: NonNullable<Scenario['backgro
       .finally(() => pending.delete(sent));
     pending.add(sent);
   };
-  const timer = setInterval(send, 1000 / background.perSecond);
+  // On the clock: the n-th request is due at n/perSecond s. A timer that fires late (this process also
+  // drives the 32 reading connections) sends every request due by then, so the client asks its rate
+  // even when its own loop is busy; `setInterval` skipped the ticks it missed, and the writer seemed
+  // to get fewer writes than the service would have answered.
+  const started = performance.now();
+  const period = 1000 / background.perSecond;
+  let due = 1; // the number of the next request; the first is due after one period, as before
+  const tick = () => {
+    for (; due * period <= performance.now() - started; due++) send();
+    timer = setTimeout(tick, due * period - (performance.now() - started));
+  };
+  let timer = setTimeout(tick, period);
   return {
     async stop() {
-      clearInterval(timer);
+      clearTimeout(timer);
       await Promise.all(pending);
       latencies.sort((a, b) => a - b);
       const at = (q: number) => (latencies.length ? round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))], 1) : 0);

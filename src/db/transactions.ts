@@ -29,27 +29,25 @@ export function pauseBefore(attempt: number): number {
  * Runs `work` in a transaction, again (up to MAX_WRITE_ATTEMPTS, after a growing random pause) when a
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
- * The records the work changed are written to the change log as its last statements (change-log.ts,
- * docs/contract.md §9). After the commit the data version grows (data-version.ts), so cached list
- * totals are recounted.
+ * The records the work changed are written to the change log (change-log.ts, docs/contract.md §9),
+ * then the data version grows (data-version.ts) as the transaction's last statement, so remembered
+ * lists and replies are recomputed from the commit on; one commit per write.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await db.transaction(async (trx) => {
+      return await db.transaction(async (trx) => {
         openChangeLog(trx);
         try {
           const value = await work(trx);
           await writeChangeLog(trx);
+          // Last: the row's lock is held for the commit only (data-version.ts).
+          await bumpDataVersion(trx);
           return value;
         } finally {
           discardChangeLog(trx);
         }
       });
-      await bumpDataVersion(db).catch(() => {
-        // The write is committed and must be acknowledged; cached results age out (db/versioned-cache.ts).
-      });
-      return result;
     } catch (err) {
       if (attempt >= MAX_WRITE_ATTEMPTS || !isRetryable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, pauseBefore(attempt)));

@@ -98,9 +98,9 @@ const create = operation({
           parsed.common.slug ?? (sanitizeSlug(parsed.common.title ?? '') || 'event'),
           eventColumns(parsed, true, writer.siteTimezone),
         );
-        const termIds = await writeLinks(repositories, eventId, parsed, writer, true);
+        const terms = await writeLinks(repositories, eventId, parsed, writer, true);
         // A new event counts for its terms when it is published: what was just written, not read again.
-        await repositories.terms.shiftCounts([], columns.status === 'publish' ? termIds : []);
+        if (columns.status === 'publish') await repositories.terms.countNewEvent(terms);
         // A series: its other occurrences are copies of this first event, in the same transaction.
         if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;

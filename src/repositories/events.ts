@@ -207,9 +207,9 @@ export class EventRepository {
 
   /** Updates the shared columns (posts.update keeps the copies) and the event's own. */
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: EventColumns, expected?: number): Promise<void> {
-    await this.posts.update(post, columns, newBaseSlug, expected);
+    // The event's own columns go with its copies of the post's (one UPDATE of `events`).
+    await this.posts.update(post, columns, newBaseSlug, expected, own);
     const trx = requireTransaction(this.db);
-    if (Object.keys(own).length) await trx('events').where('post_id', post.id).update(own);
     if (movesTimes(own)) await refreshLinkTimes(trx, [post.id]);
     noteChange(this.db, 'event', post.id);
   }

@@ -178,7 +178,7 @@ export class PostRepository {
    * (docs/contract.md §10). On MySQL the statement takes the row lock, so two conditional writes of
    * one record at one version cannot both pass.
    */
-  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string, expected?: number): Promise<void> {
+  async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string, expected?: number, eventColumns: Record<string, unknown> = {}): Promise<void> {
     const trx = requireTransaction(this.db);
     const write = async (extra: Record<string, unknown>): Promise<void> => {
       const query = trx('posts').where('id', post.id);
@@ -191,7 +191,7 @@ export class PostRepository {
     } else {
       await write({});
     }
-    await this.copyToEvent(post, columns);
+    await this.copyToEvent(post, columns, eventColumns);
     // Only the fields written: `post` may be older than the row this statement locked and changed.
     if (post.type === 'event') await indexSearchText(trx, [post.id], searchedFieldsOf(columns));
     noteRecordChange(trx, post.type, post.id);
@@ -252,8 +252,9 @@ export class PostRepository {
     return images;
   }
 
-  private async copyToEvent(post: PostRow, columns: Partial<PostColumns>): Promise<void> {
-    const copies = eventCopiesOf(columns);
+  /** The event row's copies of the post's columns, and its own columns written (`own`), in one statement. */
+  private async copyToEvent(post: PostRow, columns: Partial<PostColumns>, own: Record<string, unknown> = {}): Promise<void> {
+    const copies = { ...eventCopiesOf(columns), ...own };
     if (post.type === 'event' && Object.keys(copies).length) await this.db('events').where('post_id', post.id).update(copies);
   }
 }

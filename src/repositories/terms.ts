@@ -41,6 +41,12 @@ export interface TermListFilter {
   offset: number;
 }
 
+/** A term and its taxonomy, as a write that just linked it knows them. */
+export interface TaxonomyTerm {
+  id: number;
+  taxonomy: string;
+}
+
 /** A term with this name already exists at this level. */
 export class TermNameTaken extends Error {
   constructor(readonly existing: TermRow) {
@@ -184,6 +190,21 @@ export class TermRepository {
         .select('id', 'taxonomy'))
         noteChange(trx, changeTypeOf(row.taxonomy), Number(row.id));
     }
+  }
+
+  /**
+   * Adds a new published event to the counts of its terms, and announces those terms: `shiftCounts`
+   * from none, without reading the terms' taxonomies again (the write has them).
+   */
+  async countNewEvent(terms: TaxonomyTerm[]): Promise<void> {
+    const taxonomyOf = new Map(terms.map((term) => [term.id, term.taxonomy]));
+    if (taxonomyOf.size === 0) return;
+    const trx = requireTransaction(this.db);
+    await trx('terms')
+      .whereIn('id', [...taxonomyOf.keys()])
+      .increment('published_count', 1);
+    // In id order, as the rows read back used to come (the change log numbers them in this order).
+    for (const id of [...taxonomyOf.keys()].sort((a, b) => a - b)) noteChange(trx, changeTypeOf(taxonomyOf.get(id)!), id);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { mayCreate, mayReference } from '../../policies/posts.js';
 import { mayManage } from '../../policies/terms.js';
+import type { TermRow } from '../../repositories/terms.js';
 import { parseDateInput, UTC_ZONE, zoneOf } from '../../dates/parse.js';
 import { fromStorage } from '../../dates/storage.js';
 import { isHttpUrl, sanitizeTextField } from '../../text/fields.js';
@@ -108,8 +109,10 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   if (image) problems.image = image;
   parsed.venues = await parseLinked(VENUES, body.venue, writer, problems);
   parsed.organizers = await parseLinked(ORGANIZERS, body.organizer, writer, problems);
-  parsed.categories = await parseTerms(CATEGORIES, body.categories, writer, problems);
-  parsed.tags = await parseTerms(TAGS, body.tags, writer, problems);
+  // The terms named by id in both taxonomies, read in one statement.
+  const byId = await termsById(writer, [body.categories, body.tags]);
+  parsed.categories = await parseTerms(CATEGORIES, body.categories, writer, problems, byId);
+  parsed.tags = await parseTerms(TAGS, body.tags, writer, problems, byId);
   if (body.recurrence !== undefined) parsed.recurrence = parseRecurrenceInput(body.recurrence, problems);
   if (parsed.recurrence) checkLength(problems, 'recurrence', parsed.recurrence.join(''), TEXT_LIMITS.recurrence);
   return parsed;
@@ -196,22 +199,41 @@ async function parseLinked(kind: LinkedKind, input: unknown, writer: WriteContex
 }
 
 /**
+ * The items of a `categories` / `tags` field, as text. The body normaliser (http/input.ts) has made
+ * the field a list of trimmed, non-blank strings, numbers and objects, and the validator refuses
+ * anything else (`null` too). An embedded term sent back as read is named by its id (an integer: the
+ * schema's TermReference requires it).
+ */
+function termItems(input: unknown): string[] {
+  return (input as unknown[]).map((item) => String(typeof item === 'object' ? (item as { id: unknown }).id : item));
+}
+
+/** The terms of any taxonomy that some `categories` / `tags` fields name by id, by id. */
+async function termsById(writer: WriteContext, inputs: unknown[]): Promise<Map<number, TermRow>> {
+  const ids = inputs
+    .filter((input) => input !== undefined)
+    .flatMap(termItems)
+    .filter((item) => /^\d+$/.test(item))
+    .map(Number)
+    .filter(Number.isSafeInteger);
+  if (ids.length === 0) return new Map();
+  return new Map((await writer.repositories.terms.findByIds([...new Set(ids)])).map((term) => [term.id, term]));
+}
+
+/**
  * `categories` / `tags` on an event (docs/plugin-behaviour.md §5.12, docs/contract.md §6): term ids, slugs or names.
  * An unknown id is 400; an unknown slug or name creates the term for callers allowed to manage that
  * taxonomy, and is 400 for others. An empty list removes every term of the taxonomy.
  */
-async function parseTerms(taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>): Promise<TermsInput | undefined> {
+async function parseTerms(taxonomy: Taxonomy, input: unknown, writer: WriteContext, problems: Record<string, string>, byId: Map<number, TermRow>): Promise<TermsInput | undefined> {
   if (input === undefined) return undefined;
-  // The body normaliser (http/input.ts) has made the field a list of trimmed, non-blank strings, numbers
-  // and objects, and the validator refuses anything else (`null` too). An embedded term sent back as read
-  // is named by its id (an integer: the schema's TermReference requires it).
-  const items = (input as unknown[]).map((item) => String(typeof item === 'object' ? (item as { id: unknown }).id : item));
+  const items = termItems(input);
   const repo = writer.repositories.terms;
   const found: TermsInput = { ids: [], create: [] };
   const unknown: string[] = [];
   for (const item of items) {
     if (/^\d+$/.test(item)) {
-      const term = await repo.findById(Number(item));
+      const term = byId.get(Number(item));
       if (term && term.taxonomy === taxonomy.name) found.ids.push(term.id);
       else unknown.push(item);
       continue;

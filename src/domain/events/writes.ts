@@ -2,7 +2,7 @@ import type { User } from '../../auth/capabilities.js';
 import type { PostColumns } from '../../repositories/posts.js';
 import { resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import { createOrReuse } from '../linked/writes.js';
-import { TermNameTaken } from '../../repositories/terms.js';
+import { TermNameTaken, type TaxonomyTerm } from '../../repositories/terms.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.js';
 import { sanitizeSlug } from '../../text/slugs.js';
 import type { Repositories } from '../../repositories/registry.js';
@@ -40,9 +40,9 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
 
 /**
  * Writes the venue/organizer/term links of a parsed body, creating what it asks to create.
- * @returns the ids of the terms written (of the taxonomies the body sent).
+ * @returns the terms written (of the taxonomies the body sent), with their taxonomy.
  */
-export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<number[]> {
+export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<TaxonomyTerm[]> {
   const events = repositories.events;
   const ids = async (items: LinkedItem[]) => {
     const out: number[] = [];
@@ -51,7 +51,7 @@ export async function writeLinks(repositories: Repositories, eventId: number, pa
   };
   if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
   if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
-  const written: number[] = [];
+  const written: TaxonomyTerm[] = [];
   for (const [taxonomy, input] of [
     [CATEGORIES, parsed.categories],
     [TAGS, parsed.tags],
@@ -72,7 +72,7 @@ export async function writeLinks(repositories: Repositories, eventId: number, pa
       }
     }
     await events.setTerms(eventId, taxonomy.name, termIds, isNew);
-    written.push(...termIds);
+    written.push(...termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
   }
   return written;
 }
@@ -93,11 +93,11 @@ export async function writeEvent(
 ): Promise<void> {
   const imageId = await resolveImage(repositories, body.image, writer.user);
   if (imageId !== undefined) columns.image_id = imageId;
-  const countedBefore = await repositories.events.countedTerms(row.id);
+  // The terms an event counts for change only with its status or its terms; otherwise they are read
+  // neither before nor after the update (two statements each).
+  const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
+  const countedBefore = countsMayMove ? await repositories.events.countedTerms(row.id) : [];
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
   await writeLinks(repositories, row.id, parsed, writer);
-  // The terms an event counts for change only with its status or its terms; otherwise reading them
-  // again would find the same rows (still locked by this transaction): two round trips saved.
-  const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
   if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { bumpDataVersion, DATA_VERSION_SLOTS, readDataVersion } from '../../../src/db/data-version.js';
+import { inTransaction } from '../../../src/db/transactions.js';
 import { openTestDatabase } from '../../helpers/database.js';
 
 /**
@@ -31,7 +32,32 @@ describe('the data version over several rows (src/db/data-version.ts)', () => {
     assert.equal(await readDataVersion(db), before + 3);
   });
 
-  it('bumps row 1 when its own row does not exist yet (a migration older than the slots bumps)', async () => {
+  it('grows with a write, inside its transaction: one commit, and nothing when the write fails', async () => {
+    const { db } = await openTestDatabase();
+    const before = await readDataVersion(db);
+    const statements: string[] = [];
+    const listener = (query: { sql: string }) => statements.push(query.sql);
+    db.on('query', listener);
+    try {
+      await inTransaction(db, async (trx) => trx('change_sequence').where('id', 1).first('id'));
+    } finally {
+      db.removeListener('query', listener);
+    }
+    assert.equal(await readDataVersion(db), before + 1);
+    const bump = statements.findIndex((sql) => /update .data_version./i.test(sql));
+    const commit = statements.findIndex((sql) => /^commit/i.test(sql));
+    assert.ok(bump >= 0 && commit === bump + 1, `the bump is the last statement before the commit: ${statements.join(' | ')}`);
+    assert.equal(statements.filter((sql) => /^commit/i.test(sql)).length, 1);
+    await assert.rejects(
+      inTransaction(db, async () => {
+        throw new Error('bad input');
+      }),
+      /bad input/,
+    );
+    assert.equal(await readDataVersion(db), before + 1);
+  });
+
+  it('bumps row 1 when the drawn row does not exist yet (a migration older than the slots bumps)', async () => {
     const { db } = await openTestDatabase();
     const saved = await db('data_version').where('id', '>', 1).select('id', 'version');
     try {
