@@ -140,6 +140,50 @@ function toEventRow(row: Record<string, unknown>): EventRow {
   };
 }
 
+/** An event's row and its links (`EventRepository.findWithLinks`). */
+export type EventWithLinks = EventRow & { links: EventLink[] };
+
+/**
+ * One JSON array per kind of link, of `[id, position, version, count]` arrays, in link order: the
+ * same rows as `EventRepository.links` reads, aggregated in the event's own statement. SQLite's
+ * `json_group_array` gives `[]` for no rows, MariaDB's `JSON_ARRAYAGG` gives NULL (read as `[]`).
+ */
+function linkSubqueries(db: Knex): Knex.Raw[] {
+  const aggregate = engineOf(db) === 'mysql' ? 'json_arrayagg' : 'json_group_array';
+  const linked = (table: string, column: string, alias: string) =>
+    db.raw(`(select ${aggregate}(json_array(l.${column}, l.position, v.version, 0)) from ${table} l join posts v on v.id = l.${column} where l.event_id = x.post_id) as ${alias}`);
+  return [
+    linked('event_venues', 'venue_id', 'venue_links'),
+    linked('event_organizers', 'organizer_id', 'organizer_links'),
+    db.raw(
+      `(select ${aggregate}(json_array(l.term_id, 0, t.version, t.published_count)) from event_terms l join terms t on t.id = l.term_id where l.event_id = x.post_id) as term_links`,
+    ),
+  ];
+}
+
+/** The text of `findWithLinks`' statement, by engine and the column it finds the event by. */
+const withLinksStatements = new Map<string, string>();
+
+function toEventWithLinks(row: Record<string, unknown>): EventWithLinks {
+  const eventId = Number(row.id);
+  const links: EventLink[] = [];
+  for (const [kind, column] of [
+    ['venue', 'venue_links'],
+    ['organizer', 'organizer_links'],
+    ['term', 'term_links'],
+  ] as const) {
+    const value = row[column];
+    const items = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as unknown[][];
+    for (const [id, position, version, count] of items) links.push({ eventId, kind, id: Number(id), position: Number(position), version: Number(version), count: Number(count) });
+  }
+  return { ...toEventRow(row), links: sortLinks(links) };
+}
+
+/** Link order: venues and organizers by position, then id (`EventRepository.links`). */
+function sortLinks(links: EventLink[]): EventLink[] {
+  return links.sort((a, b) => a.position - b.position || a.id - b.id);
+}
+
 /** All Knex for events and their links. */
 export class EventRepository {
   constructor(
@@ -171,6 +215,49 @@ export class EventRepository {
       if (row) return toEventRow(row);
     }
     return undefined;
+  }
+
+  /**
+   * An event with its links (what `links` reads), in one statement: a single read's record and the
+   * stamp its remembered reply is kept under (docs/contract.md §16) need nothing else.
+   */
+  async findWithLinks(id: number): Promise<EventWithLinks | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    return this.oneWithLinks('p.id', id);
+  }
+
+  /** `findWithLinks` by slug, as `findBySlug` finds it. */
+  async findBySlugWithLinks(slug: string): Promise<EventWithLinks | undefined> {
+    for (const candidate of slugLookups(slug, 'query')) {
+      const found = await this.oneWithLinks('p.slug', candidate);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * The statement of `findWithLinks`, its text built once per engine and column. Only the id or
+   * slug is bound: on a SQLite database with planner statistics (`ANALYZE`, as the benchmark's seeder
+   * runs it) SQLite prepares a statement again on every run where a bound value could change its plan
+   * (`p.type = ?`, `limit ?`), which cost three times as much as reading the row and its links.
+   */
+  private async oneWithLinks(column: 'p.id' | 'p.slug', value: number | string): Promise<EventWithLinks | undefined> {
+    const key = `${engineOf(this.db)} ${column}`;
+    let sql = withLinksStatements.get(key);
+    if (sql === undefined) {
+      sql = this.db('posts as p')
+        .join('events as x', 'x.post_id', 'p.id')
+        .leftJoin('event_series as s', 's.id', 'x.series_id')
+        .whereRaw(`${column} = ?`, [value])
+        .whereRaw("p.type = 'event'")
+        .select([...SELECT, ...linkSubqueries(this.db)])
+        .toSQL().sql;
+      withLinksStatements.set(key, sql);
+    }
+    const result = await this.db.raw(sql, [value]);
+    // A raw statement's answer: the rows on SQLite, [rows, fields] on MySQL. The id and the slug are unique among events.
+    const [row] = (engineOf(this.db) === 'mysql' ? result[0] : result) as Array<Record<string, unknown>>;
+    return row ? toEventWithLinks(row) : undefined;
   }
 
   /**
@@ -281,6 +368,6 @@ export class EventRepository {
         links.push({ eventId: Number(row.event_id), kind: row.kind, id: Number(row.id), position: Number(row.position), version: Number(row.version), count: Number(row.count) });
       }
     }
-    return links.sort((a, b) => a.position - b.position || a.id - b.id);
+    return sortLinks(links);
   }
 }
