@@ -140,6 +140,9 @@ function toEventRow(row: Record<string, unknown>): EventRow {
   };
 }
 
+/** Events among posts: written into the statement, not bound (see `EventRepository.findById`). */
+const EVENT_TYPE = "p.type = 'event'";
+
 /** An event's row and its links (`EventRepository.findWithLinks`). */
 export type EventWithLinks = EventRow & { links: EventLink[] };
 
@@ -191,13 +194,20 @@ export class EventRepository {
     private readonly posts: PostRepository,
   ) {}
 
+  /** posts ⨝ events ⟕ event_series, events only (the type written out: see `findById`). */
   private base(): Knex.QueryBuilder {
-    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').where('p.type', 'event');
+    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').whereRaw(EVENT_TYPE);
   }
 
+  /**
+   * One event by id, with only the id bound and no `limit` (the id is unique): on a SQLite database
+   * with planner statistics (`ANALYZE`, as the benchmark's seeder runs it) SQLite prepares a
+   * statement again on every run where a bound value could change its plan (`p.type = ?`,
+   * `limit ?`), which cost more than reading the row.
+   */
   async findById(id: number): Promise<EventRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
-    const row = await this.base().where('p.id', id).first(SELECT);
+    const [row] = await this.base().where('p.id', id).select(SELECT);
     return row ? toEventRow(row) : undefined;
   }
 
@@ -211,7 +221,7 @@ export class EventRepository {
   /** The event of a slug as given, else of its encoded form (text/slugs.ts `slugLookups`). */
   async findBySlug(slug: string): Promise<EventRow | undefined> {
     for (const candidate of slugLookups(slug, 'query')) {
-      const row = await this.base().where('p.slug', candidate).first(SELECT);
+      const [row] = await this.base().where('p.slug', candidate).select(SELECT);
       if (row) return toEventRow(row);
     }
     return undefined;
@@ -236,20 +246,15 @@ export class EventRepository {
   }
 
   /**
-   * The statement of `findWithLinks`, its text built once per engine and column. Only the id or
-   * slug is bound: on a SQLite database with planner statistics (`ANALYZE`, as the benchmark's seeder
-   * runs it) SQLite prepares a statement again on every run where a bound value could change its plan
-   * (`p.type = ?`, `limit ?`), which cost three times as much as reading the row and its links.
+   * The statement of `findWithLinks`, its text built once per engine and column, with only the id or
+   * slug bound (see `findById`: a bound type and limit tripled its cost).
    */
   private async oneWithLinks(column: 'p.id' | 'p.slug', value: number | string): Promise<EventWithLinks | undefined> {
     const key = `${engineOf(this.db)} ${column}`;
     let sql = withLinksStatements.get(key);
     if (sql === undefined) {
-      sql = this.db('posts as p')
-        .join('events as x', 'x.post_id', 'p.id')
-        .leftJoin('event_series as s', 's.id', 'x.series_id')
+      sql = this.base()
         .whereRaw(`${column} = ?`, [value])
-        .whereRaw("p.type = 'event'")
         .select([...SELECT, ...linkSubqueries(this.db)])
         .toSQL().sql;
       withLinksStatements.set(key, sql);
