@@ -150,6 +150,8 @@ export type EventWithLinks = EventRow & { links: EventLink[] };
  * One JSON array per kind of link, of `[id, position, version, count]` arrays, in link order: the
  * same rows as `EventRepository.links` reads, aggregated in the event's own statement. SQLite's
  * `json_group_array` gives `[]` for no rows, MariaDB's `JSON_ARRAYAGG` gives NULL (read as `[]`).
+ * MariaDB bounds `JSON_ARRAYAGG` by `group_concat_max_len` (1 MB by default): an event's links (the
+ * document allows at most a few hundred, each under 40 bytes here) stay far below it.
  */
 function linkSubqueries(db: Knex): Knex.Raw[] {
   const aggregate = engineOf(db) === 'mysql' ? 'json_arrayagg' : 'json_group_array';
