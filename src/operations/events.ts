@@ -11,9 +11,9 @@ import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext 
 import type { PreparedCreate } from '../domain/linked/writes.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { eventRecords, singleEventRecord } from '../records/records.js';
-import { findRecord, reload, removeRecord } from '../domain/posts/post-kind.js';
+import { findRecord, reload, removeRecord, type PostKind } from '../domain/posts/post-kind.js';
 import { EVENTS } from '../domain/events/post-kind.js';
-import type { EventRow } from '../repositories/events.js';
+import type { EventRow, EventWithLinks } from '../repositories/events.js';
 import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
 import { occurrenceStarts, startSeries, type RecurrenceSettings } from '../domain/events/occurrences.js';
 import { eventColumns, writeLinks } from '../domain/events/writes.js';
@@ -113,16 +113,24 @@ const create = operation({
   },
 });
 
+/** Events found with their links, for single reads (the 404 and 400 of `findRecord` as for any event). */
+const EVENTS_WITH_LINKS: PostKind<EventWithLinks> = {
+  ...EVENTS,
+  findById: (repositories, id) => repositories.events.findWithLinks(id),
+  findBySlug: (repositories, slug) => repositories.events.findBySlugWithLinks(slug),
+};
+
 /**
- * A single read: the row and its links are read on every request (two statements), and the reply is
+ * A single read: the row and its links are read on every request, in one statement, and the reply is
  * remembered under their stamp, so writes of other records leave it valid (records/records.ts).
  */
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
-  load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
+  load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
-  async execute(ctx: OperationContext<ReadOp>, _query, row) {
-    const { stamp, build } = await singleEventRecord(ctx.repositories, row, ctx.user, ctx.urls);
+  async execute(ctx: OperationContext<ReadOp>, _query, found) {
+    const { links, ...row } = found;
+    const { stamp, build } = singleEventRecord(ctx.repositories, row, links, ctx.user, ctx.urls);
     return rememberedRecord(ctx, row.id, stamp, async (): Promise<Reply<ReadOp>> => ({ status: 200, body: await build(), version: versionOf('event', row) }));
   },
 });

@@ -160,17 +160,18 @@ async function relationsFrom(repositories: Repositories, rows: EventRow[], links
 
 /**
  * A single event's record as `GET /events/{id}` shows it (docs/contract.md §16), with a stamp that changes whenever the
- * record could: the event's row as read, and the version of everything it embeds (term counts too).
+ * record could: the event's row as read, and the version of everything it embeds (term counts too), its
+ * `links` as read with the row (`EventRepository.findWithLinks`).
  * Replies remembered under the stamp stay valid through writes of unrelated records (operations/shared/replies.ts
  * `recordReplies`). The caller has passed the read policy (a single read is never masked).
  */
-export async function singleEventRecord(
+export function singleEventRecord(
   repositories: Repositories,
   row: EventRow,
+  links: EventLink[],
   user: User | undefined,
   urls: Urls,
-): Promise<{ stamp: string; build: () => Promise<EventRecord> }> {
-  const links = await repositories.events.links([row.id]);
+): { stamp: string; build: () => Promise<EventRecord> } {
   const stamp = stampOf(row, links);
   return {
     stamp,

@@ -140,6 +140,55 @@ function toEventRow(row: Record<string, unknown>): EventRow {
   };
 }
 
+/** Events among posts: written into the statement, not bound (see `EventRepository.findById`). */
+const EVENT_TYPE = "p.type = 'event'";
+
+/** An event's row and its links (`EventRepository.findWithLinks`). */
+export type EventWithLinks = EventRow & { links: EventLink[] };
+
+/**
+ * One JSON array per kind of link, of `[id, position, version, count]` arrays, in link order: the
+ * same rows as `EventRepository.links` reads, aggregated in the event's own statement. SQLite's
+ * `json_group_array` gives `[]` for no rows, MariaDB's `JSON_ARRAYAGG` gives NULL (read as `[]`).
+ * MariaDB bounds `JSON_ARRAYAGG` by `group_concat_max_len` (1 MB by default): an event's links (the
+ * document allows at most a few hundred, each under 40 bytes here) stay far below it.
+ */
+function linkSubqueries(db: Knex): Knex.Raw[] {
+  const aggregate = engineOf(db) === 'mysql' ? 'json_arrayagg' : 'json_group_array';
+  const linked = (table: string, column: string, alias: string) =>
+    db.raw(`(select ${aggregate}(json_array(l.${column}, l.position, v.version, 0)) from ${table} l join posts v on v.id = l.${column} where l.event_id = x.post_id) as ${alias}`);
+  return [
+    linked('event_venues', 'venue_id', 'venue_links'),
+    linked('event_organizers', 'organizer_id', 'organizer_links'),
+    db.raw(
+      `(select ${aggregate}(json_array(l.term_id, 0, t.version, t.published_count)) from event_terms l join terms t on t.id = l.term_id where l.event_id = x.post_id) as term_links`,
+    ),
+  ];
+}
+
+/** The text of `findWithLinks`' statement, by engine and the column it finds the event by. */
+const withLinksStatements = new Map<string, string>();
+
+function toEventWithLinks(row: Record<string, unknown>): EventWithLinks {
+  const eventId = Number(row.id);
+  const links: EventLink[] = [];
+  for (const [kind, column] of [
+    ['venue', 'venue_links'],
+    ['organizer', 'organizer_links'],
+    ['term', 'term_links'],
+  ] as const) {
+    const value = row[column];
+    const items = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as unknown[][];
+    for (const [id, position, version, count] of items) links.push({ eventId, kind, id: Number(id), position: Number(position), version: Number(version), count: Number(count) });
+  }
+  return { ...toEventRow(row), links: sortLinks(links) };
+}
+
+/** Link order: venues and organizers by position, then id (`EventRepository.links`). */
+function sortLinks(links: EventLink[]): EventLink[] {
+  return links.sort((a, b) => a.position - b.position || a.id - b.id);
+}
+
 /** All Knex for events and their links. */
 export class EventRepository {
   constructor(
@@ -147,13 +196,20 @@ export class EventRepository {
     private readonly posts: PostRepository,
   ) {}
 
+  /** posts ⨝ events ⟕ event_series, events only (the type written out: see `findById`). */
   private base(): Knex.QueryBuilder {
-    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').where('p.type', 'event');
+    return this.db('posts as p').join('events as x', 'x.post_id', 'p.id').leftJoin('event_series as s', 's.id', 'x.series_id').whereRaw(EVENT_TYPE);
   }
 
+  /**
+   * One event by id, with only the id bound and no `limit` (the id is unique): on a SQLite database
+   * with planner statistics (`ANALYZE`, as the benchmark's seeder runs it) SQLite prepares a
+   * statement again on every run where a bound value could change its plan (`p.type = ?`,
+   * `limit ?`), which cost more than reading the row.
+   */
   async findById(id: number): Promise<EventRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
-    const row = await this.base().where('p.id', id).first(SELECT);
+    const [row] = await this.base().where('p.id', id).select(SELECT);
     return row ? toEventRow(row) : undefined;
   }
 
@@ -167,10 +223,48 @@ export class EventRepository {
   /** The event of a slug as given, else of its encoded form (text/slugs.ts `slugLookups`). */
   async findBySlug(slug: string): Promise<EventRow | undefined> {
     for (const candidate of slugLookups(slug, 'query')) {
-      const row = await this.base().where('p.slug', candidate).first(SELECT);
+      const [row] = await this.base().where('p.slug', candidate).select(SELECT);
       if (row) return toEventRow(row);
     }
     return undefined;
+  }
+
+  /**
+   * An event with its links (what `links` reads), in one statement: a single read's record and the
+   * stamp its remembered reply is kept under (docs/contract.md §16) need nothing else.
+   */
+  async findWithLinks(id: number): Promise<EventWithLinks | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    return this.oneWithLinks('p.id', id);
+  }
+
+  /** `findWithLinks` by slug, as `findBySlug` finds it. */
+  async findBySlugWithLinks(slug: string): Promise<EventWithLinks | undefined> {
+    for (const candidate of slugLookups(slug, 'query')) {
+      const found = await this.oneWithLinks('p.slug', candidate);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * The statement of `findWithLinks`, its text built once per engine and column, with only the id or
+   * slug bound (see `findById`: a bound type and limit tripled its cost).
+   */
+  private async oneWithLinks(column: 'p.id' | 'p.slug', value: number | string): Promise<EventWithLinks | undefined> {
+    const key = `${engineOf(this.db)} ${column}`;
+    let sql = withLinksStatements.get(key);
+    if (sql === undefined) {
+      sql = this.base()
+        .whereRaw(`${column} = ?`, [value])
+        .select([...SELECT, ...linkSubqueries(this.db)])
+        .toSQL().sql;
+      withLinksStatements.set(key, sql);
+    }
+    const result = await this.db.raw(sql, [value]);
+    // A raw statement's answer: the rows on SQLite, [rows, fields] on MySQL. The id and the slug are unique among events.
+    const [row] = (engineOf(this.db) === 'mysql' ? result[0] : result) as Array<Record<string, unknown>>;
+    return row ? toEventWithLinks(row) : undefined;
   }
 
   /**
@@ -281,6 +375,6 @@ export class EventRepository {
         links.push({ eventId: Number(row.event_id), kind: row.kind, id: Number(row.id), position: Number(row.position), version: Number(row.version), count: Number(row.count) });
       }
     }
-    return links.sort((a, b) => a.position - b.position || a.id - b.id);
+    return sortLinks(links);
   }
 }

@@ -43,6 +43,9 @@ export interface LinkedListFilter {
 /** Statuses of events that count for `has_events` (docs/plugin-behaviour.md §6.4: not drafts or pending). */
 const EVENT_STATUSES_NOT_COUNTED = ['draft', 'pending'];
 
+/** Each kind among posts, written into statements (`LinkedRepository.base`). */
+const TYPE_CLAUSES: Record<LinkedKind['type'], string> = { venue: "p.type = 'venue'", organizer: "p.type = 'organizer'" };
+
 /**
  * "Has an upcoming event" changes with time only when an event starts: what was computed at an
  * earlier moment still holds when no event at all started between then and now.
@@ -76,9 +79,12 @@ export class LinkedRepository {
     };
   }
 
-  /** posts ⨝ the kind's table, aliased `p` and `k`. */
+  /**
+   * posts ⨝ the kind's table, aliased `p` and `k`. The type is written into the statement, not bound:
+   * see `findById`.
+   */
   private base(): Knex.QueryBuilder {
-    return this.db('posts as p').join(`${this.kind.table} as k`, 'k.post_id', 'p.id').where('p.type', this.kind.type);
+    return this.db('posts as p').join(`${this.kind.table} as k`, 'k.post_id', 'p.id').whereRaw(TYPE_CLAUSES[this.kind.type]);
   }
 
   private columns(): string[] {
@@ -86,16 +92,21 @@ export class LinkedRepository {
     return [...POST_COLUMNS.map((c) => `p.${c}`), ...own.map((c) => `k.${c}`)];
   }
 
+  /**
+   * One record by id, with only the id bound and no `limit` (the id is unique): on a SQLite database
+   * with planner statistics (`ANALYZE`) SQLite prepares a statement again on every run where a bound
+   * value could change its plan (`p.type = ?`, `limit ?`), which cost more than reading the row.
+   */
   async findById(id: number): Promise<LinkedRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
-    const row = await this.base().where('p.id', id).first(this.columns());
+    const [row] = await this.base().where('p.id', id).select(this.columns());
     return row ? this.toRow(row) : undefined;
   }
 
   /** The record of a slug as given, else of its encoded form (text/slugs.ts `slugLookups`). */
   async findBySlug(slug: string): Promise<LinkedRow | undefined> {
     for (const candidate of slugLookups(slug, 'query')) {
-      const row = await this.base().where('p.slug', candidate).first(this.columns());
+      const [row] = await this.base().where('p.slug', candidate).select(this.columns());
       if (row) return this.toRow(row);
     }
     return undefined;

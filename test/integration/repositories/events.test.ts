@@ -361,6 +361,30 @@ describe('EventRepository: links and terms', () => {
     ]);
   });
 
+  it('findWithLinks and findBySlugWithLinks read the row and the same links as links', async () => {
+    const db = await database();
+    const [v1, v2] = [await createLinked(db, VENUES), await createLinked(db, VENUES)];
+    const [o1, o2] = [await createLinked(db, ORGANIZERS), await createLinked(db, ORGANIZERS)];
+    const [music, art] = [await createTerm(db, CATEGORIES, 'Music'), await createTerm(db, CATEGORIES, 'Art')];
+    const free = await createTerm(db, TAGS, 'Free');
+    const event = await createEvent(db, { venueIds: [v2, v1], organizerIds: [o2, o1], categoryIds: [music, art], tagIds: [free] });
+    const bare = await createEvent(db);
+    await inWriteTransaction(db, async (repos) => repos.terms.shiftCounts([], [music, music, free]));
+    const repos = reads(db);
+    for (const id of [event, bare]) {
+      const found = await repos.events.findWithLinks(id);
+      assert.ok(found);
+      const { links, ...row } = found;
+      assert.deepEqual(row, await repos.events.findById(id));
+      assert.deepEqual(links, await repos.events.links([id]));
+      assert.deepEqual(await repos.events.findBySlugWithLinks(row.slug), found);
+    }
+    assert.equal((await repos.events.findWithLinks(event))!.links.length, 7);
+    assert.equal(await repos.events.findWithLinks(event + 1000), undefined);
+    assert.equal(await repos.events.findWithLinks(v1), undefined);
+    assert.equal(await repos.events.findBySlugWithLinks('no-such-event'), undefined);
+  });
+
   it('countedTerms: the terms of a published event, none for any other status', async () => {
     const db = await database();
     const music = await createTerm(db, CATEGORIES, 'Music');
