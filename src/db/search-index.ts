@@ -66,10 +66,29 @@ export async function indexSearchText(trx: Knex, ids: number[], fields: Partial<
 }
 
 /**
- * Candidates listed one by one up to this many (SQLite): the list then drives the query (a few
+ * The events having (a few of) each term's trigrams, in any field (MySQL), in `column` (`distinct`
+ * to list them); equality in the column's collation, which is at least as loose, character by
+ * character, as the `LIKE`'s.
+ */
+function gramCandidates(db: Knex, gramsOfTerms: string[][], column: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Knex.QueryBuilder {
+  const [first, ...rest] = [...new Set(gramsOfTerms.flatMap((grams) => spreadTrigrams(grams, MOST_TRIGRAMS_PER_TERM)))];
+  const candidates = column(db('post_search_grams as g0').where('g0.gram', first));
+  rest.forEach((gram, i) => candidates.join(`post_search_grams as g${i + 1}`, (on) => on.on(`g${i + 1}.post_id`, 'g0.post_id').andOnVal(`g${i + 1}.gram`, '=', gram)));
+  return candidates;
+}
+
+/**
+ * Candidates listed one by one up to this many: the list then drives the query (a few
  * primary-key lookups). A term with more matches is left as a filter on the other indexes' rows.
+ * MySQL lists each term's the same way.
  */
 const LISTED_CANDIDATES = 1000;
+
+/**
+ * The list's own setting of the above: tests lower it (test/property/search-index.property.test.ts)
+ * so that small calendars also reach the filter form through the whole list.
+ */
+export const searchListing = { atMost: LISTED_CANDIDATES };
 
 /**
  * Narrows a list to the events whose text may contain every one of `terms` (already lower-cased as
@@ -84,7 +103,7 @@ export async function whereSearchCandidates(
   query: Knex.QueryBuilder,
   column: string,
   terms: string[],
-  { listedAtMost = LISTED_CANDIDATES, filterWhenMany = async () => true }: { listedAtMost?: number; filterWhenMany?: () => Promise<boolean> } = {},
+  { listedAtMost = searchListing.atMost, filterWhenMany = async () => true }: { listedAtMost?: number; filterWhenMany?: () => Promise<boolean> } = {},
 ): Promise<boolean> {
   const narrowing = terms.map((term) => ({ term, grams: narrowingTrigrams(term) })).filter((t): t is { term: string; grams: string[] } => t.grams !== undefined);
   if (narrowing.length === 0) return false;
@@ -107,13 +126,20 @@ export async function whereSearchCandidates(
     else return false;
     return true;
   }
-  for (const { grams } of narrowing) {
-    // The events having each of (a few of) the term's trigrams, in any field; equality in the
-    // column's collation, which is at least as loose, character by character, as the `LIKE`'s.
-    const [first, ...rest] = spreadTrigrams(grams, MOST_TRIGRAMS_PER_TERM);
-    const candidates = db('post_search_grams as g0').where('g0.gram', first).select('g0.post_id');
-    rest.forEach((gram, i) => candidates.join(`post_search_grams as g${i + 1}`, (on) => on.on(`g${i + 1}.post_id`, 'g0.post_id').andOnVal(`g${i + 1}.gram`, '=', gram)));
-    query.whereIn(column, candidates);
-  }
+  // MySQL: the events having every term's trigrams, up to LISTED_CANDIDATES of them, are listed
+  // first from the trigram index alone (MariaDB starts from the rarest trigram), and drive the query
+  // by primary key, so the LIKE reads only those. As a subquery instead, MariaDB reads the window's
+  // events in date order and runs the (collation-aware, costly) LIKE on each before asking the index:
+  // a rare phrase over the default window read 5,000 events, 0.45 s at 10k events. A set too large to
+  // list stays a subquery per term (docs/performance.md "Search on MariaDB").
+  const grams = narrowing.map((t) => t.grams);
+  const listed: number[] = (await gramCandidates(db, grams, (q) => q.distinct('g0.post_id')).limit(listedAtMost + 1)).map((row: { post_id: number }) => Number(row.post_id));
+  if (listed.length <= listedAtMost) query.whereIn(column, listed);
+  else
+    for (const termGrams of grams)
+      query.whereIn(
+        column,
+        gramCandidates(db, [termGrams], (q) => q.select('g0.post_id')),
+      );
   return true;
 }
