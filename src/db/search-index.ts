@@ -96,14 +96,20 @@ export const searchListing = { atMost: LISTED_CANDIDATES };
  * three characters) add nothing: the `LIKE` alone decides them. Returns whether anything was added.
  * `listedAtMost`: see LISTED_CANDIDATES (tests lower it to reach the filter form). `filterWhenMany`
  * (SQLite): asked when the matches are too many to list; false leaves them to the `LIKE` (the
- * caller's other filters already name fewer events than the filter would read).
+ * caller's other filters already name fewer events than the filter would read). `listFirst` (MySQL):
+ * false keeps each term a subquery without listing (the caller's other filters name so few events
+ * that MariaDB does best starting from them: a category's 60 days, docs/performance.md).
  */
 export async function whereSearchCandidates(
   db: Knex,
   query: Knex.QueryBuilder,
   column: string,
   terms: string[],
-  { listedAtMost = searchListing.atMost, filterWhenMany = async () => true }: { listedAtMost?: number; filterWhenMany?: () => Promise<boolean> } = {},
+  {
+    listedAtMost = searchListing.atMost,
+    filterWhenMany = async () => true,
+    listFirst = async () => true,
+  }: { listedAtMost?: number; filterWhenMany?: () => Promise<boolean>; listFirst?: () => Promise<boolean> } = {},
 ): Promise<boolean> {
   const narrowing = terms.map((term) => ({ term, grams: narrowingTrigrams(term) })).filter((t): t is { term: string; grams: string[] } => t.grams !== undefined);
   if (narrowing.length === 0) return false;
@@ -131,15 +137,22 @@ export async function whereSearchCandidates(
   // by primary key, so the LIKE reads only those. As a subquery instead, MariaDB reads the window's
   // events in date order and runs the (collation-aware, costly) LIKE on each before asking the index:
   // a rare phrase over the default window read 5,000 events, 0.45 s at 10k events. A set too large to
-  // list stays a subquery per term (docs/performance.md "Search on MariaDB").
+  // list, or not listed (`listFirst`), stays a subquery per term (docs/performance.md "Search on MariaDB").
   const grams = narrowing.map((t) => t.grams);
-  const listed: number[] = (await gramCandidates(db, grams, (q) => q.distinct('g0.post_id')).limit(listedAtMost + 1)).map((row: { post_id: number }) => Number(row.post_id));
-  if (listed.length <= listedAtMost) query.whereIn(column, listed);
-  else
-    for (const termGrams of grams)
+  if (await listFirst()) {
+    const listed = await gramCandidates(db, grams, (q) => q.distinct('g0.post_id')).limit(listedAtMost + 1);
+    if (listed.length <= listedAtMost) {
       query.whereIn(
         column,
-        gramCandidates(db, [termGrams], (q) => q.select('g0.post_id')),
+        listed.map((row: { post_id: number }) => Number(row.post_id)),
       );
+      return true;
+    }
+  }
+  for (const termGrams of grams)
+    query.whereIn(
+      column,
+      gramCandidates(db, [termGrams], (q) => q.select('g0.post_id')),
+    );
   return true;
 }
