@@ -133,6 +133,26 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // Random single words over a window wider than the calendar (two years before its first day to a
+    // year after its last): half common (a word of the titles: in 1 event of 20 to 1 of 40, more with
+    // the descriptions), a quarter a rare whole title (1 in 16,000), a quarter a word found nowhere.
+    // The common words' later pages too, so that most replies are built, not remembered.
+    name: 'events-search-words',
+    label: 'GET /events?search=<common or rare word>&start_date&end_date (wide window)',
+    list: true,
+    write: false,
+    request: (s, r) => {
+      const kind = r();
+      const query = new URLSearchParams({ start_date: day(s.firstDay - 730 * DAY), end_date: day(s.lastDay + 365 * DAY) });
+      if (kind < 0.5) {
+        query.set('search', pick(r, [ADJECTIVES, SUBJECTS, FORMATS][Math.floor(r() * 3)]).toLowerCase());
+        query.set('page', String(1 + Math.floor(r() * 5)));
+      } else if (kind < 0.75) query.set('search', `"${pick(r, ADJECTIVES)} ${pick(r, SUBJECTS)} ${pick(r, FORMATS)}"`);
+      else query.set('search', `zq${Math.floor(r() * 36 ** 5).toString(36)}`);
+      return { method: 'GET', path: api(`/events?${query}`) };
+    },
+  },
+  {
     name: 'events-per-page-50',
     label: 'GET /events?per_page=50',
     list: true,

@@ -170,7 +170,9 @@ export class FilteredEvents {
     // A word too common to list is a filter that reads every event it matches (25,000 of 1M events
     // for a word in 2.5 % of them); a category or tag with few links inside the window names fewer,
     // and then the LIKE alone judges those (their links carry the event's times: term-link-times.ts).
-    await whereSearchCandidates(this.db, query, 'x.post_id', include, { filterWhenMany: async () => !(await this.fewLinked()) });
+    // On MySQL such a term filter is also where MariaDB best starts, so the matches are not listed first.
+    const othersMany = async () => !(await this.fewLinked());
+    await whereSearchCandidates(this.db, query, 'x.post_id', include, { filterWhenMany: othersMany, listFirst: othersMany });
     for (const term of include) {
       const pattern = `%${likeEscape(term)}%`;
       query.where((q) => matches(q, pattern));
