@@ -1,6 +1,7 @@
 import type { Zone } from 'luxon';
 import { offsetSeconds, transitionsOfYears, yearTransitions, type Transition } from './zone-transitions.js';
 import { loopTurn } from '../core/loop-turns.js';
+import { ByteBuilder } from '../core/byte-builder.js';
 
 /**
  * A small iCalendar (RFC 5545) writer: content lines, their escaping and folding, and VTIMEZONE
@@ -272,11 +273,15 @@ function eventProperties(event: CalendarEvent): Property[] {
   return props;
 }
 
-/** A whole calendar: header, one VTIMEZONE per zone used, the events; CRLF line ends, folded lines. */
-export async function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf: (name: string) => Zone | undefined): Promise<string> {
-  const parts: string[] = [];
-  const line = (name: string, value: string, params?: Array<[string, string]>) => parts.push(contentLine({ name, value, params }));
-  parts.push('BEGIN:VCALENDAR\r\n');
+/**
+ * A whole calendar as UTF-8 bytes: header, one VTIMEZONE per zone used, the events; CRLF line ends,
+ * folded lines. Each line is written as bytes as soon as it is made (core/byte-builder.ts), so a feed
+ * of many events keeps no strings across the turns it takes (docs/performance.md "Memory").
+ */
+export async function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf: (name: string) => Zone | undefined): Promise<Buffer> {
+  const out = new ByteBuilder();
+  const line = (name: string, value: string, params?: Array<[string, string]>) => out.write(contentLine({ name, value, params }));
+  out.write('BEGIN:VCALENDAR\r\n');
   line('VERSION', '2.0');
   line('PRODID', escapeText(header.prodId));
   line('CALSCALE', 'GREGORIAN');
@@ -296,15 +301,15 @@ export async function calendar(header: CalendarHeader, events: CalendarEvent[], 
     if (!zone) continue;
     const described: Array<{ run: YearRun; changes: Transition[] }> = [];
     for (const run of runs) described.push({ run, changes: await transitionsOfYears(zone, run[0], run[1]) });
-    for (const text of zoneBlock(name, zone, described)) parts.push(foldLine(text));
+    for (const text of zoneBlock(name, zone, described)) out.write(foldLine(text));
   }
   for (const event of events) {
     // Thousands of events take longer to write than one turn of the event loop may (docs/limits.md).
     await loopTurn();
-    parts.push('BEGIN:VEVENT\r\n');
-    for (const prop of eventProperties(event)) parts.push(contentLine(prop));
-    parts.push('END:VEVENT\r\n');
+    out.write('BEGIN:VEVENT\r\n');
+    for (const prop of eventProperties(event)) out.write(contentLine(prop));
+    out.write('END:VEVENT\r\n');
   }
-  parts.push('END:VCALENDAR\r\n');
-  return parts.join('');
+  out.write('END:VCALENDAR\r\n');
+  return out.finish();
 }

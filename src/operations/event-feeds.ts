@@ -18,6 +18,14 @@ const CALENDAR_TYPE = 'text/calendar; charset=utf-8';
 /** The JSON-LD feed (docs/contract.md §12). */
 const JSON_LD_TYPE = 'application/ld+json; charset=utf-8';
 
+/**
+ * An iCalendar reply sent from its UTF-8 bytes (`textBytes`, as a remembered text reply is: see
+ * operations/shared/replies.ts): the text is decoded only if something asks for the body.
+ */
+function calendarReply<Op extends 'listEventsIcs' | 'getEventIcs'>(reply: Omit<Reply<Op>, 'body' | 'textBytes'>, bytes: Buffer): Reply<Op> {
+  return Object.defineProperty({ ...reply, textBytes: bytes } as Reply<Op>, 'body', { get: () => bytes.toString('utf8'), enumerable: true, configurable: true });
+}
+
 /** `GET /events.ics`: every event `GET /events` would list with the same query, up to ICAL_MAX_EVENTS, in one calendar. */
 async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
   const max = ctx.config.icalMaxEvents;
@@ -26,10 +34,10 @@ async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedLi
   const name = listFeedName(siteOf(ctx.config.siteName, ctx.urls.site), categories, tags);
   const options = { host: feedHost(ctx.urls.site), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site } as const;
   // At most REPLY_LIMIT bytes: a feed of many events is cut as it is at ICAL_MAX_EVENTS (docs/limits.md).
-  const { text: body, count } = await calendarWithin(entries, (some) => eventsCalendar(some, ctx.urls, options), ctx.config.replyLimit);
+  const { bytes, count } = await calendarWithin(entries, (some) => eventsCalendar(some, ctx.urls, options), ctx.config.replyLimit);
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
   if (total > rows.length || count < entries.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
-  return { status: 200, body, headers, contentType: CALENDAR_TYPE };
+  return calendarReply({ status: 200, headers, contentType: CALENDAR_TYPE }, bytes);
 }
 
 /**
@@ -55,8 +63,8 @@ const getFeed = operation({
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
     const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
     const name = eventFeedName(siteOf(ctx.config.siteName, ctx.urls.site), row);
-    const body = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx.urls.site), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
-    return { status: 200, body, contentType: CALENDAR_TYPE, version: versionOf('event', row) };
+    const bytes = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx.urls.site), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
+    return calendarReply({ status: 200, contentType: CALENDAR_TYPE, version: versionOf('event', row) }, bytes);
   },
 });
 

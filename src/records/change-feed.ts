@@ -5,6 +5,7 @@ import type { User } from '../auth/capabilities.js';
 import type { ChangeType } from '../db/change-log.js';
 import type { ChangeRow, ChangeRepository, CursorKey, FeedState } from '../repositories/changes.js';
 import { formatUtc } from '../dates/storage.js';
+import { knownJson } from '../core/known-json.js';
 import { RestError, invalidParam } from '../core/errors.js';
 import { mayFollow } from '../policies/posts.js';
 import { inWriteTransaction, type Repositories } from '../repositories/registry.js';
@@ -208,7 +209,10 @@ export function pageBytes(replyLimit: number): number {
 export function withinBytes(changes: Change[], budget: number): Change[] {
   let bytes = 0;
   for (let i = 0; i < changes.length; i++) {
-    bytes += Buffer.byteLength(JSON.stringify(changes[i])) + 1;
+    const json = JSON.stringify(changes[i]);
+    // Written once: the reply's serialiser writes this JSON (core/known-json.ts).
+    knownJson(changes[i], json);
+    bytes += Buffer.byteLength(json) + 1;
     if (bytes > budget && i > 0) return changes.slice(0, i);
   }
   return changes;

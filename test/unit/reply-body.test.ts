@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { jsonParts, keepAsBytes, serializeReply, STREAM_ABOVE_BYTES } from '../../src/operations/shared/reply-body.js';
+import { knownJson } from '../../src/core/known-json.js';
 
 describe('replies serialised piece by piece', () => {
   it('joins to exactly what JSON.stringify writes, whatever the value', () => {
@@ -16,13 +17,13 @@ describe('replies serialised piece by piece', () => {
       fc.property(value, (body) => {
         const serialized = serializeReply(body, Infinity);
         assert.ok(serialized.complete);
-        assert.equal(serialized.pieces.join(''), JSON.stringify(body) ?? '');
-        assert.equal(serialized.bytes, Buffer.byteLength(serialized.pieces.join('')));
+        assert.equal(Buffer.concat(serialized.chunks).toString('utf8'), JSON.stringify(body) ?? '');
+        assert.equal(serialized.bytes, Buffer.byteLength(JSON.stringify(body) ?? ''));
       }),
       { numRuns: 2000, seed: 20261122 },
     );
     const record = { id: 1, title: 'Café 😀', skipped: undefined, fn: () => 1, list: [undefined, 1, { deep: { deeper: [1, 2] } }], date: new Date(0) };
-    assert.equal(serializeReply({ events: [record, record], total: 2 }, Infinity).pieces.join(''), JSON.stringify({ events: [record, record], total: 2 }));
+    assert.equal(serializeReply({ events: [record, record], total: 2 }, Infinity).buffer?.toString('utf8'), JSON.stringify({ events: [record, record], total: 2 }));
   });
 
   it('stops soon after the limit instead of serialising the rest', () => {
@@ -32,23 +33,26 @@ describe('replies serialised piece by piece', () => {
     assert.ok(serialized.bytes > 100_000 && serialized.bytes < 125_000, `${serialized.bytes} bytes`);
   });
 
-  it('keeps a remembered reply as its UTF-8 bytes only, and a streamed or cut one as its pieces', () => {
+  it("writes a reply sent in one piece as one Buffer, a streamed one as chunks, and a known value's JSON as given", () => {
     const body = { events: [{ id: 1, title: 'Café — 😀' }], total: 1 };
     const serialized = serializeReply(body, Infinity);
     keepAsBytes(serialized);
     assert.ok(Buffer.isBuffer(serialized.buffer));
     assert.equal(serialized.buffer.toString('utf8'), JSON.stringify(body));
     assert.equal(serialized.buffer.length, serialized.bytes);
-    assert.deepEqual([serialized.pieces, serialized.text], [[], undefined]);
     assert.deepEqual(jsonParts(serialized), [serialized.buffer]);
 
-    const large = serializeReply({ text: 'x'.repeat(STREAM_ABOVE_BYTES) }, Infinity);
+    const text = 'é'.repeat(STREAM_ABOVE_BYTES);
+    const large = serializeReply({ before: 'x'.repeat(1000), text, after: [1, 2] }, Infinity);
+    assert.equal(large.buffer, undefined);
+    assert.ok(large.complete && large.chunks.length > 1);
+    assert.equal(Buffer.concat(large.chunks).toString('utf8'), JSON.stringify({ before: 'x'.repeat(1000), text, after: [1, 2] }));
+    assert.equal(large.bytes, Buffer.byteLength(JSON.stringify({ before: 'x'.repeat(1000), text, after: [1, 2] })));
     const cut = serializeReply({ text: 'x'.repeat(1000) }, 100);
-    for (const kept of [large, cut]) {
-      const pieces = [...kept.pieces];
-      keepAsBytes(kept);
-      assert.equal(kept.buffer, undefined);
-      assert.deepEqual(jsonParts(kept), pieces);
-    }
+    assert.deepEqual([cut.complete, cut.buffer], [false, undefined]);
+
+    const change = { id: 1, record: { title: 'Café' } };
+    knownJson(change, JSON.stringify(change));
+    assert.equal(serializeReply({ changes: [change] }, Infinity).buffer?.toString('utf8'), JSON.stringify({ changes: [change] }));
   });
 });

@@ -65,6 +65,8 @@ export function rememberedRecord<R extends Reply>(ctx: OperationContext, id: num
  * (`_fields`, response validation) decodes the bytes back.
  */
 function rememberedWeight(reply: Reply, limit: number): number {
+  // A text reply built as bytes (operations/event-feeds.ts) already keeps only them.
+  if (reply.textBytes) return reply.textBytes.length;
   // Stryker disable next-line BlockStatement: memory only: without it a text reply keeps its string and sends the same bytes.
   if (typeof reply.body === 'string') {
     const bytes = Buffer.from(reply.body, 'utf8');

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import { invalidParam, RestError } from '../../core/errors.js';
+import { jsonKnownFor } from '../../core/known-json.js';
 
 /** Replies up to this size are sent in one piece (and may be remembered); larger ones are streamed. */
 export const STREAM_ABOVE_BYTES = 1024 * 1024;
@@ -15,61 +16,104 @@ const CHUNK_BYTES = 64 * 1024;
  */
 const PIECEWISE_LEVELS = 2;
 
-/** A reply body as JSON, in pieces whose concatenation is exactly `JSON.stringify(body)`. */
+/**
+ * A reply body as JSON, written as UTF-8 bytes while it is serialised (docs/performance.md "Memory":
+ * the strings of a page's records are garbage as soon as they are copied, instead of living, then
+ * joined into one more string, until the reply is sent). The chunks' concatenation is exactly
+ * `JSON.stringify(body)`.
+ */
 export interface SerializedReply {
-  pieces: string[];
-  /** UTF-8 bytes of the pieces (counted once serialising is done; an estimate while it runs). */
+  /** The JSON's bytes in order: one Buffer when the reply is complete and sent in one piece. */
+  chunks: Buffer[];
+  /** UTF-8 bytes of the JSON (when cut short: of what was written before it stopped). */
   bytes: number;
   /** False when serialising stopped because the body is larger than the limit. */
   complete: boolean;
-  /** The pieces joined, once asked for (small replies are sent as one string). */
-  text?: string;
-  /**
-   * The JSON as UTF-8 bytes, once the reply is remembered (`keepAsBytes`): then `pieces` is empty
-   * and `text` unset.
-   */
+  /** The whole JSON as one Buffer: set for a complete reply of up to STREAM_ABOVE_BYTES. */
   buffer?: Buffer;
 }
 
-/** The JSON of a serialised reply, for hashing or sending: its bytes when kept as bytes, else its pieces. */
-export function jsonParts(reply: SerializedReply): Array<string | Buffer> {
-  return reply.buffer ? [reply.buffer] : reply.pieces;
+/** The JSON of a serialised reply, for hashing or sending. */
+export function jsonParts(reply: SerializedReply): Buffer[] {
+  return reply.chunks;
 }
 
 /**
- * Keeps a complete serialised reply as its UTF-8 bytes only, outside V8's heap: what is sent, and
- * exactly what it weighs. Kept as strings it took three to six times as much (the pieces and their
- * joined text, each two bytes a character once one character is outside Latin-1).
+ * Kept for callers that remember replies: a complete reply of up to STREAM_ABOVE_BYTES is already
+ * nothing but its bytes (`buffer`), outside V8's heap, since serializeReply writes bytes.
  */
-export function keepAsBytes(reply: SerializedReply): void {
-  // A reply streamed in pieces (over STREAM_ABOVE_BYTES) is never remembered: it keeps its pieces.
-  if (!reply.complete || reply.buffer || reply.bytes > STREAM_ABOVE_BYTES) return;
-  reply.buffer = Buffer.from((reply.text ??= reply.pieces.join('')), 'utf8');
-  reply.pieces = [];
-  reply.text = undefined;
+export function keepAsBytes(_reply: SerializedReply): void {}
+
+/**
+ * Scratch space the JSON is written into (one reply at a time: serialising never waits), then copied
+ * out at its exact size. STREAM_ABOVE_BYTES, so that a reply sent in one piece is one copy; pages
+ * are touched only as far as the largest reply written.
+ */
+let scratch: Buffer | undefined;
+
+/** UTF-8 bytes of strings written one after another, counted as they come. */
+class Utf8Writer {
+  private readonly out = (scratch ??= Buffer.allocUnsafeSlow(STREAM_ABOVE_BYTES));
+  private readonly full: Buffer[] = [];
+  private at = 0;
+  bytes = 0;
+
+  write(text: string): void {
+    const room = this.out.length - this.at;
+    // A UTF-16 unit is at most 3 bytes: most pieces fit without counting their bytes first.
+    if (text.length * 3 <= room) {
+      const written = this.out.write(text, this.at);
+      this.at += written;
+      this.bytes += written;
+      return;
+    }
+    const size = Buffer.byteLength(text);
+    if (size > room) {
+      this.spill();
+      if (size > this.out.length) {
+        this.full.push(Buffer.from(text, 'utf8'));
+        this.bytes += size;
+        return;
+      }
+    }
+    this.at += this.out.write(text, this.at);
+    this.bytes += size;
+  }
+
+  /** The bytes written so far, as Buffers of their own (the scratch space is free again). */
+  finish(): Buffer[] {
+    this.spill();
+    return this.full;
+  }
+
+  private spill(): void {
+    if (this.at === 0) return;
+    const copy = Buffer.allocUnsafe(this.at);
+    this.out.copy(copy, 0, 0, this.at);
+    this.full.push(copy);
+    this.at = 0;
+  }
 }
 
 /**
- * Serialises a reply body piece by piece, counting its bytes, and stops as soon as it passes
- * `limit`: a reply too large to send never exists whole in memory.
+ * Serialises a reply body piece by piece into UTF-8 bytes, counting them, and stops as soon as they
+ * pass `limit`: a reply too large to send never exists whole in memory.
  */
 export function serializeReply(body: unknown, limit: number): SerializedReply {
-  const out: SerializedReply = { pieces: [], bytes: 0, complete: true };
-  // Characters while serialising (cheap, and what the pieces weigh in memory); a character is at
-  // least one UTF-8 byte, so passing the limit in characters passes it in bytes. Bytes are counted
-  // exactly once the whole body is written.
-  let characters = 0;
+  const out = new Utf8Writer();
+  let complete = true;
   const emit = (piece: string): boolean => {
-    out.pieces.push(piece);
-    characters += piece.length;
-    if (characters > limit) out.complete = false;
-    return out.complete;
+    out.write(piece);
+    if (out.bytes > limit) complete = false;
+    return complete;
   };
   const write = (value: unknown, level: number, inArray: boolean): boolean => {
     if (level >= PIECEWISE_LEVELS || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+      // The change feed's changes come with their JSON already written (core/known-json.ts).
+      const json = value !== null && typeof value === 'object' ? jsonKnownFor(value) : undefined;
       // JSON.stringify's own rules: undefined, functions and symbols are `null` in arrays (and
       // skipped as object members, by the caller).
-      return emit(JSON.stringify(value) ?? (inArray ? 'null' : ''));
+      return emit(json ?? JSON.stringify(value) ?? (inArray ? 'null' : ''));
     }
     if (Array.isArray(value)) {
       if (!emit('[')) return false;
@@ -90,14 +134,13 @@ export function serializeReply(body: unknown, limit: number): SerializedReply {
     return emit('}');
   };
   write(body, 0, false);
-  if (out.complete) {
-    out.text = out.pieces.join('');
-    out.bytes = Buffer.byteLength(out.text);
-    if (out.bytes > limit) out.complete = false;
-  } else {
-    out.bytes = characters;
+  const chunks = out.finish();
+  const reply: SerializedReply = { chunks, bytes: out.bytes, complete };
+  if (complete && chunks.length <= 1 && out.bytes <= STREAM_ABOVE_BYTES) {
+    reply.buffer = chunks[0] ?? Buffer.alloc(0);
+    reply.chunks = [reply.buffer];
   }
-  return out;
+  return reply;
 }
 
 /**
@@ -124,14 +167,14 @@ export function replyTooLarge(limit: number, perPage?: unknown): RestError {
  */
 export async function sendSerialized(req: Request, res: Response, reply: SerializedReply): Promise<void> {
   if (!res.get('Content-Type')) res.set('Content-Type', 'application/json; charset=utf-8');
-  if (reply.bytes <= STREAM_ABOVE_BYTES) {
-    res.send(reply.buffer ?? (reply.text ??= reply.pieces.join('')));
+  if (reply.buffer) {
+    res.send(reply.buffer);
     return;
   }
-  // Express's weak ETag (the `etag` package: size in hex and the SHA-1 of the bytes), piece by piece.
+  // Express's weak ETag (the `etag` package: size in hex and the SHA-1 of the bytes), chunk by chunk.
   if (req.app.get('etag') && !res.get('ETag')) {
     const hash = crypto.createHash('sha1');
-    for (const piece of jsonParts(reply)) hash.update(piece);
+    for (const chunk of reply.chunks) hash.update(chunk);
     res.set('ETag', `W/"${reply.bytes.toString(16)}-${hash.digest('base64').substring(0, 27)}"`);
   }
   if (req.fresh) {
@@ -142,19 +185,16 @@ export async function sendSerialized(req: Request, res: Response, reply: Seriali
   // A request timeout may have answered already (http/timeouts.ts): then this answer is dropped.
   if (res.headersSent) return;
   res.set('Content-Length', String(reply.bytes));
-  let chunk = '';
-  for (const piece of reply.pieces) {
-    chunk += piece;
-    if (chunk.length < CHUNK_BYTES) continue;
-    if (!(await writeChunk(res, chunk))) return;
-    chunk = '';
+  for (const chunk of reply.chunks) {
+    for (let at = 0; at < chunk.length; at += CHUNK_BYTES) {
+      if (!(await writeChunk(res, chunk.subarray(at, at + CHUNK_BYTES)))) return;
+    }
   }
-  if (chunk !== '') await writeChunk(res, chunk);
   res.end();
 }
 
 /** Writes a chunk and waits for the socket to drain; false when the client has gone. */
-async function writeChunk(res: Response, chunk: string): Promise<boolean> {
+async function writeChunk(res: Response, chunk: Buffer): Promise<boolean> {
   if (res.destroyed) return false;
   if (res.write(chunk)) return true;
   await new Promise<void>((resolve) => {

@@ -154,10 +154,10 @@ function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'r
 }
 
 /**
- * The feed: one calendar with the events, in the order given. The events are built in turns
- * (loop-turns.ts): each one's description is turned into text, which can take milliseconds.
+ * The feed: one calendar with the events, in the order given, as UTF-8 bytes. The events are built
+ * in turns (loop-turns.ts): each one's description is turned into text, which can take milliseconds.
  */
-export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<string> {
+export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<Buffer> {
   return calendar(
     { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url },
     await mapInTurns(entries, (entry) => calendarEvent(entry, urls, options)),
@@ -172,22 +172,22 @@ export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: 
  * than one build: each entry is weighed alone (with its own time-zone block, which a calendar of
  * several shares, so alone it weighs at least what it adds).
  */
-export async function calendarWithin(entries: FeedEntry[], build: (entries: FeedEntry[]) => Promise<string>, limit: number): Promise<{ text: string; count: number }> {
+export async function calendarWithin(entries: FeedEntry[], build: (entries: FeedEntry[]) => Promise<Buffer>, limit: number): Promise<{ bytes: Buffer; count: number }> {
   const whole = await build(entries);
-  if (Buffer.byteLength(whole) <= limit) return { text: whole, count: entries.length };
-  const empty = Buffer.byteLength(await build([]));
-  let bytes = empty;
+  if (whole.length <= limit) return { bytes: whole, count: entries.length };
+  const empty = (await build([])).length;
+  let size = empty;
   let count = 0;
   for (const entry of entries) {
-    bytes += Buffer.byteLength(await build([entry])) - empty;
-    if (bytes > limit) break;
+    size += (await build([entry])).length - empty;
+    if (size > limit) break;
     count++;
   }
-  let text = await build(entries.slice(0, count));
+  let bytes = await build(entries.slice(0, count));
   // Zone blocks spanning several events' years can outweigh each event's own: cut further if needed.
-  while (count > 0 && Buffer.byteLength(text) > limit) {
+  while (count > 0 && bytes.length > limit) {
     count = Math.floor(count * 0.9);
-    text = await build(entries.slice(0, count));
+    bytes = await build(entries.slice(0, count));
   }
-  return { text, count };
+  return { bytes, count };
 }

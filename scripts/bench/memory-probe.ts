@@ -1,0 +1,90 @@
+/**
+ * The service's resident peak (VmHWM) under a fixed amount of work, whatever the machine's load:
+ * starts dist/ as `npm start` does (scripts/bench/service.ts), then sends each scenario's requests
+ * (`--requests` of them, from a fixed seed) over `--connections` concurrent keep-alive connections,
+ * and prints the resident peak and size after each scenario. `npm run bench` drives scenarios for a
+ * time, so on a busy machine it sends fewer requests and its peak moves with the load; this does not
+ * (docs/performance.md "Memory"). It also prints the service's CPU time per request at that concurrency.
+ *
+ *   npm run -s build && node --import tsx scripts/bench/memory-probe.ts [--events 10000 | --database URL]
+ *        [--scenarios events-ics,events-jsonld,changes] [--requests 600] [--connections 32] [--node-flags '--trace-gc']
+ *
+ * --node-flags  more node flags for the service (after npm start's); with --trace-gc the largest heap
+ *               V8 reached (its committed size) is printed after each scenario.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { ROOT, checkDatabaseUrl, cpuMsOf, defaultSqliteUrl, freePort, memoryOf, parseArgs, rng, startNode, stopChild, waitForHttp } from './common.js';
+import { SCENARIOS, loadSamples } from './scenarios.js';
+import { serviceEnv, startEnv, startFlags } from './service.js';
+import { openDatabase } from '../../src/db/knex.js';
+
+const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', scenarios: 'string', requests: 'number', connections: 'number', 'node-flags': 'string' }) as {
+  'node-flags'?: string;
+  events?: number;
+  database?: string;
+  scenarios?: string;
+  requests?: number;
+  connections?: number;
+};
+const url = args.database ?? defaultSqliteUrl(args.events ?? 10_000);
+checkDatabaseUrl(url);
+const names = (args.scenarios ?? 'events-ics,events-jsonld,changes').split(',').map((name) => name.trim());
+const requests = args.requests ?? 600;
+const connections = args.connections ?? 32;
+
+const { db } = openDatabase(url);
+const samples = await loadSamples(db);
+await db.destroy();
+
+const port = await freePort();
+const service = startNode('service', [...startFlags(), ...(args['node-flags'] ?? '').split(' ').filter(Boolean), path.join(ROOT, 'dist/src/main.js')], { ...serviceEnv(url, port), ...startEnv() });
+await waitForHttp(`http://127.0.0.1:${port}/healthz`, service);
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+// --trace-gc lines: `... Scavenge 40.1 (52.3) -> 33.0 (53.1) MB, ...`: used (committed) before and after.
+let heapPeak = 0;
+service.process.stdout!.on('data', (chunk: Buffer) => {
+  for (const match of chunk.toString().matchAll(/ ([\d.]+) \(([\d.]+)\) -> [\d.]+ \(([\d.]+)\) MB/g)) heapPeak = Math.max(heapPeak, Number(match[2]), Number(match[3]));
+});
+const show = (label: string, cpuMs?: number) => {
+  const memory = memoryOf(service.pid);
+  console.log(`${label.padEnd(28)} VmHWM ${memory?.hwmMb} MB   VmRSS ${memory?.rssMb} MB${heapPeak ? `   V8 heap committed peak ${heapPeak} MB` : ''}${cpuMs === undefined ? '' : `   service CPU ${(cpuMs / requests).toFixed(2)} ms/request`}`);
+  heapPeak = 0;
+};
+show('started');
+
+function get(requestPath: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ port, host: '127.0.0.1', path: requestPath, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+try {
+  for (const name of names) {
+    const scenario = SCENARIOS.find((s) => s.name === name);
+    if (!scenario) throw new Error(`no scenario ${name}`);
+    const random = rng(47);
+    const paths = Array.from({ length: requests }, () => scenario.request(samples, random).path);
+    let next = 0;
+    let failed = 0;
+    const started = Date.now();
+    const cpuBefore = cpuMsOf(service.pid) ?? 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (next < paths.length) {
+          const status = await get(paths[next++]);
+          if (status >= 300) failed++;
+        }
+      }),
+    );
+    show(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s${failed ? `, ${failed} failed` : ''})`, (cpuMsOf(service.pid) ?? 0) - cpuBefore);
+  }
+} finally {
+  agent.destroy();
+  await stopChild(service);
+}
