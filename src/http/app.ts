@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -10,7 +9,7 @@ import './request.js';
 import { servesPages, type Config } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { assertUtcProcess } from '../dates/parse.js';
-import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, securitySchemeNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
+import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, type ApiDocument, type OperationInfo } from '../openapi/document.js';
 import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser, type InputShapes } from './input.js';
 import { invalidParam } from '../core/errors.js';
 import { authenticate } from './authentication.js';
@@ -42,6 +41,7 @@ import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
 import { resolveAll, type Resolver } from '../webhooks/destinations.js';
+import { openApiValidator } from './validator.js';
 
 export interface AppOptions {
   config: Config;
@@ -95,7 +95,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
   useBodies(app, config, operations, namespaceRoot, shapes);
-  app.use(openApiValidator(document, config, namespaceRoot));
+  app.use(openApiValidator(document, config, namespaceRoot, operations));
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
   app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
   app.use(noRouteHandler);
@@ -201,48 +201,6 @@ function useBodies(app: Express, config: Config, operations: OperationInfo[], na
   app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
   app.use(emptyBodyAsEmptyObject);
   app.use(normaliseBody(shapes));
-}
-
-/** The OpenAPI validator: routes, security, parameters and bodies of requests, and (in tests) answers. */
-function openApiValidator(document: ApiDocument, config: Config, namespaceRoot: string): ReturnType<typeof OpenApiValidator.middleware> {
-  const validatorDocument = { ...document, servers: [{ url: namespaceRoot }] };
-  // Every security scheme of the document is met by a caller authentication has found.
-  const handlers = Object.fromEntries(securitySchemeNames(document).map((name) => [name, async (req: Request) => req.user !== undefined]));
-  return OpenApiValidator.middleware({
-    // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
-    // to the namespace and the mount point stays a setting.
-    apiSpec: validatorDocument as never,
-    // Check the document itself at start-up: a broken document must not half-validate requests.
-    validateApiSpec: true,
-    validateRequests: {
-      // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
-      allowUnknownQueryParameters: true,
-      // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
-      coerceTypes: true,
-      // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
-      removeAdditional: false,
-      // Report every bad parameter at once, as WordPress lists them all.
-      allErrors: true,
-    },
-    // On in tests (every response must match the document), off in production by default.
-    validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
-    // The document's security requirements decide which operations need a user: writes list only
-    // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
-    // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
-    validateSecurity: { handlers },
-    // Formats are checked in full (e.g. real dates), not by the fast approximations.
-    validateFormats: true,
-    ajvFormats: { mode: 'full' },
-    // Requests to undocumented paths under the namespace are errors (404), not passed through.
-    ignoreUndocumented: false,
-    // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
-    useRequestUrl: true,
-    // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
-    $refParser: { mode: 'bundle' },
-    // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
-    operationHandlers: false,
-    fileUploader: false,
-  });
 }
 
 /**
