@@ -1,7 +1,5 @@
-import crypto from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -42,6 +40,7 @@ import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
 import { resolveAll, type Resolver } from '../webhooks/destinations.js';
 import { openApiValidator } from './validator.js';
+import { requestLog } from './request-log.js';
 
 export interface AppOptions {
   config: Config;
@@ -57,9 +56,6 @@ export interface AppOptions {
   /** The registry `/metrics` serves (METRICS=on), shared with the webhook deliveries (main.ts); a new one when not given. */
   metricsRegistry?: Registry;
 }
-
-/** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
@@ -120,23 +116,8 @@ function configure(app: Express, config: Config, shapes: InputShapes): void {
 /** Metrics, the request log with its request id, the request timeout, and how many reads start per turn. */
 function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Logger, metrics: Metrics | undefined): void {
   if (metrics) app.use(metrics.record);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId(req, res) {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
-      // One short line per request: no headers (credentials, cookies) and no bodies.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  // The request id and one line per request (http/request-log.ts).
+  app.use(requestLog(app, logger));
   app.use(requestTimeout(config.requestTimeoutSeconds));
   // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
   const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
