@@ -1,5 +1,4 @@
 import express, { type Express, type RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -37,7 +36,7 @@ import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/ide
 import { allowHeader } from './allow.js';
 import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
-import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
+import { corsLists, corsPolicy, securityHeaders, wordpressHeaders } from './headers.js';
 import { resolveAll, type Resolver } from '../webhooks/destinations.js';
 import { openApiValidator } from './validator.js';
 import { requestLog } from './request-log.js';
@@ -86,7 +85,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
   // authentication), again after it once the caller is known.
   const allow = allowHeader(operations, namespaceRoot);
-  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow);
+  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot);
   useAuthentication(app, config, db, allow);
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
@@ -128,7 +127,7 @@ function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Log
 function useResponseHeaders(app: Express, config: Config, document: ApiDocument, operations: OperationInfo[]): void {
   const lists = corsLists(document, operations);
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
-  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
+  app.use(securityHeaders());
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
   app.use(hostGuard(config));
   app.use(wordpressHeaders(config, lists));
@@ -138,17 +137,32 @@ function useResponseHeaders(app: Express, config: Config, document: ApiDocument,
 /**
  * What answers outside the namespace: WordPress's REST index at `{BASE_PATH}/` (where every answer's
  * discovery Link points), the operations endpoints (outside the OpenAPI document too), the
- * interactive reference and the public pages.
+ * interactive reference and the public pages. One router, which requests under the namespace never
+ * enter: none of its routes lies there, and a read of the API need not be matched against each.
  */
-function useOutsideTheNamespace(app: Express, config: Config, db: Knex, now: () => Date, metrics: Metrics | undefined, index: RequestHandler, allow: RequestHandler): void {
-  app.get(config.basePath || '/', index);
+function useOutsideTheNamespace(
+  app: Express,
+  config: Config,
+  db: Knex,
+  now: () => Date,
+  metrics: Metrics | undefined,
+  index: RequestHandler,
+  allow: RequestHandler,
+  namespaceRoot: string,
+): void {
+  // `Allow` is set only on the namespace's routes, so it may come before the index (which is not one).
   app.use(allow);
-  app.get('/healthz', healthz);
-  app.get('/readyz', readyz(db));
-  if (metrics) app.get('/metrics', metrics.serve);
-  app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
+  const outside = express.Router();
+  outside.get(config.basePath || '/', index);
+  outside.get('/healthz', healthz);
+  outside.get('/readyz', readyz(db));
+  if (metrics) outside.get('/metrics', metrics.serve);
+  outside.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
-  if (servesPages(config)) app.use(publicPages(config, db, now));
+  if (servesPages(config)) outside.use(publicPages(config, db, now));
+  // normaliseUrl gives the namespace root its trailing slash, so every request to the namespace has this prefix.
+  const namespacePrefix = `${namespaceRoot}/`;
+  app.use((req, res, next) => (req.url.startsWith(namespacePrefix) ? next() : outside(req, res, next)));
 }
 
 /**
