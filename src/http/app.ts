@@ -1,8 +1,4 @@
-import crypto from 'node:crypto';
-import express, { type Express, type Request, type RequestHandler } from 'express';
-import helmet from 'helmet';
-import * as OpenApiValidator from 'express-openapi-validator';
-import { pinoHttp } from 'pino-http';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -10,7 +6,7 @@ import './request.js';
 import { servesPages, type Config } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { assertUtcProcess } from '../dates/parse.js';
-import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, securitySchemeNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
+import { listOperations, loadDocument, NAMESPACE, operationsWithHeader, type ApiDocument, type OperationInfo } from '../openapi/document.js';
 import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser, type InputShapes } from './input.js';
 import { invalidParam } from '../core/errors.js';
 import { authenticate } from './authentication.js';
@@ -40,8 +36,10 @@ import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/ide
 import { allowHeader } from './allow.js';
 import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
-import { corsLists, corsPolicy, wordpressHeaders } from './headers.js';
+import { corsLists, corsPolicy, securityHeaders, wordpressHeaders } from './headers.js';
 import { resolveAll, type Resolver } from '../webhooks/destinations.js';
+import { openApiValidator } from './validator.js';
+import { requestLog } from './request-log.js';
 
 export interface AppOptions {
   config: Config;
@@ -57,9 +55,6 @@ export interface AppOptions {
   /** The registry `/metrics` serves (METRICS=on), shared with the webhook deliveries (main.ts); a new one when not given. */
   metricsRegistry?: Registry;
 }
-
-/** A caller-supplied request id is kept when it looks like one; otherwise a new UUID. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
@@ -90,12 +85,12 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
   // authentication), again after it once the caller is known.
   const allow = allowHeader(operations, namespaceRoot);
-  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow);
+  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot);
   useAuthentication(app, config, db, allow);
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
   useBodies(app, config, operations, namespaceRoot, shapes);
-  app.use(openApiValidator(document, config, namespaceRoot));
+  app.use(openApiValidator(document, config, namespaceRoot, operations));
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
   app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
   app.use(noRouteHandler);
@@ -120,23 +115,8 @@ function configure(app: Express, config: Config, shapes: InputShapes): void {
 /** Metrics, the request log with its request id, the request timeout, and how many reads start per turn. */
 function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Logger, metrics: Metrics | undefined): void {
   if (metrics) app.use(metrics.record);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId(req, res) {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res) => (res.statusCode === 500 ? 'error' : res.statusCode > 500 ? 'warn' : 'info'),
-      // One short line per request: no headers (credentials, cookies) and no bodies.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  // The request id and one line per request (http/request-log.ts).
+  app.use(requestLog(app, logger));
   app.use(requestTimeout(config.requestTimeoutSeconds));
   // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
   const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
@@ -147,7 +127,7 @@ function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Log
 function useResponseHeaders(app: Express, config: Config, document: ApiDocument, operations: OperationInfo[]): void {
   const lists = corsLists(document, operations);
   // Security headers that suit a JSON API; the CORS policy below decides who may read responses.
-  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false }));
+  app.use(securityHeaders());
   // The Host header builds every absolute URL when PUBLIC_URL is unset: checked before anything uses it.
   app.use(hostGuard(config));
   app.use(wordpressHeaders(config, lists));
@@ -157,17 +137,32 @@ function useResponseHeaders(app: Express, config: Config, document: ApiDocument,
 /**
  * What answers outside the namespace: WordPress's REST index at `{BASE_PATH}/` (where every answer's
  * discovery Link points), the operations endpoints (outside the OpenAPI document too), the
- * interactive reference and the public pages.
+ * interactive reference and the public pages. One router, which requests under the namespace never
+ * enter: none of its routes lies there, and a read of the API need not be matched against each.
  */
-function useOutsideTheNamespace(app: Express, config: Config, db: Knex, now: () => Date, metrics: Metrics | undefined, index: RequestHandler, allow: RequestHandler): void {
-  app.get(config.basePath || '/', index);
+function useOutsideTheNamespace(
+  app: Express,
+  config: Config,
+  db: Knex,
+  now: () => Date,
+  metrics: Metrics | undefined,
+  index: RequestHandler,
+  allow: RequestHandler,
+  namespaceRoot: string,
+): void {
+  // `Allow` is set only on the namespace's routes, so it may come before the index (which is not one).
   app.use(allow);
-  app.get('/healthz', healthz);
-  app.get('/readyz', readyz(db));
-  if (metrics) app.get('/metrics', metrics.serve);
-  app.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
+  const outside = express.Router();
+  outside.get(config.basePath || '/', index);
+  outside.get('/healthz', healthz);
+  outside.get('/readyz', readyz(db));
+  if (metrics) outside.get('/metrics', metrics.serve);
+  outside.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
-  if (servesPages(config)) app.use(publicPages(config, db, now));
+  if (servesPages(config)) outside.use(publicPages(config, db, now));
+  // normaliseUrl gives the namespace root its trailing slash, so every request to the namespace has this prefix.
+  const namespacePrefix = `${namespaceRoot}/`;
+  app.use((req, res, next) => (req.url.startsWith(namespacePrefix) ? next() : outside(req, res, next)));
 }
 
 /**
@@ -201,48 +196,6 @@ function useBodies(app: Express, config: Config, operations: OperationInfo[], na
   app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
   app.use(emptyBodyAsEmptyObject);
   app.use(normaliseBody(shapes));
-}
-
-/** The OpenAPI validator: routes, security, parameters and bodies of requests, and (in tests) answers. */
-function openApiValidator(document: ApiDocument, config: Config, namespaceRoot: string): ReturnType<typeof OpenApiValidator.middleware> {
-  const validatorDocument = { ...document, servers: [{ url: namespaceRoot }] };
-  // Every security scheme of the document is met by a caller authentication has found.
-  const handlers = Object.fromEntries(securitySchemeNames(document).map((name) => [name, async (req: Request) => req.user !== undefined]));
-  return OpenApiValidator.middleware({
-    // An in-memory copy whose server URL carries BASE_PATH, so the document's paths stay relative
-    // to the namespace and the mount point stays a setting.
-    apiSpec: validatorDocument as never,
-    // Check the document itself at start-up: a broken document must not half-validate requests.
-    validateApiSpec: true,
-    validateRequests: {
-      // WordPress ignores parameters it does not know (docs/contract.md §2); so do we.
-      allowUnknownQueryParameters: true,
-      // Form bodies carry only strings, so bodies are coerced like query strings ("10" → 10).
-      coerceTypes: true,
-      // Unknown body fields are ignored, never stripped or refused (GET-modify-PUT round trips).
-      removeAdditional: false,
-      // Report every bad parameter at once, as WordPress lists them all.
-      allErrors: true,
-    },
-    // On in tests (every response must match the document), off in production by default.
-    validateResponses: config.validateResponses ? { removeAdditional: false, coerceTypes: false, allErrors: true } : false,
-    // The document's security requirements decide which operations need a user: writes list only
-    // basicAuth/bearerAuth, reads also `{}`. This runs before parameter validation, so an anonymous
-    // write gets 401 before anything about its input or the record is revealed (docs/contract.md §4).
-    validateSecurity: { handlers },
-    // Formats are checked in full (e.g. real dates), not by the fast approximations.
-    validateFormats: true,
-    ajvFormats: { mode: 'full' },
-    // Requests to undocumented paths under the namespace are errors (404), not passed through.
-    ignoreUndocumented: false,
-    // Match on req.url, which normaliseUrl has cleaned (trailing slashes), not on originalUrl.
-    useRequestUrl: true,
-    // Bundle $refs instead of inlining them: smaller compiled validators, same behaviour.
-    $refParser: { mode: 'bundle' },
-    // We dispatch by operationId ourselves (see dispatch below); no file uploads exist.
-    operationHandlers: false,
-    fileUploader: false,
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import cors from 'cors';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import helmet from 'helmet';
 import { originOf, type Config } from '../core/config.js';
 import { Urls } from '../core/urls.js';
 import { headerNames, methodsOf, requestHeaderNames, responseHeaderNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
@@ -35,18 +36,45 @@ export function corsLists(document: ApiDocument, operations: OperationInfo[]): C
   };
 }
 
-/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4). */
+/**
+ * Security headers that suit a JSON API (helmet's; the CORS policy below decides who may read
+ * responses). They are the same on every answer, so helmet runs once, at start-up, on a stand-in
+ * response, and each request gets what it set in one pass, in its order.
+ */
+export function securityHeaders(): RequestHandler {
+  const steps: Array<[name: string, value: string | undefined]> = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => steps.push([name, value]),
+    removeHeader: (name: string) => steps.push([name, undefined]),
+  };
+  let finished = false;
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, strictTransportSecurity: false })({} as never, recorder as unknown as Response, (error?: unknown) => {
+    if (error !== undefined) throw error;
+    finished = true;
+  });
+  // helmet's headers depend on nothing of the request; were that to change, this must not pass quietly.
+  if (!finished) throw new Error('helmet did not finish synchronously: its headers cannot be worked out once');
+  return (_req, res, next) => {
+    for (const [name, value] of steps) {
+      if (value === undefined) res.removeHeader(name);
+      else res.setHeader(name, value);
+    }
+    next();
+  };
+}
+
+/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4): all but the discovery Link are constant. */
 export function wordpressHeaders(config: Config, lists: CorsLists): RequestHandler {
+  const exposed = lists.exposedHeaders.join(', ');
+  const allowed = lists.allowedHeaders.join(', ');
   return (req, res, next) => {
     const urls = new Urls(config, req);
     res.locals.urls = urls;
-    res.set({
-      'X-Robots-Tag': 'noindex',
-      'X-Content-Type-Options': 'nosniff',
-      Link: `<${urls.restRoot}/>; rel="https://api.w.org/"`,
-      'Access-Control-Expose-Headers': lists.exposedHeaders.join(', '),
-      'Access-Control-Allow-Headers': lists.allowedHeaders.join(', '),
-    });
+    res.setHeader('X-Robots-Tag', 'noindex');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Link', `<${urls.restRoot}/>; rel="https://api.w.org/"`);
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+    res.setHeader('Access-Control-Allow-Headers', allowed);
     next();
   };
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { User } from '../auth/capabilities.js';
 
 declare global {
@@ -6,6 +7,10 @@ declare global {
     interface Request {
       /** The authenticated caller; undefined for the anonymous visitor. */
       user?: User;
+      /** The request id (X-Request-Id), given by the caller or made (http/request-log.ts). */
+      id: string;
+      /** Lines about this request, each naming it (http/request-log.ts). */
+      log: Logger;
     }
   }
 }
