@@ -137,7 +137,7 @@ export async function whereSearchCandidates(
   // by primary key, so the LIKE reads only those. As a subquery instead, MariaDB reads the window's
   // events in date order and runs the (collation-aware, costly) LIKE on each before asking the index:
   // a rare phrase over the default window read 5,000 events, 0.45 s at 10k events. Not listed
-  // (`listFirst`), each term stays such a subquery (docs/performance.md "Search on MariaDB").
+  // (`listFirst`), each term stays such a subquery (docs/architecture.md "Search from an index").
   const grams = narrowing.map((t) => t.grams);
   if (!(await listFirst())) {
     for (const termGrams of grams)

@@ -3,7 +3,8 @@ import { pathToRegexp } from 'path-to-regexp';
 // The validator's own route order (express-openapi-validator 5.6), to compare ours with.
 import { sortRoutes } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import { listOperations, loadDocument, NAMESPACE } from '../../src/openapi/document.js';
-import { RouteLookup } from '../../src/http/validator.js';
+import { RouteLookup, validatorStages } from '../../src/http/validator.js';
+import { testConfig } from '../helpers/app.js';
 
 /** The validator's lookup (middlewares/openapi.metadata.js): every route compiled, the first match wins. */
 function validatorFind(routes: Array<{ expressRoute: string }>, path: string): { expressRoute: string; values: string[] } | undefined {
@@ -41,4 +42,12 @@ describe('the validator route lookup, precompiled (http/validator.ts)', () => {
       }
     });
   }
+});
+
+describe('the validator stages http/validator.ts replaces', () => {
+  it('are still named as it expects: the route lookup and the security check', () => {
+    const names = validatorStages(loadDocument(), testConfig(), `/wp-json/${NAMESPACE}`).map((stage) => stage.name);
+    assert.ok(names.includes('metadataMiddleware'), names.join(', '));
+    assert.ok(names.includes('securityMiddleware'), names.join(', '));
+  });
 });
