@@ -130,6 +130,36 @@ export function stampDigest(stamp: string): string {
   return crypto.createHash('sha256').update(stamp).digest('base64');
 }
 
+/**
+ * Values read together with the data version they were read at (`dataVersion`, a column of the same
+ * statement, so both come from one snapshot), remembered per key: a later read of the key costs one
+ * statement, the version alone, and reads the value again only when the version moved (any committed
+ * write) or the value is older than MAX_AGE_MS. A first read costs what it costs without this.
+ * Bounded to `maxEntries`, least recently used first. Never used with a transaction.
+ */
+export class VersionChecked<T extends { dataVersion: number }> {
+  private readonly entries = new Map<string, { value: T; storedAt: number }>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly maxEntries: number,
+  ) {}
+
+  async get(key: string, read: () => Promise<T>): Promise<T> {
+    const known = this.entries.get(key);
+    if (known && Date.now() - known.storedAt < MAX_AGE_MS && (await readDataVersion(this.db)) === known.value.dataVersion) {
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      return known.value;
+    }
+    const value = await read();
+    this.entries.delete(key);
+    this.entries.set(key, { value, storedAt: Date.now() });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+}
+
 const totals = new WeakMap<Knex, VersionedCache<number>>();
 
 /**

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { OperationContext, OperationTable, Reply } from './shared/operation.js';
 import { noTarget, operation, queryInput } from './shared/operation.js';
 import { rememberedRecord } from './shared/replies.js';
@@ -18,6 +19,7 @@ import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
 import { occurrenceStarts, startSeries, type RecurrenceSettings } from '../domain/events/occurrences.js';
 import { eventColumns, writeLinks } from '../domain/events/writes.js';
 import { removeInScope, resolveScope, updateInScope } from '../domain/events/series-writes.js';
+import { VersionChecked } from '../db/versioned-cache.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -124,12 +126,29 @@ const EVENTS_WITH_LINKS: PostKind<EventWithLinks> = {
  * A single read: the row and its links are read on every request, in one statement, and the reply is
  * remembered under their stamp, so writes of other records leave it valid (records/records.ts).
  */
+/** The most single reads whose row is remembered per database handle (about 2 KB each). */
+const MAX_CHECKED_READS = 1000;
+const checkedReads = new WeakMap<Knex, VersionChecked<EventWithLinks>>();
+
+/**
+ * The event a single read names, with its links: read in one statement with the data version, and
+ * remembered per id or slug, so reading it again while nothing was written costs one statement, the
+ * version alone (db/versioned-cache.ts `VersionChecked`; docs/contract.md §16).
+ */
+function findForRead(ctx: OperationContext<ReadOp>): Promise<EventWithLinks> {
+  let checked = checkedReads.get(ctx.db);
+  if (!checked) checkedReads.set(ctx.db, (checked = new VersionChecked<EventWithLinks>(ctx.db, MAX_CHECKED_READS)));
+  const key = 'slug' in ctx.path ? `slug ${ctx.path.slug}` : `id ${ctx.path.id}`;
+  return checked.get(key, () => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path));
+}
+
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
-  load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path),
+  load: findForRead,
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<ReadOp>, _query, found) {
-    const { links, ...row } = found;
+    // The version is not part of the record: the stamp is what the record is built from.
+    const { links, dataVersion: _version, ...row } = found;
     const { stamp, build } = singleEventRecord(ctx.repositories, row, links, ctx.user, ctx.urls);
     return rememberedRecord(ctx, row.id, stamp, async (): Promise<Reply<ReadOp>> => ({ status: 200, body: await build(), version: versionOf('event', row) }));
   },

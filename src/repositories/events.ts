@@ -143,8 +143,15 @@ function toEventRow(row: Record<string, unknown>): EventRow {
 /** Events among posts: written into the statement, not bound (see `EventRepository.findById`). */
 const EVENT_TYPE = "p.type = 'event'";
 
-/** An event's row and its links (`EventRepository.findWithLinks`). */
-export type EventWithLinks = EventRow & { links: EventLink[] };
+/**
+ * An event's row and its links (`EventRepository.findWithLinks`), and the data version
+ * (db/data-version.ts) they were read at, in the same statement: while the version is the same,
+ * so are they (db/versioned-cache.ts `VersionChecked`).
+ */
+export type EventWithLinks = EventRow & { links: EventLink[]; dataVersion: number };
+
+/** The data version, as a column of the statement that reads the rows it versions. */
+const DATA_VERSION_COLUMN = '(select sum(version) from data_version) as data_version';
 
 /**
  * One JSON array per kind of link, of `[id, position, version, count]` arrays, in link order: the
@@ -181,7 +188,7 @@ function toEventWithLinks(row: Record<string, unknown>): EventWithLinks {
     const items = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as unknown[][];
     for (const [id, position, version, count] of items) links.push({ eventId, kind, id: Number(id), position: Number(position), version: Number(version), count: Number(count) });
   }
-  return { ...toEventRow(row), links: sortLinks(links) };
+  return { ...toEventRow(row), links: sortLinks(links), dataVersion: Number(row.data_version) };
 }
 
 /** Link order: venues and organizers by position, then id (`EventRepository.links`). */
@@ -257,7 +264,7 @@ export class EventRepository {
     if (sql === undefined) {
       sql = this.base()
         .whereRaw(`${column} = ?`, [value])
-        .select([...SELECT, ...linkSubqueries(this.db)])
+        .select([...SELECT, ...linkSubqueries(this.db), this.db.raw(DATA_VERSION_COLUMN)])
         .toSQL().sql;
       withLinksStatements.set(key, sql);
     }

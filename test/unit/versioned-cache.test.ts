@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { totalsOf, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
-import { bumpDataVersion } from '../../src/db/data-version.js';
+import { totalsOf, VersionChecked, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
+import { bumpDataVersion, readDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
 /** One turn of the event loop. */
@@ -236,5 +236,32 @@ describe('VersionedCache', () => {
         assert.deepEqual(calls, ['none', '2026-01-01 10:00:00'], 'stored without a moment');
       }
     });
+  });
+});
+
+describe('VersionChecked (values read with the data version they are of)', () => {
+  it('reads a key again only when the version moved, keeps at most maxEntries, and never a failure', async () => {
+    const { db } = await openTestDatabase();
+    const checked = new VersionChecked<{ dataVersion: number; key: string }>(db, 2);
+    const reads: string[] = [];
+    const get = (key: string) =>
+      checked.get(key, async () => {
+        reads.push(key);
+        return { dataVersion: await readDataVersion(db), key };
+      });
+    await get('a');
+    await get('a');
+    assert.deepEqual(reads, ['a'], 'the same version: the remembered value');
+    await bumpDataVersion(db);
+    await get('a');
+    await get('a');
+    assert.deepEqual(reads, ['a', 'a'], 'read once more after a write');
+    await get('b');
+    await get('c');
+    await get('a');
+    assert.deepEqual(reads, ['a', 'a', 'b', 'c', 'a'], 'two entries kept: a, the least recently used, went');
+    await assert.rejects(checked.get('d', async () => Promise.reject(new Error('lost connection'))));
+    await get('d');
+    assert.deepEqual(reads.at(-1), 'd', 'a failure is not remembered');
   });
 });

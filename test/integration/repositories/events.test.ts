@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
+import { readDataVersion } from '../../../src/db/data-version.js';
 import { inWriteTransaction } from '../../../src/repositories/registry.js';
 import { ORGANIZERS, VENUES } from '../../../src/repositories/linked-kinds.js';
 import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
@@ -374,9 +375,11 @@ describe('EventRepository: links and terms', () => {
     for (const id of [event, bare]) {
       const found = await repos.events.findWithLinks(id);
       assert.ok(found);
-      const { links, ...row } = found;
+      const { links, dataVersion, ...row } = found;
       assert.deepEqual(row, await repos.events.findById(id));
       assert.deepEqual(links, await repos.events.links([id]));
+      // Read in the same statement: the version the row and links are of.
+      assert.equal(dataVersion, await readDataVersion(db));
       assert.deepEqual(await repos.events.findBySlugWithLinks(row.slug), found);
     }
     assert.equal((await repos.events.findWithLinks(event))!.links.length, 7);
