@@ -13,14 +13,9 @@
  * The database must have been seeded (npm run bench). Response validation is off, as in production.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { openDatabase } from '../../src/db/knex.js';
-import { migrateLatest } from '../../src/db/migrate.js';
-import { loadConfig } from '../../src/core/config.js';
-import { createApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/core/logger.js';
 import { BENCH_ADMIN, NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs, rng } from './common.js';
 import { SCENARIOS, loadSamples } from './scenarios.js';
+import { startInProcess } from './in-process.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -35,13 +30,7 @@ const url = args.database ?? defaultSqliteUrl(args.events ?? 100_000);
 checkDatabaseUrl(url);
 const requests = args.requests ?? 2000;
 
-const { db } = openDatabase(url);
-await migrateLatest(db);
-const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
-const server = http.createServer(app).listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const port = (server.address() as AddressInfo).port;
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const { db, server, port, agent } = await startInProcess(url);
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
 
 function send(method: string, path: string, body?: string): Promise<number> {

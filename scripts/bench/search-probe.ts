@@ -12,15 +12,10 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { openDatabase } from '../../src/db/knex.js';
-import { migrateLatest } from '../../src/db/migrate.js';
-import { loadConfig } from '../../src/core/config.js';
-import { createApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/core/logger.js';
 import { NAMESPACE_PATH, checkDatabaseUrl, defaultSqliteUrl, parseArgs, pick, rng } from './common.js';
 import { loadSamples } from './scenarios.js';
 import { ADJECTIVES, FORMATS, SUBJECTS } from './seed.js';
+import { startInProcess } from './in-process.js';
 
 process.env.TZ = 'UTC';
 
@@ -35,13 +30,7 @@ const url = args.database ?? defaultSqliteUrl(args.events ?? 10_000);
 checkDatabaseUrl(url);
 const requests = args.requests ?? 300;
 
-const { db } = openDatabase(url);
-await migrateLatest(db);
-const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
-const server = http.createServer(app).listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const port = (server.address() as AddressInfo).port;
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const { db, server, port, agent } = await startInProcess(url);
 
 function get(path: string): Promise<{ status: number; total: string | undefined; ids: number[] }> {
   return new Promise((resolve, reject) => {
