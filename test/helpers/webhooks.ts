@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
@@ -6,8 +7,9 @@ import { committedPosition } from '../../src/db/change-log.js';
 import { formatUtc } from '../../src/dates/storage.js';
 import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow } from '../../src/repositories/webhook-rows.js';
 import { startWebhookDelivery, type DeliveryOptions, type WebhookDelivery } from '../../src/webhooks/worker.js';
-import { testConfig } from './app.js';
-import { PUBLIC_URL } from './events.js';
+import { createUser, testConfig, type TestUser } from './app.js';
+import { eventsApp, PUBLIC_URL, type Http } from './events.js';
+import { WebhookReceiver } from './webhook-receiver.js';
 import { openTestDatabase } from './database.js';
 
 /**
@@ -101,4 +103,32 @@ export async function stopDeliveries(): Promise<void> {
   const all = [...running];
   running.clear();
   await Promise.all(all.map((delivery) => delivery.stop()));
+}
+
+/** What each delivery test starts with (`deliveryTestbed`). */
+export interface DeliveryTestbed {
+  http: Http;
+  admin: TestUser;
+  receiver: WebhookReceiver;
+}
+
+/**
+ * The setup every delivery test shares, as mocha hooks of the calling `describe`: before each test
+ * an events app, an administrator and a receiver; after it, the delivery loops stopped, the receiver
+ * closed, and every message it got checked against its webhook's secret. The fields are set before
+ * each test.
+ */
+export function deliveryTestbed(): DeliveryTestbed {
+  const bed = {} as DeliveryTestbed;
+  beforeEach(async () => {
+    ({ http: bed.http } = await eventsApp());
+    bed.admin = await createUser('administrator', 'hooks-admin');
+    bed.receiver = await WebhookReceiver.start();
+  });
+  afterEach(async () => {
+    await stopDeliveries();
+    await bed.receiver.close();
+    assert.deepEqual(bed.receiver.forged, [], 'every message verifies with the webhook secret');
+  });
+  return bed;
 }

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createUser, type TestUser } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { createEvent, eventsApp, type Http } from '../helpers/events.js';
-import { WebhookReceiver, type ReceivedMessage } from '../helpers/webhook-receiver.js';
-import { insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow, webhookRow } from '../helpers/webhooks.js';
+import { createEvent } from '../helpers/events.js';
+import { type ReceivedMessage } from '../helpers/webhook-receiver.js';
+import { insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { committedPosition } from '../../src/db/change-log.js';
 
 /**
@@ -30,39 +29,25 @@ function assertDuplicatesAreRepeats(messages: ReceivedMessage[]): void {
 
 describe('webhook leases', function () {
   this.timeout(60_000);
-  let http: Http;
-  let admin: TestUser;
-  let receiver: WebhookReceiver;
-
-  beforeEach(async () => {
-    ({ http } = await eventsApp());
-    admin = await createUser('administrator', 'hooks-admin');
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterEach(async () => {
-    await stopDeliveries();
-    await receiver.close();
-    assert.deepEqual(receiver.forged, []);
-  });
+  const bed = deliveryTestbed();
 
   it('two loops on one database: one sender per webhook at a time, every message once, in order', async () => {
     const names = ['one', 'two', 'three'];
     const hooks = [];
     for (const name of names) {
       const secret = newSecret();
-      hooks.push(await insertWebhook({ url: receiver.endpoint(name, [secret]), secret }));
-      receiver.behave(name, { delayMs: 30 });
+      hooks.push(await insertWebhook({ url: bed.receiver.endpoint(name, [secret]), secret }));
+      bed.receiver.behave(name, { delayMs: 30 });
     }
     await startDelivery({ concurrency: 2 });
     await startDelivery({ concurrency: 2 });
-    for (let i = 0; i < 8; i++) await createEvent(http, admin, { title: `Shared ${i}`, status: 'publish' });
-    for (const name of names) await receiver.waitFor(() => receiver.of(name).length >= 8, 20_000, `8 messages at ${name}`);
+    for (let i = 0; i < 8; i++) await createEvent(bed.http, bed.admin, { title: `Shared ${i}`, status: 'publish' });
+    for (const name of names) await bed.receiver.waitFor(() => bed.receiver.of(name).length >= 8, 20_000, `8 messages at ${name}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (const name of names) {
-      assert.equal(receiver.maxConcurrent.get(name), 1, `${name}: one request at a time`);
-      const positions = receiver.of(name).map(positionOf);
-      assert.equal(new Set(receiver.of(name).map((m) => m.id)).size, positions.length, `${name}: no message twice`);
+      assert.equal(bed.receiver.maxConcurrent.get(name), 1, `${name}: one request at a time`);
+      const positions = bed.receiver.of(name).map(positionOf);
+      assert.equal(new Set(bed.receiver.of(name).map((m) => m.id)).size, positions.length, `${name}: no message twice`);
       assert.deepEqual(
         positions,
         [...positions].sort((a, b) => a - b),
@@ -76,18 +61,18 @@ describe('webhook leases', function () {
 
   it('takes over a dead loop’s webhook once its lease lapses, and delivers everything (a repeat only with the same id)', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('orphaned', [secret]), secret });
-    receiver.behave('orphaned', { delayMs: 400 });
-    for (let i = 0; i < 3; i++) await createEvent(http, admin, { title: `Before ${i}`, status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('orphaned', [secret]), secret });
+    bed.receiver.behave('orphaned', { delayMs: 400 });
+    for (let i = 0; i < 3; i++) await createEvent(bed.http, bed.admin, { title: `Before ${i}`, status: 'publish' });
     const dying = await startDelivery({ leaseSeconds: 1 });
     // Dies with a message at the receiver: that one is acknowledged, never recorded.
-    await receiver.waitFor(() => receiver.received.length >= 2);
+    await bed.receiver.waitFor(() => bed.receiver.received.length >= 2);
     dying.abandon();
     const diedAt = Date.now();
     const { lease_until_ms: leaseUntil, lease_holder: deadHolder } = await webhookRow(hook.id);
     assert.ok(deadHolder !== null && leaseUntil > diedAt, 'the dead loop still holds the lease');
-    for (let i = 0; i < 3; i++) await createEvent(http, admin, { title: `After ${i}`, status: 'publish' });
-    receiver.behave('orphaned', { delayMs: 0 });
+    for (let i = 0; i < 3; i++) await createEvent(bed.http, bed.admin, { title: `After ${i}`, status: 'publish' });
+    bed.receiver.behave('orphaned', { delayMs: 0 });
     await startDelivery({ leaseSeconds: 1 });
     const { db } = await openTestDatabase();
     const top = await committedPosition(db);
@@ -95,13 +80,13 @@ describe('webhook leases', function () {
     assert.equal(row.position, top, 'everything delivered');
     assert.notEqual(row.lease_holder, deadHolder);
 
-    const titles = new Set(receiver.acknowledged.map((m) => m.json.data.record.title));
+    const titles = new Set(bed.receiver.acknowledged.map((m) => m.json.data.record.title));
     assert.deepEqual([...titles].sort(), ['After 0', 'After 1', 'After 2', 'Before 0', 'Before 1', 'Before 2']);
-    assertDuplicatesAreRepeats(receiver.received);
-    const repeated = receiver.received.filter((m, i) => receiver.received.findIndex((other) => other.id === m.id) !== i);
+    assertDuplicatesAreRepeats(bed.receiver.received);
+    const repeated = bed.receiver.received.filter((m, i) => bed.receiver.received.findIndex((other) => other.id === m.id) !== i);
     assert.ok(repeated.length >= 1, 'the message in flight when the loop died was sent again');
     // The survivor sent nothing before the dead loop's lease had lapsed (it arrived after `diedAt` only from the survivor).
-    const arrivals = receiver.received.slice(2);
+    const arrivals = bed.receiver.received.slice(2);
     assert.ok(arrivals.length > 0);
     const firstTakeover = arrivals[0].arrivedAt;
     assert.ok(firstTakeover >= leaseUntil, `taken over ${leaseUntil - firstTakeover} ms before the lease lapsed`);
@@ -109,19 +94,19 @@ describe('webhook leases', function () {
 
   it('stop() finishes the attempt in flight and gives the leases up', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('stopping', [secret]), secret });
-    receiver.behave('stopping', { delayMs: 300 });
-    await createEvent(http, admin, { title: 'In flight at stop', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('stopping', [secret]), secret });
+    bed.receiver.behave('stopping', { delayMs: 300 });
+    await createEvent(bed.http, bed.admin, { title: 'In flight at stop', status: 'publish' });
     const delivery = await startDelivery({ leaseSeconds: 30 });
-    await receiver.waitFor(() => receiver.received.length >= 1);
+    await bed.receiver.waitFor(() => bed.receiver.received.length >= 1);
     await delivery.stop();
     const row = await webhookRow(hook.id);
     assert.equal(row.lease_holder, null);
     assert.ok(row.position > hook.position, 'the attempt in flight was recorded');
     // Another loop takes it at once (no lease to wait for).
-    await createEvent(http, admin, { title: 'Next', status: 'publish' });
-    receiver.behave('stopping', { delayMs: 0 });
+    await createEvent(bed.http, bed.admin, { title: 'Next', status: 'publish' });
+    bed.receiver.behave('stopping', { delayMs: 0 });
     await startDelivery({ leaseSeconds: 30 });
-    await receiver.waitFor(() => receiver.of('stopping').length >= 2, 5000);
+    await bed.receiver.waitFor(() => bed.receiver.of('stopping').length >= 2, 5000);
   });
 });

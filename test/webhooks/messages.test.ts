@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { createUser, NS, type TestUser } from '../helpers/app.js';
+import { NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { call, createEvent, eventsApp, type Http, type Rec } from '../helpers/events.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow } from '../helpers/webhooks.js';
+import { call, createEvent, type Http, type Rec } from '../helpers/events.js';
+import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';
 import { committedPosition } from '../../src/db/change-log.js';
@@ -33,37 +32,23 @@ async function feedAfter(http: Http, position: number, as?: TestUser): Promise<R
 
 describe('webhook messages', function () {
   this.timeout(30_000);
-  let http: Http;
-  let admin: TestUser;
-  let receiver: WebhookReceiver;
-
-  beforeEach(async () => {
-    ({ http } = await eventsApp());
-    admin = await createUser('administrator', 'hooks-admin');
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterEach(async () => {
-    await stopDeliveries();
-    await receiver.close();
-    assert.deepEqual(receiver.forged, [], 'every message verifies with the webhook secret');
-  });
+  const bed = deliveryTestbed();
 
   it('sends one message per change, in feed order, whose data is the change GET /changes gives, signed, with the documented headers', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('all', [secret]), secret });
-    const first = await createEvent(http, admin, { title: 'First', status: 'publish', venue: { venue: 'Hall' } });
-    await createEvent(http, admin, { title: 'Second', status: 'publish' });
-    expectStatus(await call(http, 'patch', `${NS}/events/${first.id}`, admin, { title: 'First, renamed' }), 200);
-    const trashed = await createEvent(http, admin, { title: 'Gone', status: 'publish' });
-    expectStatus(await call(http, 'delete', `${NS}/events/${trashed.id}`, admin), 200);
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('all', [secret]), secret });
+    const first = await createEvent(bed.http, bed.admin, { title: 'First', status: 'publish', venue: { venue: 'Hall' } });
+    await createEvent(bed.http, bed.admin, { title: 'Second', status: 'publish' });
+    expectStatus(await call(bed.http, 'patch', `${NS}/events/${first.id}`, bed.admin, { title: 'First, renamed' }), 200);
+    const trashed = await createEvent(bed.http, bed.admin, { title: 'Gone', status: 'publish' });
+    expectStatus(await call(bed.http, 'delete', `${NS}/events/${trashed.id}`, bed.admin), 200);
 
-    const expected = await feedAfter(http, hook.position);
+    const expected = await feedAfter(bed.http, hook.position);
     assert.equal(expected.length, 4, 'the venue, Second, First (its latest change), Gone (trashed)');
     await startDelivery();
-    await receiver.waitFor(() => receiver.of('all').length >= expected.length);
+    await bed.receiver.waitFor(() => bed.receiver.of('all').length >= expected.length);
 
-    const messages = receiver.of('all');
+    const messages = bed.receiver.of('all');
     const { history } = await new ChangeRepository((await openTestDatabase()).db).cursorKey();
     assert.equal(messages.length, expected.length, 'one message per change, none twice');
     messages.forEach((message, i) => {
@@ -97,39 +82,39 @@ describe('webhook messages', function () {
 
   it('sends changes made while it runs, each once and in order', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('live', [secret]), secret });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('live', [secret]), secret });
     await startDelivery();
-    for (let i = 0; i < 6; i++) await createEvent(http, admin, { title: `Live ${i}`, status: 'publish' });
-    const expected = await feedAfter(http, hook.position);
-    await receiver.waitFor(() => receiver.of('live').length >= expected.length);
+    for (let i = 0; i < 6; i++) await createEvent(bed.http, bed.admin, { title: `Live ${i}`, status: 'publish' });
+    const expected = await feedAfter(bed.http, hook.position);
+    await bed.receiver.waitFor(() => bed.receiver.of('live').length >= expected.length);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const positions = receiver.of('live').map((message) => parseInt(message.json.data.cursor.split('.')[0], 36));
+    const positions = bed.receiver.of('live').map((message) => parseInt(message.json.data.cursor.split('.')[0], 36));
     assert.deepEqual(
       positions,
       [...positions].sort((a, b) => a - b),
       'feed order',
     );
-    assert.equal(new Set(receiver.of('live').map((m) => m.id)).size, receiver.of('live').length, 'no message twice');
+    assert.equal(new Set(bed.receiver.of('live').map((m) => m.id)).size, bed.receiver.of('live').length, 'no message twice');
     assert.deepEqual(
-      receiver.of('live').map((m) => m.json.data.record.title),
+      bed.receiver.of('live').map((m) => m.json.data.record.title),
       expected.map((change) => change.record.title),
     );
   });
 
   it('sends only the types it receives, and moves its cursor past the others without messages', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('venues', [secret]), secret, types: 'venue' });
-    await createEvent(http, admin, { title: 'With a venue', status: 'publish', venue: { venue: 'Only this' } });
-    await createEvent(http, admin, { title: 'Without', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('venues', [secret]), secret, types: 'venue' });
+    await createEvent(bed.http, bed.admin, { title: 'With a venue', status: 'publish', venue: { venue: 'Only this' } });
+    await createEvent(bed.http, bed.admin, { title: 'Without', status: 'publish' });
     await startDelivery();
-    await receiver.waitFor(() => receiver.of('venues').length >= 1);
+    await bed.receiver.waitFor(() => bed.receiver.of('venues').length >= 1);
     const { db } = await openTestDatabase();
     const top = await committedPosition(db);
     // The cursor passes the events too, which send nothing.
     assert.equal((await waitForRow(hook.id, (row) => row.position >= top)).position, top);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(
-      receiver.of('venues').map((m) => [m.json.type, m.json.data.record.venue]),
+      bed.receiver.of('venues').map((m) => [m.json.type, m.json.data.record.venue]),
       [['venue.updated', 'Only this']],
     );
     assert.equal((await deliveriesOf(hook.id)).length, 1, 'skipped changes leave no delivery');
@@ -138,59 +123,59 @@ describe('webhook messages', function () {
   it('a public webhook never receives a draft or a protected event (a deleted message once it was public); an owner webhook does', async () => {
     const publicSecret = newSecret();
     const ownerSecret = newSecret();
-    const open = await insertWebhook({ url: receiver.endpoint('public', [publicSecret]), secret: publicSecret });
-    const owned = await insertWebhook({ url: receiver.endpoint('owner', [ownerSecret]), secret: ownerSecret, visibility: 'owner', owner_id: admin.id });
+    const open = await insertWebhook({ url: bed.receiver.endpoint('public', [publicSecret]), secret: publicSecret });
+    const owned = await insertWebhook({ url: bed.receiver.endpoint('owner', [ownerSecret]), secret: ownerSecret, visibility: 'owner', owner_id: bed.admin.id });
     await startDelivery();
-    const draft = await createEvent(http, admin, { title: 'Draft only', status: 'draft' });
-    const shown = await createEvent(http, admin, { title: 'Shown, then locked', status: 'publish' });
+    const draft = await createEvent(bed.http, bed.admin, { title: 'Draft only', status: 'draft' });
+    const shown = await createEvent(bed.http, bed.admin, { title: 'Shown, then locked', status: 'publish' });
     // Both webhooks send the published version before it is locked (the feed holds a record once, at
     // its latest change: a webhook still behind would send only the locked version).
-    await receiver.waitFor(() => ['public', 'owner'].every((name) => receiver.of(name).some((m) => m.json.data.id === shown.id)));
-    expectStatus(await call(http, 'patch', `${NS}/events/${shown.id}`, admin, { password: 'letmein' }), 200);
+    await bed.receiver.waitFor(() => ['public', 'owner'].every((name) => bed.receiver.of(name).some((m) => m.json.data.id === shown.id)));
+    expectStatus(await call(bed.http, 'patch', `${NS}/events/${shown.id}`, bed.admin, { password: 'letmein' }), 200);
     const top = await committedPosition((await openTestDatabase()).db);
     await waitForRow(open.id, (row) => row.position >= top);
     await waitForRow(owned.id, (row) => row.position >= top);
 
-    const seen = (name: string) => receiver.of(name).map((m) => [m.json.data.id, m.json.type, m.json.data.record?.title]);
+    const seen = (name: string) => bed.receiver.of(name).map((m) => [m.json.data.id, m.json.type, m.json.data.record?.title]);
     assert.deepEqual(seen('public'), [
       [draft.id, 'event.deleted', undefined],
       [shown.id, 'event.updated', 'Shown, then locked'],
       [shown.id, 'event.deleted', undefined],
     ]);
-    assert.ok(!receiver.of('public').some((m) => m.body.includes('Draft only')), 'the draft never reaches a public webhook');
+    assert.ok(!bed.receiver.of('public').some((m) => m.body.includes('Draft only')), 'the draft never reaches a public webhook');
     assert.deepEqual(seen('owner'), [
       [draft.id, 'event.updated', 'Draft only'],
       [shown.id, 'event.updated', 'Shown, then locked'],
       [shown.id, 'event.updated', 'Shown, then locked'],
     ]);
     // What the owner reads in the feed, exactly.
-    const ownerFeed = await feedAfter(http, owned.position, admin);
-    assert.equal(JSON.stringify(receiver.of('owner').at(-1)!.json.data), JSON.stringify(ownerFeed.at(-1)));
+    const ownerFeed = await feedAfter(bed.http, owned.position, bed.admin);
+    assert.equal(JSON.stringify(bed.receiver.of('owner').at(-1)!.json.data), JSON.stringify(ownerFeed.at(-1)));
   });
 
   it('an owner webhook whose owner no longer exists sends what the public reads', async () => {
     const secret = newSecret();
-    await insertWebhook({ url: receiver.endpoint('orphan', [secret]), secret, visibility: 'owner', owner_id: 987_654 });
-    await createEvent(http, admin, { title: 'Hidden draft', status: 'draft' });
+    await insertWebhook({ url: bed.receiver.endpoint('orphan', [secret]), secret, visibility: 'owner', owner_id: 987_654 });
+    await createEvent(bed.http, bed.admin, { title: 'Hidden draft', status: 'draft' });
     await startDelivery();
-    await receiver.waitFor(() => receiver.of('orphan').length >= 1);
-    assert.equal(receiver.of('orphan')[0].json.type, 'event.deleted');
-    assert.ok(!receiver.of('orphan')[0].body.includes('Hidden draft'));
+    await bed.receiver.waitFor(() => bed.receiver.of('orphan').length >= 1);
+    assert.equal(bed.receiver.of('orphan')[0].json.type, 'event.deleted');
+    assert.ok(!bed.receiver.of('orphan')[0].body.includes('Hidden draft'));
   });
 
   it('signs with both secrets while the previous one is valid (each signature with its own), with the new one alone after', async () => {
     const previous = newSecret();
     const current = newSecret();
     const hook = await insertWebhook({
-      url: receiver.endpoint('rotated', [current]),
+      url: bed.receiver.endpoint('rotated', [current]),
       secret: current,
       previous_secret: previous,
       previous_secret_until_ms: Date.now() + 86_400_000,
     });
-    await createEvent(http, admin, { title: 'During rotation', status: 'publish' });
+    await createEvent(bed.http, bed.admin, { title: 'During rotation', status: 'publish' });
     const delivery = await startDelivery();
-    await receiver.waitFor(() => receiver.of('rotated').length >= 1);
-    const during = receiver.of('rotated')[0];
+    await bed.receiver.waitFor(() => bed.receiver.of('rotated').length >= 1);
+    const during = bed.receiver.of('rotated')[0];
     const signatures = during.signature.split(' ');
     assert.equal(signatures.length, 2);
     const headers = (signature: string) => ({ 'webhook-id': during.id, 'webhook-timestamp': during.timestamp, 'webhook-signature': signature });
@@ -206,18 +191,18 @@ describe('webhook messages', function () {
     await db('webhooks')
       .where('id', hook.id)
       .update({ previous_secret_until_ms: Date.now() - 1 });
-    await createEvent(http, admin, { title: 'After rotation', status: 'publish' });
+    await createEvent(bed.http, bed.admin, { title: 'After rotation', status: 'publish' });
     await startDelivery();
-    await receiver.waitFor(() => receiver.of('rotated').length >= 2);
-    const after = receiver.of('rotated')[1];
+    await bed.receiver.waitFor(() => bed.receiver.of('rotated').length >= 2);
+    const after = bed.receiver.of('rotated')[1];
     assert.equal(after.signature.split(' ').length, 1);
     assert.throws(() => new Webhook(previous).verify(after.body, { 'webhook-id': after.id, 'webhook-timestamp': after.timestamp, 'webhook-signature': after.signature }));
   });
   it('delivering moves neither the data version nor the change feed (webhook state is not content)', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('quiet', [secret]), secret });
-    receiver.behave('quiet', { failures: 1 });
-    await createEvent(http, admin, { title: 'Quietly delivered', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('quiet', [secret]), secret });
+    bed.receiver.behave('quiet', { failures: 1 });
+    await createEvent(bed.http, bed.admin, { title: 'Quietly delivered', status: 'publish' });
     const { db } = await openTestDatabase();
     const top = await committedPosition(db);
     const version = await readDataVersion(db);
@@ -231,17 +216,17 @@ describe('webhook messages', function () {
   it('requests are answered while receivers are slow (deliveries never block them)', async () => {
     for (let i = 0; i < 4; i++) {
       const secret = newSecret();
-      await insertWebhook({ url: receiver.endpoint(`slow${i}`, [secret]), secret });
-      receiver.behave(`slow${i}`, { delayMs: 1500 });
+      await insertWebhook({ url: bed.receiver.endpoint(`slow${i}`, [secret]), secret });
+      bed.receiver.behave(`slow${i}`, { delayMs: 1500 });
     }
-    const created = await createEvent(http, admin, { title: 'Read while delivering', status: 'publish' });
+    const created = await createEvent(bed.http, bed.admin, { title: 'Read while delivering', status: 'publish' });
     await startDelivery({ timeoutSeconds: 5 });
-    await receiver.waitFor(() => receiver.received.length >= 4);
+    await bed.receiver.waitFor(() => bed.receiver.received.length >= 4);
     const started = Date.now();
-    expectStatus(await call(http, 'get', `${NS}/events/${created.id}`), 200);
-    expectStatus(await call(http, 'get', `${NS}/events`), 200);
+    expectStatus(await call(bed.http, 'get', `${NS}/events/${created.id}`), 200);
+    expectStatus(await call(bed.http, 'get', `${NS}/events`), 200);
     assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms with 4 deliveries in flight`);
-    assert.equal(receiver.acknowledged.length, 0, 'the deliveries were still in flight');
+    assert.equal(bed.receiver.acknowledged.length, 0, 'the deliveries were still in flight');
   });
 });
 

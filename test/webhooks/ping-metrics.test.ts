@@ -6,41 +6,26 @@ import { createLogger } from '../../src/core/logger.js';
 import { sendPing } from '../../src/webhooks/ping.js';
 import { committedPosition } from '../../src/db/change-log.js';
 import { webhookMetrics } from '../../src/webhooks/metrics.js';
-import { createUser, testConfig, type TestUser } from '../helpers/app.js';
+import { testConfig } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { createEvent, eventsApp, PUBLIC_URL, type Http } from '../helpers/events.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, deliverySettings, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow, webhookRow } from '../helpers/webhooks.js';
+import { createEvent, PUBLIC_URL } from '../helpers/events.js';
+import { deliveriesOf, deliverySettings, insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
 
 /** `sendPing` (POST /webhooks/{id}/ping) and the delivery metrics on `/metrics` (docs/webhooks.md "Metrics"). */
 
 describe('webhook ping and metrics', function () {
   this.timeout(30_000);
-  let http: Http;
-  let admin: TestUser;
-  let receiver: WebhookReceiver;
-
-  beforeEach(async () => {
-    ({ http } = await eventsApp());
-    admin = await createUser('administrator', 'hooks-admin');
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterEach(async () => {
-    await stopDeliveries();
-    await receiver.close();
-    assert.deepEqual(receiver.forged, []);
-  });
+  const bed = deliveryTestbed();
 
   it('a ping is a signed webhook.ping message, recorded in the log, that moves neither the cursor nor the status', async () => {
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('ping', [secret]), secret, status: 'paused' });
-    await createEvent(http, admin, { title: 'Not sent by a ping', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('ping', [secret]), secret, status: 'paused' });
+    await createEvent(bed.http, bed.admin, { title: 'Not sent by a ping', status: 'publish' });
     const { db } = await openTestDatabase();
     const now = new Date();
     const attempt = await sendPing(db, deliverySettings(), hook, now);
-    assert.equal(receiver.of('ping').length, 1);
-    const [message] = receiver.of('ping');
+    assert.equal(bed.receiver.of('ping').length, 1);
+    const [message] = bed.receiver.of('ping');
     assert.equal(message.json.type, 'webhook.ping');
     assert.equal(message.json.timestamp, now.toISOString());
     assert.deepEqual(message.json.data, { webhook_id: hook.id });
@@ -52,7 +37,7 @@ describe('webhook ping and metrics', function () {
     assert.deepEqual([row.position, row.status, row.attempts], [hook.position, 'paused', 0]);
 
     // A failing receiver: the attempt says so, the webhook is untouched.
-    receiver.behave('ping', { failures: 1, failStatus: 410 });
+    bed.receiver.behave('ping', { failures: 1, failStatus: 410 });
     const failed = await sendPing(db, deliverySettings(), hook, new Date());
     assert.equal(failed.status_code, 410);
     assert.equal((await webhookRow(hook.id)).status, 'paused');
@@ -65,12 +50,12 @@ describe('webhook ping and metrics', function () {
     const { db } = await openTestDatabase();
     const app = createApp({ config: testConfig({ publicUrl: PUBLIC_URL, metrics: true }), db, logger: createLogger('silent'), metricsRegistry: registry });
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('measured', [secret]), secret });
-    receiver.behave('measured', { failures: 1 });
-    await createEvent(http, admin, { title: 'Measured', status: 'publish' });
-    await createEvent(http, admin, { title: 'Measured too', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('measured', [secret]), secret });
+    bed.receiver.behave('measured', { failures: 1 });
+    await createEvent(bed.http, bed.admin, { title: 'Measured', status: 'publish' });
+    await createEvent(bed.http, bed.admin, { title: 'Measured too', status: 'publish' });
     await startDelivery({}, { metrics: webhookMetrics(registry) });
-    await receiver.waitFor(() => receiver.of('measured').length >= 2);
+    await bed.receiver.waitFor(() => bed.receiver.of('measured').length >= 2);
     const top = await committedPosition(db);
     await waitForRow(hook.id, (row) => row.position >= top);
     const text = (await request(app).get('/metrics').expect(200)).text;
@@ -88,9 +73,9 @@ describe('webhook ping and metrics', function () {
   it('reports the age of the oldest undelivered change while a webhook is behind', async () => {
     const registry = new Registry();
     const secret = newSecret();
-    const hook = await insertWebhook({ url: receiver.endpoint('behind', [secret]), secret });
-    receiver.behave('behind', { failures: 1000 });
-    await createEvent(http, admin, { title: 'Stuck', status: 'publish' });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('behind', [secret]), secret });
+    bed.receiver.behave('behind', { failures: 1000 });
+    await createEvent(bed.http, bed.admin, { title: 'Stuck', status: 'publish' });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await startDelivery({ retryDelaysSeconds: [30] }, { metrics: webhookMetrics(registry) });
     await waitForRow(hook.id, (row) => row.status === 'failing');
@@ -102,7 +87,7 @@ describe('webhook ping and metrics', function () {
     assert.ok((await lagNow()) >= lag + 0.25);
   });
   it('prunes delivery log rows older than 30 days, in batches, and keeps the newer ones', async () => {
-    const hook = await insertWebhook({ url: receiver.endpoint('pruned', [newSecret()]) });
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('pruned', [newSecret()]) });
     const { db } = await openTestDatabase();
     const old = Date.now() - 31 * 86_400_000;
     const row = (attempted: number) => ({

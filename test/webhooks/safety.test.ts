@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createUser, type TestUser } from '../helpers/app.js';
-import { createEvent, eventsApp, type Http } from '../helpers/events.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow } from '../helpers/webhooks.js';
+import { createEvent } from '../helpers/events.js';
+import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { MAX_ANSWER_BYTES, sendMessage } from '../../src/webhooks/sender.js';
 import type { WebhookDeliveryRow } from '../../src/repositories/webhook-rows.js';
 
@@ -25,21 +23,7 @@ async function firstDelivery(id: number): Promise<WebhookDeliveryRow> {
 
 describe('webhook delivery safety', function () {
   this.timeout(30_000);
-  let app: Http;
-  let admin: TestUser;
-  let receiver: WebhookReceiver;
-
-  beforeEach(async () => {
-    ({ http: app } = await eventsApp());
-    admin = await createUser('administrator', 'hooks-admin');
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterEach(async () => {
-    await stopDeliveries();
-    await receiver.close();
-    assert.deepEqual(receiver.forged, []);
-  });
+  const bed = deliveryTestbed();
 
   it('refuses metadata, private and IPv6 loopback addresses at delivery: a failed attempt saying so, and no connection', async () => {
     // A listener on [::1] that counts connections, where the machine has IPv6 loopback.
@@ -52,9 +36,9 @@ describe('webhook delivery safety', function () {
     });
     try {
       const metadata = await insertWebhook({ url: 'https://169.254.169.254/latest/meta-data/' });
-      const loopback6 = await insertWebhook({ url: `https://[::1]:${v6Port ?? receiver.port}/hooks/v6` });
-      const private4 = await insertWebhook({ url: `https://10.0.0.1:${receiver.port}/hooks/private` });
-      await createEvent(app, admin, { title: 'Not for them', status: 'publish' });
+      const loopback6 = await insertWebhook({ url: `https://[::1]:${v6Port ?? bed.receiver.port}/hooks/v6` });
+      const private4 = await insertWebhook({ url: `https://10.0.0.1:${bed.receiver.port}/hooks/private` });
+      await createEvent(bed.http, bed.admin, { title: 'Not for them', status: 'publish' });
       await startDelivery();
       const expected: Array<[number, RegExp]> = [
         [metadata.id, /169\.254\.169\.254 is a linkLocal address/],
@@ -75,46 +59,46 @@ describe('webhook delivery safety', function () {
 
   it('refuses a name that resolves to loopback (localhost) when loopback is not allowed: no request reaches the receiver', async () => {
     const secret = newSecret();
-    const url = receiver.endpoint('local', [secret], `localhost:${receiver.port}`).replace('http:', 'https:');
+    const url = bed.receiver.endpoint('local', [secret], `localhost:${bed.receiver.port}`).replace('http:', 'https:');
     const webhook = await insertWebhook({ url, secret });
-    await createEvent(app, admin, { title: 'Not to localhost', status: 'publish' });
+    await createEvent(bed.http, bed.admin, { title: 'Not to localhost', status: 'publish' });
     await startDelivery({ allowedNetworks: [] });
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, null);
     assert.match(attempt.error ?? '', /(127\.0\.0\.1|::1) is a loopback address/);
-    assert.equal(receiver.connections, 0);
+    assert.equal(bed.receiver.connections, 0);
   });
 
   it('checks the addresses the connection resolves, not only the check before it (DNS may answer otherwise)', async () => {
     const secret = newSecret();
-    const webhook = await insertWebhook({ url: receiver.endpoint('rebound', [secret], `localhost:${receiver.port}`), secret });
-    await createEvent(app, admin, { title: 'Rebound', status: 'publish' });
+    const webhook = await insertWebhook({ url: bed.receiver.endpoint('rebound', [secret], `localhost:${bed.receiver.port}`), secret });
+    await createEvent(bed.http, bed.admin, { title: 'Rebound', status: 'publish' });
     // The check before connecting is told the name is in an allowed network; the connection resolves it to 127.0.0.1.
     await startDelivery({ allowedNetworks: ['10.99.0.0/16'] }, { resolve: async () => ['10.99.0.1'] });
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, null);
     assert.match(attempt.error ?? '', /refused: (127\.0\.0\.1|::1) is not in WEBHOOK_ALLOWED_NETWORKS/);
-    assert.equal(receiver.connections, 0);
+    assert.equal(bed.receiver.connections, 0);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt and the other address gets nothing', async () => {
     const secret = newSecret();
-    const webhook = await insertWebhook({ url: receiver.endpoint('moved', [secret]), secret });
-    receiver.endpoint('elsewhere', [secret]);
-    receiver.behave('moved', { redirectTo: 'elsewhere' });
-    await createEvent(app, admin, { title: 'Redirected', status: 'publish' });
+    const webhook = await insertWebhook({ url: bed.receiver.endpoint('moved', [secret]), secret });
+    bed.receiver.endpoint('elsewhere', [secret]);
+    bed.receiver.behave('moved', { redirectTo: 'elsewhere' });
+    await createEvent(bed.http, bed.admin, { title: 'Redirected', status: 'publish' });
     await startDelivery();
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, 302);
     assert.equal((await waitForRow(webhook.id, (row) => row.status === 'failing')).status, 'failing');
-    assert.equal(receiver.hits.get('elsewhere') ?? 0, 0);
+    assert.equal(bed.receiver.hits.get('elsewhere') ?? 0, 0);
   });
 
   it('fails an attempt whose answer does not come within WEBHOOK_TIMEOUT', async () => {
     const secret = newSecret();
-    const webhook = await insertWebhook({ url: receiver.endpoint('slow', [secret]), secret });
-    receiver.behave('slow', { delayMs: 1500 });
-    await createEvent(app, admin, { title: 'Too slow', status: 'publish' });
+    const webhook = await insertWebhook({ url: bed.receiver.endpoint('slow', [secret]), secret });
+    bed.receiver.behave('slow', { delayMs: 1500 });
+    await createEvent(bed.http, bed.admin, { title: 'Too slow', status: 'publish' });
     await startDelivery({ timeoutSeconds: 0.3 });
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, null);
@@ -124,9 +108,9 @@ describe('webhook delivery safety', function () {
 
   it('reads at most 64 KB of an answer: an endless 200 is acknowledged long before the timeout', async () => {
     const secret = newSecret();
-    const webhook = await insertWebhook({ url: receiver.endpoint('endless', [secret]), secret });
-    receiver.behave('endless', { endless: true });
-    await createEvent(app, admin, { title: 'Chatty receiver', status: 'publish' });
+    const webhook = await insertWebhook({ url: bed.receiver.endpoint('endless', [secret]), secret });
+    bed.receiver.behave('endless', { endless: true });
+    await createEvent(bed.http, bed.admin, { title: 'Chatty receiver', status: 'publish' });
     await startDelivery({ timeoutSeconds: 5 });
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, 200);
@@ -137,14 +121,14 @@ describe('webhook delivery safety', function () {
 
   it('the sender: answer bytes bounded, connection errors and refusals are results, never exceptions', async () => {
     const secret = newSecret();
-    const endless = receiver.endpoint('raw', [secret]);
-    receiver.behave('raw', { endless: true });
+    const endless = bed.receiver.endpoint('raw', [secret]);
+    bed.receiver.behave('raw', { endless: true });
     const settings = { timeoutSeconds: 5, allowedNetworks: ['127.0.0.0/8'] };
     const message = { messageId: 'msg_test', body: '{"type":"webhook.ping"}', secrets: [secret] };
     const read = await sendMessage(endless, message, settings);
     assert.equal(read.ok, true);
     assert.ok(read.answerBytes <= MAX_ANSWER_BYTES, `${read.answerBytes} bytes read`);
-    await receiver.waitFor(() => receiver.endlessBytes.has('raw'));
+    await bed.receiver.waitFor(() => bed.receiver.endlessBytes.has('raw'));
 
     // A closed port.
     const closed = http.createServer();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { createUser, NS, type TestUser } from '../helpers/app.js';
+import { NS } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { call, createEvent, eventsApp, type Http } from '../helpers/events.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, stopDeliveries, waitForRow, webhookRow } from '../helpers/webhooks.js';
+import { call, createEvent } from '../helpers/events.js';
+import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { committedPosition } from '../../src/db/change-log.js';
 import { inTransaction } from '../../src/db/transactions.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
@@ -22,31 +21,17 @@ const positionOf = (cursor: string) => parseInt(cursor.split('.')[0], 36);
 
 describe('webhook retries and statuses', function () {
   this.timeout(30_000);
-  let http: Http;
-  let admin: TestUser;
-  let receiver: WebhookReceiver;
-
-  beforeEach(async () => {
-    ({ http } = await eventsApp());
-    admin = await createUser('administrator', 'hooks-admin');
-    receiver = await WebhookReceiver.start();
-  });
-
-  afterEach(async () => {
-    await stopDeliveries();
-    await receiver.close();
-    assert.deepEqual(receiver.forged, []);
-  });
+  const bed = deliveryTestbed();
 
   async function hook(name: string, fields: Record<string, unknown> = {}) {
     const secret = newSecret();
-    return insertWebhook({ url: receiver.endpoint(name, [secret]), secret, ...fields });
+    return insertWebhook({ url: bed.receiver.endpoint(name, [secret]), secret, ...fields });
   }
 
   it('active → failing → active: retried after the pauses, the same message (same id) until it is acknowledged', async () => {
     const webhook = await hook('flaky');
-    receiver.behave('flaky', { failures: 2, failStatus: 503 });
-    await createEvent(http, admin, { title: 'Retried', status: 'publish' });
+    bed.receiver.behave('flaky', { failures: 2, failStatus: 503 });
+    await createEvent(bed.http, bed.admin, { title: 'Retried', status: 'publish' });
     // Slow retries first, to see the webhook failing between them.
     const slow = await startDelivery({ retryDelaysSeconds: [0.4, 0.4, 0.4] });
     const failing = await waitForRow(webhook.id, (row) => row.status === 'failing');
@@ -57,7 +42,7 @@ describe('webhook retries and statuses', function () {
     assert.equal(failing.position, webhook.position, 'the cursor stays');
     await slow.stop();
     await startDelivery();
-    await receiver.waitFor(() => receiver.of('flaky').length === 1);
+    await bed.receiver.waitFor(() => bed.receiver.of('flaky').length === 1);
     const row = await waitForRow(webhook.id, (current) => current.status === 'active');
     assert.equal(row.status, 'active');
     assert.equal(row.attempts, 0);
@@ -72,7 +57,7 @@ describe('webhook retries and statuses', function () {
       ],
     );
     assert.equal(new Set(log.map((entry) => entry.message_id)).size, 1, 'every attempt carries the same id');
-    assert.equal(new Set(receiver.received.map((message) => message.id)).size, 1);
+    assert.equal(new Set(bed.receiver.received.map((message) => message.id)).size, 1);
     assert.ok(log[0].next_attempt_utc !== null && log[2].next_attempt_utc === null);
     // Each retry waited for its pause (0.4 s, then 0.05 s, lengthened by up to 20 %).
     assert.ok(log[1].attempted_ms - log[0].attempted_ms >= 400, `${log[1].attempted_ms - log[0].attempted_ms} ms between the first two attempts`);
@@ -80,8 +65,8 @@ describe('webhook retries and statuses', function () {
 
   it('failing → disabled once the pauses are used up, with the last error; nothing more is tried', async () => {
     const webhook = await hook('down');
-    receiver.behave('down', { failures: 1000, failStatus: 500 });
-    await createEvent(http, admin, { title: 'Never acknowledged', status: 'publish' });
+    bed.receiver.behave('down', { failures: 1000, failStatus: 500 });
+    await createEvent(bed.http, bed.admin, { title: 'Never acknowledged', status: 'publish' });
     await startDelivery();
     const row = await waitForRow(webhook.id, (current) => current.status === 'disabled');
     assert.equal(row.status, 'disabled');
@@ -95,78 +80,78 @@ describe('webhook retries and statuses', function () {
       [1, 2, 3, 4],
     );
     assert.equal(log[3].next_attempt_utc, null);
-    assert.equal(receiver.received.length, 4);
+    assert.equal(bed.receiver.received.length, 4);
   });
 
   it('disabled → active resumes from the cursor: the failed message first, then the later ones, nothing skipped', async () => {
     const webhook = await hook('back');
-    receiver.behave('back', { failures: 1000 });
-    await createEvent(http, admin, { title: 'Failed first', status: 'publish' });
+    bed.receiver.behave('back', { failures: 1000 });
+    await createEvent(bed.http, bed.admin, { title: 'Failed first', status: 'publish' });
     await startDelivery();
     await waitForRow(webhook.id, (row) => row.status === 'disabled');
-    const failedId = receiver.received[0].id;
-    await createEvent(http, admin, { title: 'Made while disabled', status: 'publish' });
+    const failedId = bed.receiver.received[0].id;
+    await createEvent(bed.http, bed.admin, { title: 'Made while disabled', status: 'publish' });
     await pause(200);
-    assert.equal(receiver.received.length, 4, 'a disabled webhook sends nothing');
-    receiver.behave('back', { failures: 0 });
+    assert.equal(bed.receiver.received.length, 4, 'a disabled webhook sends nothing');
+    bed.receiver.behave('back', { failures: 0 });
     // What PATCH status=active does.
     const { db } = await openTestDatabase();
     await db('webhooks')
       .where('id', webhook.id)
       .update({ status: 'active', status_changed_utc: formatUtc(new Date()), status_reason: null });
-    await receiver.waitFor(() => receiver.of('back').length >= 2);
+    await bed.receiver.waitFor(() => bed.receiver.of('back').length >= 2);
     assert.deepEqual(
-      receiver.of('back').map((message) => message.json.data.record.title),
+      bed.receiver.of('back').map((message) => message.json.data.record.title),
       ['Failed first', 'Made while disabled'],
     );
-    assert.equal(receiver.of('back')[0].id, failedId, 'the same message as the failed attempts');
+    assert.equal(bed.receiver.of('back')[0].id, failedId, 'the same message as the failed attempts');
     // A failure after the re-enabling starts a new series of retries rather than disabling at once.
-    receiver.behave('back', { failures: 1 });
-    await createEvent(http, admin, { title: 'One more', status: 'publish' });
-    await receiver.waitFor(() => receiver.of('back').length >= 3);
+    bed.receiver.behave('back', { failures: 1 });
+    await createEvent(bed.http, bed.admin, { title: 'One more', status: 'publish' });
+    await bed.receiver.waitFor(() => bed.receiver.of('back').length >= 3);
     assert.equal((await waitForRow(webhook.id, (row) => row.status === 'active')).status, 'active');
   });
 
   it('paused sends nothing and keeps its cursor; active again delivers from there', async () => {
     const webhook = await hook('paused', { status: 'paused' });
-    await createEvent(http, admin, { title: 'While paused', status: 'publish' });
+    await createEvent(bed.http, bed.admin, { title: 'While paused', status: 'publish' });
     await startDelivery();
     await pause(300);
-    assert.equal(receiver.hits.get('paused') ?? 0, 0);
+    assert.equal(bed.receiver.hits.get('paused') ?? 0, 0);
     assert.equal((await webhookRow(webhook.id)).position, webhook.position);
     const { db } = await openTestDatabase();
     await db('webhooks').where('id', webhook.id).update({ status: 'active' });
-    await receiver.waitFor(() => receiver.of('paused').length >= 1);
-    assert.equal(receiver.of('paused')[0].json.data.record.title, 'While paused');
+    await bed.receiver.waitFor(() => bed.receiver.of('paused').length >= 1);
+    assert.equal(bed.receiver.of('paused')[0].json.data.record.title, 'While paused');
   });
 
   it('keeps feed order under failures: no later message before an earlier one is acknowledged', async () => {
     const webhook = await hook('ordered');
-    for (let i = 0; i < 5; i++) await createEvent(http, admin, { title: `Ordered ${i}`, status: 'publish' });
-    receiver.behave('ordered', { failures: 2 });
+    for (let i = 0; i < 5; i++) await createEvent(bed.http, bed.admin, { title: `Ordered ${i}`, status: 'publish' });
+    bed.receiver.behave('ordered', { failures: 2 });
     const delivery = await startDelivery();
     // Failures in the middle of the stream too.
-    await receiver.waitFor(() => receiver.of('ordered').length >= 2);
-    receiver.behave('ordered', { failures: 2 });
-    await receiver.waitFor(() => receiver.of('ordered').length >= 5);
+    await bed.receiver.waitFor(() => bed.receiver.of('ordered').length >= 2);
+    bed.receiver.behave('ordered', { failures: 2 });
+    await bed.receiver.waitFor(() => bed.receiver.of('ordered').length >= 5);
     await delivery.stop();
-    const arrived = receiver.received.map((message) => positionOf(message.json.data.cursor));
+    const arrived = bed.receiver.received.map((message) => positionOf(message.json.data.cursor));
     for (let i = 1; i < arrived.length; i++) assert.ok(arrived[i] >= arrived[i - 1], `message at ${arrived[i]} came after ${arrived[i - 1]}`);
-    const acknowledged = receiver.of('ordered').map((message) => message.json.data.record.title);
+    const acknowledged = bed.receiver.of('ordered').map((message) => message.json.data.record.title);
     assert.deepEqual(acknowledged, ['Ordered 0', 'Ordered 1', 'Ordered 2', 'Ordered 3', 'Ordered 4']);
     assert.equal((await webhookRow(webhook.id)).status, 'active');
   });
 
   it('expires when the feed purged changes after its cursor (what GET /changes answers 410 for), and sends nothing more', async () => {
     const webhook = await hook('stale');
-    const gone = await createEvent(http, admin, { title: 'Deleted for good', status: 'publish' });
-    expectStatus(await call(http, 'delete', `${NS}/events/${gone.id}?force=true`, admin), 200);
-    await createEvent(http, admin, { title: 'Later', status: 'publish' });
+    const gone = await createEvent(bed.http, bed.admin, { title: 'Deleted for good', status: 'publish' });
+    expectStatus(await call(bed.http, 'delete', `${NS}/events/${gone.id}?force=true`, bed.admin), 200);
+    await createEvent(bed.http, bed.admin, { title: 'Later', status: 'publish' });
     // The tombstone is purged (as when older than CHANGES_RETENTION_DAYS).
     const { db } = await openTestDatabase();
     await inTransaction(db, (trx) => new ChangeRepository(trx).purge('9999-12-31 00:00:00', 1000));
     const cursor = encodeCursor(await new ChangeRepository(db).cursorKey(), webhook.position);
-    expectStatus(await call(http, 'get', `${NS}/changes?after=${cursor}`), 410);
+    expectStatus(await call(bed.http, 'get', `${NS}/changes?after=${cursor}`), 410);
 
     await startDelivery();
     const row = await waitForRow(webhook.id, (current) => current.status === 'expired');
@@ -174,12 +159,12 @@ describe('webhook retries and statuses', function () {
     assert.match(row.status_reason ?? '', /no longer holds the changes after this webhook's cursor/);
     assert.ok(row.status_changed_utc >= formatUtc(new Date(Date.now() - 60_000)));
     await pause(200);
-    assert.equal(receiver.hits.get('stale') ?? 0, 0, 'nothing is sent');
+    assert.equal(bed.receiver.hits.get('stale') ?? 0, 0, 'nothing is sent');
     assert.equal((await deliveriesOf(webhook.id)).length, 0);
     // A webhook created after the purge is not expired.
     const fresh = await hook('fresh', { position: await committedPosition(db) });
-    await createEvent(http, admin, { title: 'Fresh', status: 'publish' });
-    await receiver.waitFor(() => receiver.of('fresh').length >= 1);
+    await createEvent(bed.http, bed.admin, { title: 'Fresh', status: 'publish' });
+    await bed.receiver.waitFor(() => bed.receiver.of('fresh').length >= 1);
     assert.equal((await webhookRow(fresh.id)).status, 'active');
   });
 });
