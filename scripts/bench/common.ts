@@ -291,3 +291,14 @@ export function table(headers: string[], rows: Array<Array<string | number | und
   const line = (row: string[]) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   return [line(headers), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.map(line)].join('\n');
 }
+
+/** A progress or result line of a benchmark, on stderr (stdout carries the reports). */
+export function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** `--help`: prints the first doc comment of the benchmark's module (its usage) and exits. */
+export function printUsageAndExit(moduleUrl: string): never {
+  process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
+  process.exit(0);
+}

@@ -1,13 +1,13 @@
 /**
  * Starting the service as the benchmarks measure it (the build, `npm start`'s node flags and
- * environment) and driving it with autocannon: shared by `npm run bench` (run.ts) and its cluster
- * mode (cluster.ts).
+ * environment) and driving it with autocannon: shared by `npm run bench` (run.ts), its cluster
+ * mode (cluster.ts), the soak (soak.ts) and the webhook benchmark (webhooks.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { ROOT } from './common.js';
+import { NAMESPACE_PATH, ROOT, freePort, log, startNode, waitForHttp, type Child } from './common.js';
 import type { Samples, Scenario } from './scenarios.js';
 
 /** Builds dist/ (`npm run -s build`); false, with the reason logged, when the build failed. */
@@ -65,4 +65,20 @@ export async function drive(base: string, scenario: Scenario, samples: Samples, 
       },
     ],
   });
+}
+
+/**
+ * The service as `npm start` runs it (dist/, or src/ through tsx), on `database` and a free port,
+ * with `adjust` changing its environment first; resolves once its namespace answers.
+ */
+export async function startAsNpmStart(database: string, tsx: boolean, adjust: (env: NodeJS.ProcessEnv) => void = () => undefined): Promise<{ child: Child; base: string }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...serviceEnv(database, port), ...startEnv() };
+  adjust(env);
+  const entry = tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  const child = startNode('service', [...startFlags(), ...entry], env, true);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
+  log(`service ready on ${base} (pid ${child.pid}${tsx ? ', from src/ with tsx' : ', dist/'})`);
+  return { child, base };
 }

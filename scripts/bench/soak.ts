@@ -20,10 +20,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
-import { BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child } from './common.js';
+import { BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, machineBusyMs, memoryOf, parseArgs, round, stopChild, table, type Child, log, printUsageAndExit } from './common.js';
 import { seedCalendar } from './seed.js';
 import { loadSamples, type Samples } from './scenarios.js';
-import { buildService, serviceEnv, startEnv, startFlags } from './service.js';
+import { buildService, startAsNpmStart } from './service.js';
 import { MIX, type Kind, type SoakState } from './soak-mix.js';
 
 const SPEC = {
@@ -66,16 +66,9 @@ interface Minute {
   machineCores?: number;
 }
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 function options(argv: string[]): Options {
   const args = parseArgs(argv, SPEC);
-  if (args.help) {
-    process.stdout.write(`${fs.readFileSync(new URL(import.meta.url), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
-    process.exit(0);
-  }
+  if (args.help) printUsageAndExit(import.meta.url);
   const minutes = Number(args.soak);
   if (!Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) throw new Error(`--soak needs whole minutes, 1 to 1440, got ${args.soak}`);
   const events = Number(args.events ?? 20_000);
@@ -99,16 +92,11 @@ function options(argv: string[]): Options {
   };
 }
 
-async function startService(opts: Options): Promise<{ child: Child; base: string }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...serviceEnv(opts.database, port), ...startEnv(), METRICS: 'on' };
-  delete env.METRICS_TOKEN;
-  const entry = opts.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...startFlags(), ...entry], env, true);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
-  log(`service ready on ${base} (pid ${child.pid}${opts.tsx ? ', from src/ with tsx' : ', dist/'})`);
-  return { child, base };
+function startService(opts: Options): Promise<{ child: Child; base: string }> {
+  return startAsNpmStart(opts.database, opts.tsx, (env) => {
+    env.METRICS = 'on';
+    delete env.METRICS_TOKEN;
+  });
 }
 
 /** Heap and event-loop delay from the prom-client default metrics (the delay histogram is reset at each scrape: the minute's own). */

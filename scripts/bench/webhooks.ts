@@ -36,10 +36,10 @@ import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/knex.js';
-import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, freePort, machineBusyMs, parseArgs, pick, round, startNode, stopChild, table, waitForHttp, type Child } from './common.js';
+import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, machineBusyMs, parseArgs, pick, round, stopChild, table, type Child, log, printUsageAndExit } from './common.js';
 import { seedCalendar } from './seed.js';
 import { loadSamples, type Samples } from './scenarios.js';
-import { buildService, serviceEnv, startEnv, startFlags } from './service.js';
+import { buildService, startAsNpmStart } from './service.js';
 
 const SPEC = {
   webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', tsx: 'boolean', help: 'boolean',
@@ -148,16 +148,9 @@ export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>):
   return mean > 0 ? round(withHooks.rps / mean, 3) : undefined;
 }
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 function options(argv: string[]): Options {
   const args = parseArgs(argv, SPEC);
-  if (args.help) {
-    process.stdout.write(`${fs.readFileSync(new URL(import.meta.url), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
-    process.exit(0);
-  }
+  if (args.help) printUsageAndExit(import.meta.url);
   const database = String(args.database ?? `sqlite:${path.relative(ROOT, path.join(BENCH_DB_DIR, 'webhooks.sqlite'))}`);
   checkDatabaseUrl(database);
   const number = (name: keyof typeof SPEC, fallback: number, min: number, max: number) => {
@@ -424,18 +417,12 @@ function catchUpOf(usage: Usage, messages: number): CatchUp | undefined {
 
 // ---------------------------------------------------------------------------------------------
 
-async function startService(opts: Options): Promise<{ child: Child; base: string }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...serviceEnv(opts.database, port), ...startEnv() };
-  // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
-  for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
-  env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
-  const entry = opts.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...startFlags(), ...entry], env, true);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
-  log(`service ready on ${base} (pid ${child.pid}${opts.tsx ? ', from src/ with tsx' : ', dist/'})`);
-  return { child, base };
+function startService(opts: Options): Promise<{ child: Child; base: string }> {
+  return startAsNpmStart(opts.database, opts.tsx, (env) => {
+    // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
+    for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
+    env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
+  });
 }
 
 function ms(value: number | undefined): number | undefined {
