@@ -122,10 +122,6 @@ const EVENTS_WITH_LINKS: PostKind<EventWithLinks> = {
   findBySlug: (repositories, slug) => repositories.events.findBySlugWithLinks(slug),
 };
 
-/**
- * A single read: the row and its links are read on every request, in one statement, and the reply is
- * remembered under their stamp, so writes of other records leave it valid (records/records.ts).
- */
 /** The most single reads whose row is remembered per database handle (about 2 KB each). */
 const MAX_CHECKED_READS = 1000;
 const checkedReads = new WeakMap<Knex, VersionChecked<EventWithLinks>>();
@@ -142,6 +138,10 @@ function findForRead(ctx: OperationContext<ReadOp>): Promise<EventWithLinks> {
   return checked.get(key, () => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path));
 }
 
+/**
+ * A single read: the row and its links, checked by the data version (`findForRead`), and the reply
+ * remembered under their stamp, so writes of other records leave it valid (records/records.ts).
+ */
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
   load: findForRead,
