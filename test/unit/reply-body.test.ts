@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { jsonParts, keepAsBytes, serializeReply, STREAM_ABOVE_BYTES } from '../../src/operations/shared/reply-body.js';
+import { jsonParts, serializeReply, STREAM_ABOVE_BYTES } from '../../src/operations/shared/reply-body.js';
 import { knownJson } from '../../src/core/known-json.js';
 
 describe('replies serialised piece by piece', () => {
@@ -36,7 +36,6 @@ describe('replies serialised piece by piece', () => {
   it("writes a reply sent in one piece as one Buffer, a streamed one as chunks, and a known value's JSON as given", () => {
     const body = { events: [{ id: 1, title: 'Café — 😀' }], total: 1 };
     const serialized = serializeReply(body, Infinity);
-    keepAsBytes(serialized);
     assert.ok(Buffer.isBuffer(serialized.buffer));
     assert.equal(serialized.buffer.toString('utf8'), JSON.stringify(body));
     assert.equal(serialized.buffer.length, serialized.bytes);

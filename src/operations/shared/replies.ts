@@ -3,7 +3,7 @@ import { VersionedCache } from '../../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
 import { readerKey } from '../../policies/posts.js';
 import type { OperationContext, RememberedBy, Reply } from './operation.js';
-import { keepAsBytes, serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
+import { serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
 
 /** Bytes the remembered replies may hold in all (4 MiB): what they send, kept as Buffers (see `rememberedWeight`). */
 const MAX_REPLY_BYTES = 4_194_304;
@@ -60,7 +60,7 @@ export function rememberedRecord<R extends Reply>(ctx: OperationContext, id: num
 /**
  * The weight of a reply about to be remembered: the bytes it sends, which is all it keeps (outside
  * V8's heap, as a Buffer). A text reply (an iCalendar feed) keeps its UTF-8 bytes. A JSON reply keeps
- * its serialised JSON (operations/shared/reply-body.ts `keepAsBytes`), and lets go of the objects it was serialised
+ * its serialised JSON (written as bytes, outside V8's heap: operations/shared/reply-body.ts), and lets go of the objects it was serialised
  * from (they took two to three times the memory of the JSON); the rare request that needs them again
  * (`_fields`, response validation) decodes the bytes back.
  */
@@ -79,7 +79,6 @@ function rememberedWeight(reply: Reply, limit: number): number {
   // A JSON-LD reply's body is looked at for its type (app.ts); only plain JSON replies let go of it.
   // What a request sees is the same either way (the objects, or their JSON parsed back): only memory differs.
   // Stryker disable all
-  keepAsBytes(serialized);
   const bytes = serialized.buffer;
   if (bytes && reply.contentType === undefined) {
     Object.defineProperty(reply, 'body', { get: () => JSON.parse(bytes.toString('utf8')) as unknown, enumerable: true, configurable: true });

@@ -39,12 +39,6 @@ export function jsonParts(reply: SerializedReply): Buffer[] {
 }
 
 /**
- * Kept for callers that remember replies: a complete reply of up to STREAM_ABOVE_BYTES is already
- * nothing but its bytes (`buffer`), outside V8's heap, since serializeReply writes bytes.
- */
-export function keepAsBytes(_reply: SerializedReply): void {}
-
-/**
  * Scratch space the JSON is written into (one reply at a time: serialising never waits), then copied
  * out at its exact size. STREAM_ABOVE_BYTES, so that a reply sent in one piece is one copy; pages
  * are touched only as far as the largest reply written.
