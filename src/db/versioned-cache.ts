@@ -33,8 +33,9 @@ export interface Moving {
 }
 
 /**
- * A bound on staleness if a process died between a write's commit and its version bump
- * (data-version.ts): values are computed again at least this often even with no write in between.
+ * A bound on staleness for changes made outside the service's writes (an operator's SQL, which
+ * does not bump the data version; the service's own writes bump it in their transaction:
+ * data-version.ts): values are computed again at least this often even with no write in between.
  */
 const MAX_AGE_MS = 60_000;
 
