@@ -28,6 +28,15 @@ export function varnishAvailable(): boolean {
   return spawnSync('varnishd', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * The varnishd processes started here and not yet stopped: stopped when this process exits however
+ * it exits (a test run that fails before its `after` hook, say), so that none outlives it.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 /** How long varnishd may take to compile the VCL and start its child (seconds, not milliseconds, under load). */
 const START_TIMEOUT_MS = 60_000;
 
@@ -59,10 +68,17 @@ export async function startVarnish(options: { backendPort: number; port?: number
     'malloc,64m',
   ];
   const child = spawn('varnishd', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-10_000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
   let spawnError: Error | undefined;
   child.once('error', (error) => (spawnError = error));
 
