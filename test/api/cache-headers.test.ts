@@ -73,7 +73,9 @@ function anonymousReads(w: { event: Rec; child: Rec; parent: Rec }): Array<[url:
   ];
 }
 
-describe('Cache-Control and Vary (docs/contract.md §19)', () => {
+describe('Cache-Control and Vary (docs/contract.md §19)', function () {
+  // Each test sends a hundred requests or so, and some build several apps (each compiles the validator).
+  this.timeout(120_000);
   let users: Awaited<ReturnType<typeof createUsers>>;
   beforeEach(async () => {
     users = await createUsers();
