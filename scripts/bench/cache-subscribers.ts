@@ -17,6 +17,8 @@ export interface SubscriberRun {
   connections: number;
   timeoutMs: number;
   random: () => number;
+  /** Called every 10 s with a progress line. */
+  progress?: (line: string) => void;
 }
 
 export interface ClientCounts {
@@ -120,7 +122,15 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
     }
   };
 
-  await Promise.all(run.urls.map(subscriber));
+  const ticker = setInterval(() => {
+    const elapsed = (performance.now() - started) / 1000;
+    run.progress?.(`${elapsed.toFixed(0)} s: ${counts.requests} requests, ${inFlight} in flight, ${counts.errors} without an answer`);
+  }, 10_000);
+  try {
+    await Promise.all(run.urls.map(subscriber));
+  } finally {
+    clearInterval(ticker);
+  }
   counts.seconds = (performance.now() - started) / 1000;
   counts.latenciesMs.sort((a, b) => a - b);
   agent.destroy();
