@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
 import { startVarnish } from '../cache/varnish.js';
-import { varnishStats, type VarnishStats } from '../cache/varnish-stats.js';
+import { varnishStats, workDirOf, type VarnishStats } from '../cache/varnish-stats.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, log, machineBusyMs, parseArgs, pick, printUsageAndExit, rng, round, stopChild, table } from './common.js';
 import { assignUrls, runSubscribers, type ClientCounts } from './cache-subscribers.js';
 import { answeringUrls, candidateUrls, pagePaths } from './cache-urls.js';
@@ -210,15 +210,6 @@ async function cacheControlOf(serviceBase: string, url: string): Promise<string>
   return res.headers.get('cache-control') ?? '(none)';
 }
 
-/** The work directory of the harness's varnishd, when its handle tells it (varnishstat needs it). */
-function workDirOf(handle: object): string | undefined {
-  for (const key of ['workDir', 'dir', 'directory', 'name']) {
-    const value = (handle as Record<string, unknown>)[key];
-    if (typeof value === 'string' && value.startsWith('/')) return value;
-  }
-  return undefined;
-}
-
 interface Run {
   urls: string[];
   dropped: Array<{ url: string; status: number | string }>;
@@ -288,8 +279,8 @@ export async function cacheBench(argv: string[]): Promise<void> {
     const usage = { seconds: round(seconds, 1), serviceCores: cores(serviceCpu, cpuMsOf(service.child.pid)), loadGeneratorCores: round((self.user + self.system) / 1e6 / seconds, 2), machineCores: cores(machineBefore, machineBusyMs()) };
     const origin = counter.counts;
     const metricsAfter = await scrapeRequests(service.base);
-    const workDir = workDirOf(varnish);
-    const stats = workDir ? varnishStats(workDir) : { error: 'the harness does not tell its varnishd work directory' };
+    const workDir = workDirOf(varnish.port);
+    const stats = workDir ? varnishStats(workDir) : { error: `no varnishd started by this process listens on ${varnish.port}` };
     run = {
       urls,
       dropped,

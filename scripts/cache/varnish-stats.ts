@@ -2,8 +2,11 @@
  * Varnish's own counters for a running varnishd, by its work directory (`varnishd -n DIR`), read with
  * `varnishstat -n DIR -1 -j`: how many objects it holds and the bytes its storage uses, and what it
  * believes it did (hits, misses, backend requests). Kept apart from the harness (varnish.ts), which
- * starts and stops varnishd; the cache benchmark (scripts/bench/cache.ts) reads these at its end.
+ * starts and stops varnishd and does not hand out its work directory: `workDirOf` finds it from the
+ * varnishd this process started that listens on a given port. The cache benchmark
+ * (scripts/bench/cache.ts) reads these at its end.
  */
+import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 export interface VarnishStats {
@@ -60,4 +63,31 @@ export function varnishStats(workDir: string): { stats?: VarnishStats; error?: s
   } catch (err) {
     return { error: `varnishstat's output is not JSON: ${(err as Error).message}` };
   }
+}
+
+/**
+ * The work directory (`-n`) of the varnishd that `parentPid` started (the harness runs it as a child,
+ * `varnishd -F -n DIR ...`) and that listens on `port` (asked with `varnishadm debug.listen_address`);
+ * undefined when there is none. Reads /proc only; touches no other process.
+ */
+export function workDirOf(port: number, parentPid = process.pid): string | undefined {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may contain spaces): state, then the parent's pid.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== parentPid) continue;
+      args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!/(^|\/)varnishd$/.test(args[0] ?? '')) continue;
+    const dir = args[args.indexOf('-n') + 1];
+    if (args.indexOf('-n') === -1 || !dir) continue;
+    const listen = spawnSync('varnishadm', ['-n', dir, '-t', '5', 'debug.listen_address'], { encoding: 'utf8', timeout: 10_000 });
+    if (new RegExp(`\\s${port}\\s*$`, 'm').test(listen.stdout ?? '')) return dir;
+  }
+  return undefined;
 }
