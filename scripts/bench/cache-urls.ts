@@ -76,6 +76,8 @@ export function candidateUrls(samples: Samples, extra: { categoryPages: string[]
         return api(`/events/${event().id}`);
     }
   });
+  // A small calendar repeats its lists and terms: more one-event feeds make up the count.
+  add(count - urls.size, () => api(`/events/${event().id}.ics`));
   return { urls: [...urls], eventIds: [...eventIds] };
 }
 
