@@ -30,6 +30,8 @@ export interface ClientCounts {
   errors: number;
   /** Latency of every answered request, ms, ascending (send to last byte, queueing in the pool included). */
   latenciesMs: number[];
+  /** The same for the polls after each subscriber's first: the cache is warm for them (the first ones wait for the origin's first answers). */
+  laterLatenciesMs: number[];
   seconds: number;
   /** Most requests in flight at once (beyond `connections` they wait in the pool). */
   maxInFlight: number;
@@ -70,13 +72,13 @@ export function assignUrls(urls: string[], subscribers: number, random: () => nu
 export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: run.connections, maxFreeSockets: run.connections });
   const target = new URL(run.base);
-  const counts: ClientCounts = { requests: 0, byStatus: {}, conditional: 0, errors: 0, latenciesMs: [], seconds: 0, maxInFlight: 0 };
+  const counts: ClientCounts = { requests: 0, byStatus: {}, conditional: 0, errors: 0, latenciesMs: [], laterLatenciesMs: [], seconds: 0, maxInFlight: 0 };
   const started = performance.now();
   const end = started + run.durationSeconds * 1000;
   const period = run.pollSeconds * 1000;
   let inFlight = 0;
 
-  const fetchOnce = (url: string, etag: string | undefined): Promise<string | undefined> =>
+  const fetchOnce = (url: string, etag: string | undefined, later: boolean): Promise<string | undefined> =>
     new Promise((resolve) => {
       const sent = performance.now();
       counts.requests++;
@@ -91,7 +93,9 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
         if (status === undefined) counts.errors++;
         else {
           counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;
-          counts.latenciesMs.push(performance.now() - sent);
+          const ms = performance.now() - sent;
+          counts.latenciesMs.push(ms);
+          if (later) counts.laterLatenciesMs.push(ms);
         }
         resolve(nextEtag);
       };
@@ -113,11 +117,11 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
   const subscriber = async (url: string): Promise<void> => {
     let due = started + run.random() * period;
     let etag: string | undefined;
-    for (;;) {
+    for (let polls = 0; ; polls++) {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (performance.now() >= end) return;
-      etag = await fetchOnce(url, etag);
+      etag = await fetchOnce(url, etag, polls > 0);
       due += period * (0.8 + 0.4 * run.random());
     }
   };
@@ -133,6 +137,7 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
   }
   counts.seconds = (performance.now() - started) / 1000;
   counts.latenciesMs.sort((a, b) => a - b);
+  counts.laterLatenciesMs.sort((a, b) => a - b);
   agent.destroy();
   return counts;
 }
