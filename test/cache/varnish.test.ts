@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
 import { loadConfig, type Config } from '../../src/core/config.js';
 import { NS, createUsers, testApp, type TestUser } from '../helpers/app.js';
-import { startVarnish, varnishAvailable, type Varnish } from '../../scripts/cache/varnish.js';
+import { VCL_PATH, startVarnish, varnishAvailable, type Varnish } from '../../scripts/cache/varnish.js';
 
 /**
  * The service behind Varnish with the repository's VCL (scripts/cache/varnish.vcl, started by
@@ -374,5 +375,19 @@ describe('Varnish serving a stale copy while the service fails (stale-if-error)'
     assert.ok(Date.now() - started < (maxAge + stale) * 1000, 'too slow to be inside the stale window');
     await sleep((maxAge + stale) * 1000 - (Date.now() - started) + 500);
     assert.equal((await send(varnish!.url, 'GET', path)).status, 503, 'served past stale-if-error');
+  });
+});
+
+describe('docs/caching.md "Running Varnish in front"', () => {
+  it('shows scripts/cache/varnish.vcl as it is (comments aside)', () => {
+    const code = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+    const doc = fs.readFileSync(new URL('../../docs/caching.md', import.meta.url), 'utf8');
+    const block = /```vcl\n([\s\S]*?)```/.exec(doc);
+    assert.ok(block, 'no ```vcl block in docs/caching.md');
+    assert.deepEqual(code(block[1]!), code(fs.readFileSync(VCL_PATH, 'utf8')));
   });
 });
