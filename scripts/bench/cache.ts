@@ -137,6 +137,22 @@ export function windowCheck(perUrl: Map<string, number>, durationSeconds: number
   return { distinctUrls, windows, revalidations, bound, originRequests, met: originRequests <= bound, busiestUrl, perUrlMet: (busiestUrl?.requests ?? 0) <= windows + 1 };
 }
 
+/**
+ * The origin requests the capacity model (docs/caching.md "Capacity") predicts: a URL asked r times a
+ * second is fetched, then served from the cache for max-age seconds, then fetched at the next request
+ * after that: r / (1 + r x max-age) fetches a second (exact for requests at random times, a TTL
+ * cache's renewal rate), at most 1 / max-age however many ask. Summed over the URLs, r being the
+ * URL's subscribers / the poll period, over the run's duration.
+ */
+export function modelOriginRequests(subscribersPerUrl: Iterable<number>, pollSeconds: number, durationSeconds: number, maxAgeSeconds: number): number {
+  let total = 0;
+  for (const subscribers of subscribersPerUrl) {
+    const rate = subscribers / pollSeconds;
+    total += (durationSeconds * rate) / (1 + rate * maxAgeSeconds);
+  }
+  return total;
+}
+
 /** The sum of `http_requests_total` in a Prometheus text exposition, leaving out the operations `skip` names (the scrapes) and the methods `skipMethods` names. */
 export function requestsTotal(text: string, skip: { operations?: string[]; methods?: string[] } = {}): number {
   let sum = 0;
@@ -328,6 +344,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
     originFailures: origin.failures,
     metricsRequests: run.metricsRequests,
     check,
+    modelOriginRequests: Math.round(modelOriginRequests(subscribersPerUrl.values(), opts.poll, opts.duration, opts.maxAge)),
     meanAnswerBytes: meanSize === undefined ? undefined : Math.round(meanSize),
     originBytesOfDistinctUrls: sizes.reduce((a, b) => a + b, 0),
     varnish: stats ? { objects: stats.objects, storageBytes: stats.storageBytes, cacheHit: stats.cacheHit, cacheHitGrace: stats.cacheHitGrace, cacheMiss: stats.cacheMiss, backendRequests: stats.backendRequests, clientRequests: stats.clientRequests } : { error: run.varnish.error },
@@ -361,6 +378,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
         ['other statuses / not forwarded', `${Object.entries(origin.byStatus).filter(([s]) => s !== '200' && s !== '304').map(([s, n]) => `${s}: ${n}`).join(', ') || 0} / ${origin.failures}`],
         ['conditional (revalidations)', origin.conditional],
         ["the service's /metrics (GETs, scrapes left out)", run.metricsRequests ?? '-'],
+        ['the capacity model predicted (docs/caching.md "Capacity")', summary.modelOriginRequests],
         ['client requests per origin request', origin.requests ? round(client.requests / origin.requests, 1) : '-'],
         ['writes (PATCH at the service) sent / ok / failed', `${run.writer.sent} / ${run.writer.patched.length} / ${run.writer.errors.length}`],
       ],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { requestsTotal, windowCheck } from '../../scripts/bench/cache.js';
+import { modelOriginRequests, requestsTotal, windowCheck } from '../../scripts/bench/cache.js';
 import { assignUrls } from '../../scripts/bench/cache-subscribers.js';
 import { candidateUrls } from '../../scripts/bench/cache-urls.js';
 import { rng } from '../../scripts/bench/common.js';
@@ -56,6 +56,16 @@ describe('cache benchmark: origin counting and the window check', () => {
     assert.equal(partial.windows, 3);
     assert.equal(partial.bound, 6);
     assert.equal(partial.met, true);
+  });
+
+  it('predicts r / (1 + r x max-age) fetches a second per URL, at most 1 / max-age however many ask', () => {
+    // One subscriber polling every 5 s (r = 0.2/s), max-age 10: 0.2 / 3 a second, 4 in a minute.
+    assert.equal(modelOriginRequests([1], 5, 60, 10), 4);
+    // A thousand on one URL: close to one fetch per max-age window, never more.
+    const popular = modelOriginRequests([1000], 5, 60, 10);
+    assert.ok(popular > 5.9 && popular < 6, String(popular));
+    // URLs add up; subscribers beyond a few per URL barely add anything.
+    assert.ok(Math.abs(modelOriginRequests([1, 1000], 5, 60, 10) - (4 + popular)) < 1e-9);
   });
 
   it("sums the service's http_requests_total, leaving out the scrapes and the writer's PATCHes", () => {
