@@ -126,9 +126,14 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
     }
   };
 
+  let shown = 0;
   const ticker = setInterval(() => {
     const elapsed = (performance.now() - started) / 1000;
-    run.progress?.(`${elapsed.toFixed(0)} s: ${counts.requests} requests, ${inFlight} in flight, ${counts.errors} without an answer`);
+    // The latency of the answers since the last line: a cold start, a stall, or a steady state.
+    const recent = counts.latenciesMs.slice(shown).sort((a, b) => a - b);
+    shown = counts.latenciesMs.length;
+    const at = (q: number) => (recent.length ? recent[Math.min(recent.length - 1, Math.floor(q * recent.length))].toFixed(1) : '-');
+    run.progress?.(`${elapsed.toFixed(0)} s: ${counts.requests} requests, ${inFlight} in flight, ${counts.errors} without an answer; the last 10 s: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`);
   }, 10_000);
   try {
     await Promise.all(run.urls.map(subscriber));

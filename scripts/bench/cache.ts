@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/knex.js';
 import { startVarnish } from '../cache/varnish.js';
-import { varnishStats, workDirOf, type VarnishStats } from '../cache/varnish-stats.js';
+import { findVarnishd, varnishStats, type VarnishStats } from '../cache/varnish-stats.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, log, machineBusyMs, parseArgs, pick, printUsageAndExit, rng, round, stopChild, table } from './common.js';
 import { assignUrls, runSubscribers, type ClientCounts } from './cache-subscribers.js';
 import { answeringUrls, candidateUrls, pagePaths } from './cache-urls.js';
@@ -236,7 +236,7 @@ interface Run {
   metricsRequests?: number;
   writer: WriterResult;
   varnish: { stats?: VarnishStats; error?: string };
-  usage: { seconds: number; serviceCores?: number; loadGeneratorCores: number; machineCores?: number };
+  usage: { seconds: number; serviceCores?: number; varnishCores?: number; loadGeneratorCores: number; machineCores?: number };
 }
 
 export async function cacheBench(argv: string[]): Promise<void> {
@@ -281,6 +281,9 @@ export async function cacheBench(argv: string[]): Promise<void> {
     counter.reset();
     const metricsBefore = await scrapeRequests(service.base);
     const serviceCpu = cpuMsOf(service.child.pid);
+    const varnishd = findVarnishd(varnish.port);
+    const varnishCpu = () => varnishd?.pids.reduce<number | undefined>((sum, pid) => (sum === undefined ? undefined : (cpuMsOf(pid) ?? 0) + sum), 0);
+    const varnishCpuBefore = varnishCpu();
     const machineBefore = machineBusyMs();
     const selfBefore = process.cpuUsage();
     const clock = performance.now();
@@ -292,11 +295,10 @@ export async function cacheBench(argv: string[]): Promise<void> {
     const seconds = (performance.now() - clock) / 1000;
     const self = process.cpuUsage(selfBefore);
     const cores = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : round((after - before) / 1000 / seconds, 2));
-    const usage = { seconds: round(seconds, 1), serviceCores: cores(serviceCpu, cpuMsOf(service.child.pid)), loadGeneratorCores: round((self.user + self.system) / 1e6 / seconds, 2), machineCores: cores(machineBefore, machineBusyMs()) };
+    const usage = { seconds: round(seconds, 1), serviceCores: cores(serviceCpu, cpuMsOf(service.child.pid)), varnishCores: cores(varnishCpuBefore, varnishCpu()), loadGeneratorCores: round((self.user + self.system) / 1e6 / seconds, 2), machineCores: cores(machineBefore, machineBusyMs()) };
     const origin = counter.counts;
     const metricsAfter = await scrapeRequests(service.base);
-    const workDir = workDirOf(varnish.port);
-    const stats = workDir ? varnishStats(workDir) : { error: `no varnishd started by this process listens on ${varnish.port}` };
+    const stats = varnishd ? varnishStats(varnishd.workDir) : { error: `no varnishd started by this process listens on ${varnish.port}` };
     run = {
       urls,
       dropped,
@@ -354,7 +356,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
   const kb = (bytes: number | undefined) => (bytes === undefined ? '-' : `${round(bytes / 1024, 1)} KB`);
   const lines = [
     `Cache: ${opts.subscribers} subscribers on ${run.urls.length} URLs (most followed: ${mostFollowed} subscribers), polling every ${opts.poll} s ±20 % for ${opts.duration} s over ${opts.connections} connections; CACHE_MAX_AGE=${opts.maxAge}; ${describeUrl(opts.database)} (${engine}); code ${codeFingerprint()}`,
-    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}; during the run: service ${run.usage.serviceCores ?? '-'} cores, load generator ${run.usage.loadGeneratorCores}, whole machine ${run.usage.machineCores ?? '-'}`,
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}; during the run: service ${run.usage.serviceCores ?? '-'} cores, Varnish ${run.usage.varnishCores ?? '-'}, load generator ${run.usage.loadGeneratorCores}, whole machine ${run.usage.machineCores ?? '-'}`,
     `service's Cache-Control: ${Object.entries(run.cacheControl).map(([url, value]) => `${url.replace(NAMESPACE_PATH, '')} "${value}"`).join('; ')}`,
     '',
     table(
@@ -366,7 +368,8 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
         ['other statuses / no answer', `${otherStatuses.map(([s, n]) => `${s}: ${n}`).join(', ') || 0} / ${client.errors}`],
         ['latency p50 / p99 / max ms', `${summary.clientLatencyMs.p50} / ${summary.clientLatencyMs.p99} / ${summary.clientLatencyMs.max}`],
         ["the same without each subscriber's first poll (warm cache)", `${summary.clientLaterLatencyMs.p50} / ${summary.clientLaterLatencyMs.p99} / ${summary.clientLaterLatencyMs.max}`],
-        ['most requests in flight', client.maxInFlight],
+        ['most requests in flight (beyond the connections they wait in the pool)', client.maxInFlight],
+        ['Varnish CPU ms per client request', run.usage.varnishCores === undefined || !client.requests ? '-' : round((run.usage.varnishCores * run.usage.seconds * 1000) / client.requests, 3)],
       ],
     ),
     '',
@@ -379,6 +382,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
         ['conditional (revalidations)', origin.conditional],
         ["the service's /metrics (GETs, scrapes left out)", run.metricsRequests ?? '-'],
         ['the capacity model predicted (docs/caching.md "Capacity")', summary.modelOriginRequests],
+        ['service CPU ms per origin request', run.usage.serviceCores === undefined || !origin.requests ? '-' : round((run.usage.serviceCores * run.usage.seconds * 1000) / origin.requests, 1)],
         ['client requests per origin request', origin.requests ? round(client.requests / origin.requests, 1) : '-'],
         ['writes (PATCH at the service) sent / ok / failed', `${run.writer.sent} / ${run.writer.patched.length} / ${run.writer.errors.length}`],
       ],

@@ -2,7 +2,7 @@
  * Varnish's own counters for a running varnishd, by its work directory (`varnishd -n DIR`), read with
  * `varnishstat -n DIR -1 -j`: how many objects it holds and the bytes its storage uses, and what it
  * believes it did (hits, misses, backend requests). Kept apart from the harness (varnish.ts), which
- * starts and stops varnishd and does not hand out its work directory: `workDirOf` finds it from the
+ * starts and stops varnishd and does not hand out its work directory: `findVarnishd` finds it from the
  * varnishd this process started that listens on a given port. The cache benchmark
  * (scripts/bench/cache.ts) reads these at its end.
  */
@@ -65,29 +65,39 @@ export function varnishStats(workDir: string): { stats?: VarnishStats; error?: s
   }
 }
 
-/**
- * The work directory (`-n`) of the varnishd that `parentPid` started (the harness runs it as a child,
- * `varnishd -F -n DIR ...`) and that listens on `port` (asked with `varnishadm debug.listen_address`);
- * undefined when there is none. Reads /proc only; touches no other process.
- */
-export function workDirOf(port: number, parentPid = process.pid): string | undefined {
+/** Each process's parent pid and command line, from /proc (processes gone meanwhile left out). */
+function processes(): Array<{ pid: number; ppid: number; args: string[] }> {
+  const out: Array<{ pid: number; ppid: number; args: string[] }> = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let args: string[];
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       // Fields after the command name (which may contain spaces): state, then the parent's pid.
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== parentPid) continue;
-      args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      out.push({ pid: Number(entry), ppid, args: fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0') });
     } catch {
-      continue; // gone meanwhile
+      // gone meanwhile
     }
-    if (!/(^|\/)varnishd$/.test(args[0] ?? '')) continue;
-    const dir = args[args.indexOf('-n') + 1];
-    if (args.indexOf('-n') === -1 || !dir) continue;
-    const listen = spawnSync('varnishadm', ['-n', dir, '-t', '5', 'debug.listen_address'], { encoding: 'utf8', timeout: 10_000 });
-    if (new RegExp(`\\s${port}\\s*$`, 'm').test(listen.stdout ?? '')) return dir;
+  }
+  return out;
+}
+
+/**
+ * The varnishd that `parentPid` started (the harness runs it as a child, `varnishd -F -n DIR ...`) and
+ * that listens on `port` (asked with `varnishadm debug.listen_address`): its work directory (`-n`), for
+ * varnishstat, and the pids of its manager and of the manager's children (the cache process), for
+ * their CPU time. Undefined when there is none. Reads /proc only; touches no process.
+ */
+export function findVarnishd(port: number, parentPid = process.pid): { workDir: string; pids: number[] } | undefined {
+  const all = processes();
+  for (const manager of all) {
+    if (manager.ppid !== parentPid || !/(^|\/)varnishd$/.test(manager.args[0] ?? '')) continue;
+    const n = manager.args.indexOf('-n');
+    const workDir = n === -1 ? undefined : manager.args[n + 1];
+    if (!workDir) continue;
+    const listen = spawnSync('varnishadm', ['-n', workDir, '-t', '5', 'debug.listen_address'], { encoding: 'utf8', timeout: 10_000 });
+    if (!new RegExp(`\\s${port}\\s*$`, 'm').test(listen.stdout ?? '')) continue;
+    return { workDir, pids: [manager.pid, ...all.filter((p) => p.ppid === manager.pid).map((p) => p.pid)] };
   }
   return undefined;
 }
