@@ -3,7 +3,7 @@
  * ORIGIN saw (docs/caching.md "Capacity").
  *
  *   npm run bench -- --cache [--subscribers 1000] [--urls 300] [--duration 60] [--max-age 10]
- *                    [--poll 5] [--connections 32] [--write-every 5] [--events 10000]
+ *                    [--poll 5] [--connections 32] [--write-every 5] [--cold] [--events 10000]
  *                    [--database URL] [--skip-seed] [--seed 42] [--force] [--tsx]
  *
  * The calendar is seeded (seed.ts; --skip-seed reuses it), the service started as `npm start` starts
@@ -12,7 +12,9 @@
  * project's VCL) in front of the proxy: client -> Varnish -> counting proxy -> service.
  *
  * --urls public URLs are chosen (cache-urls.ts: one-event .ics feeds, /events.ics with filters,
- * /events.jsonld, public pages, API lists), each checked once at the service (only 200s kept). Then
+ * /events.jsonld, public pages, API lists), each checked once at the service (only 200s kept) and
+ * fetched once through Varnish to prime it (counted apart; --cold skips this, so that the run starts
+ * with an empty cache and its first polls wait for the origin). Then
  * --subscribers simulated subscribers (cache-subscribers.ts: one URL each, every URL followed by at
  * least one, the rest by popularity) poll their URL every --poll s (±20 %) for --duration s, with
  * If-None-Match after their first 200, over --connections keep-alive connections to Varnish. A writer
@@ -44,7 +46,7 @@ import { buildService, startAsNpmStart } from './service.js';
 
 const SPEC = {
   cache: 'boolean', subscribers: 'number', urls: 'number', duration: 'number', 'max-age': 'number', poll: 'number', connections: 'number', 'write-every': 'number',
-  events: 'number', database: 'string', 'skip-seed': 'boolean', seed: 'number', force: 'boolean', tsx: 'boolean', help: 'boolean',
+  cold: 'boolean', events: 'number', database: 'string', 'skip-seed': 'boolean', seed: 'number', force: 'boolean', tsx: 'boolean', help: 'boolean',
 } as const;
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
@@ -58,6 +60,7 @@ interface Options {
   poll: number;
   connections: number;
   writeEvery: number;
+  cold: boolean;
   events: number;
   database: string;
   skipSeed: boolean;
@@ -85,6 +88,7 @@ function options(argv: string[]): Options {
     poll: number('poll', 5, 0.1, 3600),
     connections: number('connections', 32, 1, 1024),
     writeEvery: number('write-every', 5, 0, 3600),
+    cold: Boolean(args.cold),
     events,
     database,
     skipSeed: Boolean(args['skip-seed']),
@@ -227,6 +231,8 @@ async function cacheControlOf(serviceBase: string, url: string): Promise<string>
 }
 
 interface Run {
+  /** The priming pass (each URL once through Varnish before the clock starts), unless --cold. */
+  priming?: { fetched: number; notOk: number; originRequests: number };
   urls: string[];
   dropped: Array<{ url: string; status: number | string }>;
   subscriberUrls: string[];
@@ -278,7 +284,17 @@ export async function cacheBench(argv: string[]): Promise<void> {
     const subscriberUrls = assignUrls(urls, opts.subscribers, random);
     const writeTargets = candidates.eventIds;
 
+    // The cache as in production: each URL fetched once through it before the clock starts (counted
+    // apart), so that the run measures the steady state; --cold starts from an empty cache instead,
+    // where the first polls wait for the origin and any one URL's first requests must collapse into one fetch.
     counter.reset();
+    let priming: Run['priming'];
+    if (!opts.cold) {
+      const primed = await answeringUrls(varnish.url, urls);
+      priming = { fetched: urls.length, notOk: primed.dropped.length, originRequests: counter.counts.requests };
+      log(`cache primed: ${urls.length} URLs through Varnish, ${priming.originRequests} origin requests${primed.dropped.length ? `, ${primed.dropped.length} not 200` : ''}`);
+      counter.reset();
+    }
     const metricsBefore = await scrapeRequests(service.base);
     const serviceCpu = cpuMsOf(service.child.pid);
     const varnishd = findVarnishd(varnish.port);
@@ -300,6 +316,7 @@ export async function cacheBench(argv: string[]): Promise<void> {
     const metricsAfter = await scrapeRequests(service.base);
     const stats = varnishd ? varnishStats(varnishd.workDir) : { error: `no varnishd started by this process listens on ${varnish.port}` };
     run = {
+      priming,
       urls,
       dropped,
       subscriberUrls,
@@ -357,6 +374,9 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
   const lines = [
     `Cache: ${opts.subscribers} subscribers on ${run.urls.length} URLs (most followed: ${mostFollowed} subscribers), polling every ${opts.poll} s ±20 % for ${opts.duration} s over ${opts.connections} connections; CACHE_MAX_AGE=${opts.maxAge}; ${describeUrl(opts.database)} (${engine}); code ${codeFingerprint()}`,
     `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}; during the run: service ${run.usage.serviceCores ?? '-'} cores, Varnish ${run.usage.varnishCores ?? '-'}, load generator ${run.usage.loadGeneratorCores}, whole machine ${run.usage.machineCores ?? '-'}`,
+    run.priming
+      ? `cache primed before the run: ${run.priming.fetched} URLs fetched once through Varnish (${run.priming.originRequests} origin requests, not counted below)`
+      : 'cold start (--cold): the run began with an empty cache',
     `service's Cache-Control: ${Object.entries(run.cacheControl).map(([url, value]) => `${url.replace(NAMESPACE_PATH, '')} "${value}"`).join('; ')}`,
     '',
     table(
@@ -422,6 +442,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
     code: codeFingerprint(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverage: os.loadavg().map((l) => round(l, 2)) },
     options: { ...opts, database: describeUrl(opts.database) },
+    priming: run.priming,
     summary,
     cacheControl: run.cacheControl,
     urls: run.urls.map((url) => ({ url, subscribers: subscribersPerUrl.get(url) ?? 0, originRequests: origin.perUrl.get(url) ?? 0, bytes: origin.sizes.get(url) })),
