@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
-import { loadConfig, type Config } from '../../src/core/config.js';
 import { NS, createUsers, testApp, type TestUser } from '../helpers/app.js';
+import { HOST, Origin, send, sleep, type Answer } from '../helpers/cache-origin.js';
 import { VCL_PATH, startVarnish, varnishAvailable, type Varnish } from '../../scripts/cache/varnish.js';
 
 /**
@@ -19,84 +17,6 @@ import { VCL_PATH, startVarnish, varnishAvailable, type Varnish } from '../../sc
 
 const MAX_AGE = 2;
 const STALE = 2;
-/** The Host every request carries, through the cache and directly, so that absolute URLs in bodies agree. */
-const HOST = 'calendar.test';
-
-/** Test settings with the cache settings read as the service reads them from its environment. */
-async function cachedApp(env: Record<string, string>): Promise<Express> {
-  const settings = loadConfig({ LOG_LEVEL: 'error', ...env });
-  const overrides = Object.fromEntries(Object.entries(settings).filter(([key]) => key.startsWith('cache'))) as Partial<Config>;
-  return (await testApp(overrides)).app;
-}
-
-interface Seen {
-  method: string;
-  url: string;
-  ifNoneMatch?: string;
-  status?: number;
-}
-
-/** The service on a port of its own, recording every request it gets; `failing` answers 500 instead. */
-class Origin {
-  readonly seen: Seen[] = [];
-  failing = false;
-  private readonly server: http.Server;
-
-  constructor(app: Express) {
-    this.server = http.createServer((req, res) => {
-      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] };
-      this.seen.push(seen);
-      res.on('finish', () => (seen.status = res.statusCode));
-      if (!this.failing) return app(req, res);
-      res.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ code: 'test_failure', message: 'Failing on purpose.', data: { status: 500 } }));
-    });
-  }
-
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    if (!this.server.listening) return;
-    const closed = new Promise((resolve) => this.server.close(resolve));
-    // Varnish keeps its backend connections open.
-    this.server.closeAllConnections();
-    await closed;
-  }
-
-  /** How many requests for `url` (path and query) reached the service. */
-  count(url: string): number {
-    return this.seen.filter((seen) => seen.url === url).length;
-  }
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * A request with node:http (fetch adds `Cache-Control: no-cache` beside If-None-Match, and cannot
- * choose its source address).
- */
-function send(base: string, method: string, path: string, headers: Record<string, string> = {}, options: { body?: string; localAddress?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, base), { method, headers: { Host: HOST, ...headers }, localAddress: options.localAddress, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Skips the suite unless varnishd is installed; REQUIRE_VARNISH=1 (set by .ci/run) makes its absence a failure. */
 function requireVarnish(context: Mocha.Context): void {
   if (varnishAvailable()) return;
@@ -114,7 +34,7 @@ describe('the service behind Varnish (scripts/cache/varnish.vcl)', function () {
 
   before(async function () {
     requireVarnish(this);
-    app = await cachedApp({ CACHE_MAX_AGE: String(MAX_AGE), CACHE_STALE_SECONDS: String(STALE), CACHE_NOT_FOUND_MAX_AGE: '1' });
+    ({ app } = await testApp({ cacheMaxAge: MAX_AGE, cacheStaleSeconds: STALE, cacheNotFoundMaxAge: 1 }));
     origin = new Origin(app);
     varnish = await startVarnish({ backendPort: await origin.listen() });
   });
@@ -340,7 +260,7 @@ describe('Varnish serving a stale copy while the service fails (stale-if-error)'
 
   before(async function () {
     requireVarnish(this);
-    origin = new Origin(await cachedApp({ CACHE_MAX_AGE: String(maxAge), CACHE_STALE_SECONDS: String(stale) }));
+    origin = new Origin((await testApp({ cacheMaxAge: maxAge, cacheStaleSeconds: stale })).app);
     varnish = await startVarnish({ backendPort: await origin.listen() });
   });
   after(async () => {

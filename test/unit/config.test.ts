@@ -101,6 +101,24 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the shared-cache settings as whole seconds from 0 (docs/contract.md §19)', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.cacheMaxAge, defaults.cacheStaleSeconds, defaults.cacheNotFoundMaxAge], [60, 300, 10]);
+    const set = loadConfig({ CACHE_MAX_AGE: '0', CACHE_STALE_SECONDS: ' 45 ', CACHE_NOT_FOUND_MAX_AGE: '2147483648' });
+    assert.deepEqual([set.cacheMaxAge, set.cacheStaleSeconds, set.cacheNotFoundMaxAge], [0, 45, 2147483648]);
+    assert.equal(loadConfig({ CACHE_MAX_AGE: '' }).cacheMaxAge, 60, 'empty is the default');
+    for (const name of ['CACHE_MAX_AGE', 'CACHE_STALE_SECONDS', 'CACHE_NOT_FOUND_MAX_AGE']) {
+      // Each value would reach the header as written, or is no whole number of seconds.
+      for (const value of ['-1', '1.5', 'x', '1e3', '0x10', '2147483649', '60s']) {
+        assert.throws(
+          () => loadConfig({ [name]: value }),
+          (err: Error) => err instanceof ConfigError && err.message === `${name} must be a whole number of seconds from 0 to 2147483648, got "${value}"`,
+          `${name}=${value}`,
+        );
+      }
+    }
+  });
+
   it('knows IANA zones and WordPress UTC offsets', () => {
     for (const zone of ['UTC', 'Europe/Paris', 'UTC+5', 'UTC-3.5']) assert.ok(isValidTimezone(zone), zone);
     for (const zone of ['', 'Nowhere/City', 'UTC+']) assert.ok(!isValidTimezone(zone), zone);
