@@ -448,6 +448,7 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
     urls: run.urls.map((url) => ({ url, subscribers: subscribersPerUrl.get(url) ?? 0, originRequests: origin.perUrl.get(url) ?? 0, bytes: origin.sizes.get(url) })),
     dropped: run.dropped,
     writerErrors: run.writer.errors.slice(0, 50),
+    originFailures: origin.failureReasons,
   };
   fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`\n${text}\n\nresults: ${path.relative(ROOT, file)}\n`);

@@ -18,8 +18,10 @@ export interface OriginCounts {
   perUrl: Map<string, number>;
   /** Body bytes of each URL's last 200 answer (the size the cache stores for it). */
   sizes: Map<string, number>;
-  /** Requests the proxy could not forward (the service refused or did not answer): answered 502. */
+  /** Requests the proxy could not forward (the service refused or did not answer, or the cache hung up first): answered 502. */
   failures: number;
+  /** Why, for the first few. */
+  failureReasons: string[];
 }
 
 export interface OriginCounter {
@@ -38,7 +40,7 @@ function endToEnd(raw: string[]): string[] {
 }
 
 function emptyCounts(): OriginCounts {
-  return { requests: 0, conditional: 0, byStatus: {}, perUrl: new Map(), sizes: new Map(), failures: 0 };
+  return { requests: 0, conditional: 0, byStatus: {}, perUrl: new Map(), sizes: new Map(), failures: 0, failureReasons: [] };
 }
 
 /** Starts the proxy on a free port of 127.0.0.1, in front of the service at `targetPort`. */
@@ -65,6 +67,7 @@ export async function startOriginCounter(targetPort: number): Promise<OriginCoun
     });
     upstream.on('error', (err) => {
       counts.failures++;
+      if (counts.failureReasons.length < 5) counts.failureReasons.push(`${req.method} ${url}: ${err.message}`);
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`origin counter: ${err.message}\n`);
     });

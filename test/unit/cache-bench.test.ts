@@ -183,6 +183,7 @@ describe('cache benchmark: origin counting and the window check', () => {
         ],
       );
       assert.equal(counts.failures, 0);
+      assert.deepEqual(counts.failureReasons, []);
     } finally {
       await counter.close();
       origin.closeAllConnections();
