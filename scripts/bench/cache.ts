@@ -3,7 +3,7 @@
  * ORIGIN saw (docs/caching.md "Capacity").
  *
  *   npm run bench -- --cache [--subscribers 1000] [--urls 300] [--duration 60] [--max-age 10]
- *                    [--poll 5] [--connections 32] [--write-every 5] [--cold] [--events 10000]
+ *                    [--poll 5] [--connections 200] [--write-every 5] [--cold] [--events 10000]
  *                    [--database URL] [--skip-seed] [--seed 42] [--force] [--tsx]
  *
  * The calendar is seeded (seed.ts; --skip-seed reuses it), the service started as `npm start` starts
@@ -86,7 +86,7 @@ function options(argv: string[]): Options {
     duration: number('duration', 60, 5, 3600),
     maxAge: number('max-age', 10, 1, 3600),
     poll: number('poll', 5, 0.1, 3600),
-    connections: number('connections', 32, 1, 1024),
+    connections: number('connections', 200, 1, 1024),
     writeEvery: number('write-every', 5, 0, 3600),
     cold: Boolean(args.cold),
     events,

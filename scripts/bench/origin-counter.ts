@@ -27,7 +27,7 @@ export interface OriginCounts {
 export interface OriginCounter {
   port: number;
   counts: OriginCounts;
-  /** Starts the counts afresh (after the URLs were checked, before the load). */
+  /** Starts the counts afresh (after the URLs were checked, before the load); the sizes are kept. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -46,8 +46,9 @@ function emptyCounts(): OriginCounts {
 /** Starts the proxy on a free port of 127.0.0.1, in front of the service at `targetPort`. */
 export async function startOriginCounter(targetPort: number): Promise<OriginCounter> {
   const counter = { counts: emptyCounts() };
-  // The cache keeps a few connections open to its backend; so does the proxy to the service.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  // A new connection to the service for each request: the origin sees few requests, and a kept-alive
+  // connection the service closes after its idle timeout, just as the proxy reuses it, fails the request.
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 64 });
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
     const counts = counter.counts;
@@ -82,7 +83,9 @@ export async function startOriginCounter(targetPort: number): Promise<OriginCoun
       return counter.counts;
     },
     reset() {
-      counter.counts = emptyCounts();
+      // The sizes describe what the cache holds, not what was counted: they outlive a reset.
+      const sizes = counter.counts.sizes;
+      counter.counts = { ...emptyCounts(), sizes };
     },
     close: () =>
       new Promise<void>((resolve) => {
