@@ -28,6 +28,8 @@ export interface ClientCounts {
   conditional: number;
   /** No answer (refused, reset, or none within the timeout). */
   errors: number;
+  /** Why, for the first few. */
+  errorReasons: string[];
   /** Latency of every answered request, ms, ascending (send to last byte, queueing in the pool included). */
   latenciesMs: number[];
   /** The same for the polls after each subscriber's first: the cache is warm for them (the first ones wait for the origin's first answers). */
@@ -70,9 +72,11 @@ export function assignUrls(urls: string[], subscribers: number, random: () => nu
 
 /** Runs the subscribers for `durationSeconds` (no poll starts after that) and waits for their last answers. */
 export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: run.connections, maxFreeSockets: run.connections });
+  // Idle connections are closed after 4 s, before Varnish closes them (its timeout_idle is 5 s): a
+  // request sent on a connection the cache is closing at that moment would fail without an answer.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: run.connections, maxFreeSockets: run.connections, timeout: 4000 });
   const target = new URL(run.base);
-  const counts: ClientCounts = { requests: 0, byStatus: {}, conditional: 0, errors: 0, latenciesMs: [], laterLatenciesMs: [], seconds: 0, maxInFlight: 0 };
+  const counts: ClientCounts = { requests: 0, byStatus: {}, conditional: 0, errors: 0, errorReasons: [], latenciesMs: [], laterLatenciesMs: [], seconds: 0, maxInFlight: 0 };
   const started = performance.now();
   const end = started + run.durationSeconds * 1000;
   const period = run.pollSeconds * 1000;
@@ -86,11 +90,14 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
       inFlight++;
       counts.maxInFlight = Math.max(counts.maxInFlight, inFlight);
       let settled = false;
-      const settle = (status: number | undefined, nextEtag: string | undefined) => {
+      const settle = (status: number | undefined, nextEtag: string | undefined, reason?: string) => {
         if (settled) return;
         settled = true;
         inFlight--;
-        if (status === undefined) counts.errors++;
+        if (status === undefined) {
+          counts.errors++;
+          if (counts.errorReasons.length < 5) counts.errorReasons.push(`${url}: ${reason}`);
+        }
         else {
           counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;
           const ms = performance.now() - sent;
@@ -107,10 +114,10 @@ export async function runSubscribers(run: SubscriberRun): Promise<ClientCounts> 
           // A 200 brings the version to ask about next time; a 304 confirms the one held.
           settle(status, status === 200 && given ? given : status === 304 ? etag : undefined);
         });
-        res.on('error', () => settle(undefined, etag));
+        res.on('error', (err) => settle(undefined, etag, err.message));
       });
       req.setTimeout(run.timeoutMs, () => req.destroy(new Error('timeout')));
-      req.on('error', () => settle(undefined, etag));
+      req.on('error', (err) => settle(undefined, etag, err.message));
       req.end();
     });
 

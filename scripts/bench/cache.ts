@@ -449,12 +449,13 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
     dropped: run.dropped,
     writerErrors: run.writer.errors.slice(0, 50),
     originFailures: origin.failureReasons,
+    clientErrors: client.errorReasons,
   };
   fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`\n${text}\n\nresults: ${path.relative(ROOT, file)}\n`);
   const problems = [
     !check.met && 'THE ORIGIN SAW MORE THAN ONE REQUEST PER URL PER WINDOW',
-    client.errors && `${client.errors} CLIENT REQUESTS WITHOUT AN ANSWER`,
+    client.errors && `${client.errors} CLIENT REQUESTS WITHOUT AN ANSWER (${client.errorReasons[0]})`,
     otherStatuses.length && `CLIENT STATUSES OTHER THAN 200/304: ${otherStatuses.map(([s, n]) => `${s}: ${n}`).join(', ')}`,
     run.writer.errors.length && `${run.writer.errors.length} WRITES FAILED (${run.writer.errors[0]})`,
   ].filter(Boolean);
