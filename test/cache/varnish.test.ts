@@ -254,7 +254,7 @@ describe('the service behind Varnish (scripts/cache/varnish.vcl)', function () {
 describe('Varnish serving a stale copy while the service fails (stale-if-error)', function () {
   this.timeout(60_000);
   const maxAge = 1;
-  const stale = 3;
+  const stale = 5;
   let origin: Origin;
   let varnish: Varnish | undefined;
 
