@@ -47,6 +47,8 @@ const port = await freePort();
 const sampler = args.breakdown ? ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/memory-sampler.mjs')).href] : [];
 const service = startNode('service', [...startFlags(), ...(args['node-flags'] ?? '').split(' ').filter(Boolean), ...sampler, path.join(ROOT, 'dist/src/main.js')], { ...serviceEnv(url, port), ...startEnv() });
 await waitForHttp(`http://127.0.0.1:${port}/healthz`, service);
+// The service answers /healthz before its warm-up (main.ts) is over: "started" is measured once it is idle.
+await untilIdle(service.pid);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 // --trace-gc lines: `... Scavenge 40.1 (52.3) -> 33.0 (53.1) MB, ...`: used (committed) before and after.
 let heapPeak = 0;
@@ -73,6 +75,17 @@ const show = async (label: string, cpuMs?: number) => {
   heapPeak = 0;
 };
 await show('started');
+
+/** Resolves once the process has used no more than 20 ms of CPU in half a second (30 s at most). */
+async function untilIdle(pid: number): Promise<void> {
+  let last = cpuMsOf(pid) ?? 0;
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpuMsOf(pid) ?? 0;
+    if (now - last <= 20) return;
+    last = now;
+  }
+}
 
 function get(requestPath: string): Promise<number> {
   return new Promise((resolve, reject) => {
