@@ -7,20 +7,26 @@
  * (docs/performance.md "Memory"). It also prints the service's CPU time per request at that concurrency.
  *
  *   npm run -s build && node --import tsx scripts/bench/memory-probe.ts [--events 10000 | --database URL]
- *        [--scenarios events-ics,events-jsonld,changes] [--requests 600] [--connections 32] [--node-flags '--trace-gc']
+ *        [--scenarios events-ics,events-jsonld,changes | --scenarios all] [--requests 600] [--connections 32]
+ *        [--node-flags '--trace-gc'] [--breakdown]
  *
+ * --scenarios   names from scripts/bench/scenarios.ts, or `all` for every one of them.
  * --node-flags  more node flags for the service (after npm start's); with --trace-gc the largest heap
  *               V8 reached (its committed size) is printed after each scenario.
+ * --breakdown   the service samples its own memory every 20 ms (scripts/bench/memory-sampler.mjs) and
+ *               what its resident size was made of at its largest is printed after each scenario.
  */
 import http from 'node:http';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, checkDatabaseUrl, cpuMsOf, defaultSqliteUrl, freePort, memoryOf, parseArgs, rng, startNode, stopChild, waitForHttp } from './common.js';
 import { SCENARIOS, loadSamples } from './scenarios.js';
 import { serviceEnv, startEnv, startFlags } from './service.js';
 import { openDatabase } from '../../src/db/knex.js';
 
-const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', scenarios: 'string', requests: 'number', connections: 'number', 'node-flags': 'string' }) as {
+const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', scenarios: 'string', requests: 'number', connections: 'number', 'node-flags': 'string', breakdown: 'boolean' }) as {
   'node-flags'?: string;
+  breakdown?: boolean;
   events?: number;
   database?: string;
   scenarios?: string;
@@ -29,7 +35,7 @@ const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'str
 };
 const url = args.database ?? defaultSqliteUrl(args.events ?? 10_000);
 checkDatabaseUrl(url);
-const names = (args.scenarios ?? 'events-ics,events-jsonld,changes').split(',').map((name) => name.trim());
+const names = args.scenarios === 'all' ? SCENARIOS.map((s) => s.name) : (args.scenarios ?? 'events-ics,events-jsonld,changes').split(',').map((name) => name.trim());
 const requests = args.requests ?? 600;
 const connections = args.connections ?? 32;
 
@@ -38,20 +44,48 @@ const samples = await loadSamples(db);
 await db.destroy();
 
 const port = await freePort();
-const service = startNode('service', [...startFlags(), ...(args['node-flags'] ?? '').split(' ').filter(Boolean), path.join(ROOT, 'dist/src/main.js')], { ...serviceEnv(url, port), ...startEnv() });
+const sampler = args.breakdown ? ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/memory-sampler.mjs')).href] : [];
+const service = startNode('service', [...startFlags(), ...(args['node-flags'] ?? '').split(' ').filter(Boolean), ...sampler, path.join(ROOT, 'dist/src/main.js')], { ...serviceEnv(url, port), ...startEnv() });
 await waitForHttp(`http://127.0.0.1:${port}/healthz`, service);
+// The service answers /healthz before its warm-up (main.ts) is over: "started" is measured once it is idle.
+await untilIdle(service.pid);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 // --trace-gc lines: `... Scavenge 40.1 (52.3) -> 33.0 (53.1) MB, ...`: used (committed) before and after.
 let heapPeak = 0;
+// memory-sampler.mjs's answer to SIGUSR2.
+let breakdown: (value: string) => void = () => undefined;
 service.process.stdout!.on('data', (chunk: Buffer) => {
-  for (const match of chunk.toString().matchAll(/ ([\d.]+) \(([\d.]+)\) -> [\d.]+ \(([\d.]+)\) MB/g)) heapPeak = Math.max(heapPeak, Number(match[2]), Number(match[3]));
+  const text = chunk.toString();
+  for (const match of text.matchAll(/ ([\d.]+) \(([\d.]+)\) -> [\d.]+ \(([\d.]+)\) MB/g)) heapPeak = Math.max(heapPeak, Number(match[2]), Number(match[3]));
+  const sample = /^memory-sample (.*)$/m.exec(text);
+  if (sample) breakdown(sample[1]);
 });
-const show = (label: string, cpuMs?: number) => {
+/** At the sampled peak: resident (file + anonymous pages), V8's committed heap (new space), its used part, external. */
+async function sampledPeak(): Promise<string> {
+  if (!args.breakdown) return '';
+  const answer = new Promise<string>((resolve) => (breakdown = resolve));
+  service.process.kill('SIGUSR2');
+  const peak = JSON.parse(await answer) as Record<string, number>;
+  return `\n${''.padEnd(29)}at its sampled peak: RSS ${peak.rss} = file ${peak.file} + anon ${peak.anon}; V8 committed ${peak.heapTotal} (new space ${peak.newSpace}), used ${peak.heapUsed}; external ${peak.external} MB`;
+}
+const show = async (label: string, cpuMs?: number) => {
   const memory = memoryOf(service.pid);
-  console.log(`${label.padEnd(28)} VmHWM ${memory?.hwmMb} MB   VmRSS ${memory?.rssMb} MB${heapPeak ? `   V8 heap committed peak ${heapPeak} MB` : ''}${cpuMs === undefined ? '' : `   service CPU ${(cpuMs / requests).toFixed(2)} ms/request`}`);
+  const line = `${label.padEnd(28)} VmHWM ${memory?.hwmMb} MB   VmRSS ${memory?.rssMb} MB${heapPeak ? `   V8 heap committed peak ${heapPeak} MB` : ''}${cpuMs === undefined ? '' : `   service CPU ${(cpuMs / requests).toFixed(2)} ms/request`}`;
+  console.log(line + (await sampledPeak()));
   heapPeak = 0;
 };
-show('started');
+await show('started');
+
+/** Resolves once the process has used no more than 20 ms of CPU in half a second (30 s at most). */
+async function untilIdle(pid: number): Promise<void> {
+  let last = cpuMsOf(pid) ?? 0;
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpuMsOf(pid) ?? 0;
+    if (now - last <= 20) return;
+    last = now;
+  }
+}
 
 function get(requestPath: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,7 +116,7 @@ try {
         }
       }),
     );
-    show(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s${failed ? `, ${failed} failed` : ''})`, (cpuMsOf(service.pid) ?? 0) - cpuBefore);
+    await show(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s${failed ? `, ${failed} failed` : ''})`, (cpuMsOf(service.pid) ?? 0) - cpuBefore);
   }
 } finally {
   agent.destroy();

@@ -132,7 +132,7 @@ async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
 /** SQLite's page cache per connection, in KiB (see afterCreate above). */
 const SQLITE_CACHE_KIB = 4000;
 
-interface PreparingConnection {
+export interface PreparingConnection {
   prepare(sql: string): unknown;
 }
 
@@ -140,23 +140,41 @@ interface PreparingConnection {
 const STATEMENTS_KEPT = 256;
 
 /**
+ * Characters of SQL the kept statements may have in all. SQLite holds each prepared statement's
+ * program outside V8's heap, about 30 bytes per character of its SQL (130 KB for a 2,900-character
+ * event read): 128 Ki characters is about 4 MB. The statements the service sends again and again take
+ * about 105 Ki characters; page reads whose `IN` lists differ in length are each sent once or twice, and
+ * 256 of those took the resident peak up by about 10 MB (docs/performance.md "Memory").
+ */
+const STATEMENT_CHARS_KEPT = 131_072;
+
+/**
  * Knex asks better-sqlite3 to prepare every statement anew, and preparing costs as much as running
  * a primary-key lookup. The service sends the same few hundred statements (with different bindings)
- * again and again, so the connection keeps the prepared ones and hands them back. knex only ever
- * runs a statement to completion (`all`/`run`) before the next one starts, so sharing is safe.
+ * again and again, so the connection keeps the prepared ones and hands them back, the least recently
+ * used going first past `STATEMENTS_KEPT` statements or `STATEMENT_CHARS_KEPT` characters of SQL.
+ * knex only ever runs a statement to completion (`all`/`run`) before the next one starts, so sharing
+ * is safe.
  */
-function reusePreparedStatements(conn: PreparingConnection): void {
+export function reusePreparedStatements(conn: PreparingConnection, limits = { statements: STATEMENTS_KEPT, chars: STATEMENT_CHARS_KEPT }): void {
   const prepare = conn.prepare.bind(conn);
   const kept = new Map<string, unknown>();
+  let chars = 0;
   conn.prepare = (sql: string) => {
     let statement = kept.get(sql);
     if (statement === undefined) {
       statement = prepare(sql);
-      if (kept.size >= STATEMENTS_KEPT) kept.delete(kept.keys().next().value!);
+      chars += sql.length;
     } else {
       kept.delete(sql);
     }
     kept.set(sql, statement);
+    // The statement just used stays, even one longer than the budget.
+    while (kept.size > 1 && (kept.size > limits.statements || chars > limits.chars)) {
+      const oldest = kept.keys().next().value!;
+      kept.delete(oldest);
+      chars -= oldest.length;
+    }
     return statement;
   };
 }

@@ -1,0 +1,31 @@
+/**
+ * Preloaded into the service by `memory-probe.ts --breakdown` (node --import): samples the process's
+ * memory every 20 ms and, on SIGUSR2, prints what it was made of when its resident size was largest
+ * since the last SIGUSR2 (one `memory-sample {json}` line on stdout), then starts again. Sizes in MB:
+ * the resident size (rss) split into file pages (the node binary, libraries) and anonymous ones;
+ * V8's committed heap (heapTotal) and its new space; what the heap held (heapUsed); memory outside it
+ * (external: Buffers and native objects V8 knows of). Plain JavaScript, so that dist/ needs no tsx.
+ */
+import fs from 'node:fs';
+import v8 from 'node:v8';
+
+const MB = 1024 * 1024;
+let peak;
+
+function sample() {
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  const rss = kb('VmRSS');
+  if (peak && rss <= peak.rss * MB) return;
+  const memory = process.memoryUsage();
+  const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  const mb = (bytes) => Math.round((bytes / MB) * 10) / 10;
+  peak = { rss: mb(rss), file: mb(kb('RssFile')), anon: mb(kb('RssAnon')), heapTotal: mb(memory.heapTotal), newSpace: mb(newSpace?.space_size ?? 0), heapUsed: mb(memory.heapUsed), external: mb(memory.external) };
+}
+
+setInterval(sample, 20).unref();
+process.on('SIGUSR2', () => {
+  sample();
+  process.stdout.write(`memory-sample ${JSON.stringify(peak)}\n`);
+  peak = undefined;
+});
