@@ -97,14 +97,13 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     // Deliveries stop alongside the requests: attempts in flight finish (within WEBHOOK_TIMEOUT) and
     // the leases are given up, so another process takes the webhooks over at once; before the pool closes.
     const deliveryStopped = delivery?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'));
-    // The purger stops reading the feed; a BAN in flight finishes (within 2 s). Writes still finishing
-    // are left to the cache's max-age.
-    const purgerStopped = purger?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the cache purger failed'));
+
     server.close(() => {
       clearInterval(idleSweep);
       Promise.resolve(lease?.stop())
         .then(() => deliveryStopped)
-        .then(() => purgerStopped)
+        // Once the requests have finished: the purger bans what they wrote (one last round, within 2 s), then stops.
+        .then(() => purger?.stop())
         .then(() => db.destroy())
         .then(
           () => {

@@ -104,10 +104,14 @@ class PurgeLoop {
   }
 
   async stop(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
     this.unsubscribe();
     clearTimeout(this.timer);
     await this.current;
+    // One last round for the writes that committed since (the requests finished before this is
+    // called, main.ts), unless the cache is failing: then the cache's max-age bounds them.
+    if (this.failures === 0 && this.position !== undefined) await this.round(true).catch((err: unknown) => this.logger.warn({ err }, 'the last cache purge failed'));
   }
 
   /** The next round after `delayMs`; rounds never overlap (one asked for during a round follows it at once). */
@@ -141,7 +145,7 @@ class PurgeLoop {
   }
 
   /** One step: read the next batch (unless one waits for the cache), send its BAN. True when the cache acknowledged one. */
-  private async round(): Promise<boolean> {
+  private async round(last = false): Promise<boolean> {
     const changes = new Repositories(this.options.db).changes;
     if (this.position === undefined) {
       // Writes committed before the start are the cache's max-age to bound: followed from here on.
@@ -150,7 +154,7 @@ class PurgeLoop {
     }
     this.pending ??= await this.nextBatch(this.position);
     if (!this.pending) return false;
-    if (this.stopping) return false;
+    if (this.stopping && !last) return false;
     const result = await sendBan(this.options.config.purgeUrl, this.pending.pattern, this.timeoutMs);
     this.record(this.pending, result);
     if (!result.ok) return false;
