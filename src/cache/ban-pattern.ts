@@ -76,6 +76,25 @@ function anyOf(parts: string[]): string {
  * with their `/ics` and `.ics` forms for events.
  */
 export function banPattern(scope: PurgeScope, layout: UrlLayout): string {
+  let pattern = patternOf(scope, layout);
+  // Too long for the cache's header limit (Varnish: 8 KB a header): the type with most ids goes whole, until it fits.
+  for (let narrowed = { ...scope }; pattern.length > MAX_PATTERN_LENGTH; pattern = patternOf(narrowed, layout)) {
+    const largest = TYPES.filter((type) => narrowed[type] !== 'all').sort((a, b) => sizeOf(narrowed[b]) - sizeOf(narrowed[a]))[0];
+    narrowed = { ...narrowed, [largest]: 'all' };
+  }
+  return pattern;
+}
+
+/** Characters of a pattern at most: below Varnish's 8 KB limit on a request header (`http_req_hdr_len`), with room to spare. */
+export const MAX_PATTERN_LENGTH = 6000;
+
+const TYPES = ['events', 'venues', 'organizers', 'categories', 'tags'] as const;
+
+function sizeOf(ids: Ids): number {
+  return ids === 'all' ? 0 : ids.size;
+}
+
+function patternOf(scope: PurgeScope, layout: UrlLayout): string {
   const L = literal;
   const namespace = [
     // The lists and feeds: `/events`, `/events.ics`, `/events.jsonld`, `/venues`, ...
