@@ -93,6 +93,16 @@ export interface Config {
    * addresses, subnets or the names `loopback`, `linklocal`, `uniquelocal`.
    */
   trustProxy: boolean | number | string[];
+  /**
+   * Seconds a shared cache may serve an anonymous read (CACHE_MAX_AGE, default 60): its
+   * `Cache-Control: public, max-age=N` (http/cache-policy.ts, docs/caching.md "What the service sends");
+   * 0 sends `no-cache` instead (stored, revalidated every time).
+   */
+  cacheMaxAge: number;
+  /** Seconds of `stale-while-revalidate` and of `stale-if-error` on those answers (CACHE_STALE_SECONDS, default 300). */
+  cacheStaleSeconds: number;
+  /** Seconds a shared cache may keep an anonymous GET's 404 or 410, at most CACHE_MAX_AGE; 0 is `no-store` (CACHE_NOT_FOUND_MAX_AGE, default 10). */
+  cacheNotFoundMaxAge: number;
   /** Webhook deliveries (docs/webhooks.md); see WebhookSettings. */
   webhooks: WebhookSettings;
   /** Base URL of the HTTP cache told of every write with BAN requests (PURGE_URL, docs/caching.md "Making writes visible at once"); undefined: none. */
@@ -172,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pages: parseFlag('PAGES', env.PAGES, true),
     workers,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    cacheMaxAge: cacheSeconds('CACHE_MAX_AGE', env.CACHE_MAX_AGE, 60),
+    cacheStaleSeconds: cacheSeconds('CACHE_STALE_SECONDS', env.CACHE_STALE_SECONDS, 300),
+    cacheNotFoundMaxAge: cacheSeconds('CACHE_NOT_FOUND_MAX_AGE', env.CACHE_NOT_FOUND_MAX_AGE, 10),
     webhooks: {
       deliver: parseFlag('WEBHOOK_DELIVERY', env.WEBHOOK_DELIVERY, true),
       timeoutSeconds: positiveNumber('WEBHOOK_TIMEOUT', env.WEBHOOK_TIMEOUT, 10),
@@ -313,6 +326,17 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
   return number;
+}
+
+/**
+ * Seconds of a `Cache-Control` directive: written as digits alone (they go into the header as they
+ * are), 0 included, at most 2147483648, the largest delta-seconds a cache must understand (RFC 9111 §1.2.2).
+ */
+function cacheSeconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const text = value.trim();
+  if (!/^\d{1,10}$/.test(text) || Number(text) > 2_147_483_648) throw new ConfigError(`${name} must be a whole number of seconds from 0 to 2147483648, got "${value}"`);
+  return Number(text);
 }
 
 /** Durations: any positive number of seconds (`0.5` is half a second). */

@@ -40,6 +40,7 @@ import { corsLists, corsPolicy, securityHeaders, wordpressHeaders } from './head
 import { resolveAll, type Resolver } from '../webhooks/destinations.js';
 import { openApiValidator } from './validator.js';
 import { requestLog } from './request-log.js';
+import { cacheHeaders, cachePolicy } from './cache-policy.js';
 
 export interface AppOptions {
   config: Config;
@@ -58,7 +59,7 @@ export interface AppOptions {
 
 /**
  * Builds the Express app; never listens (main.ts does, tests call this directly). One path for
- * every request: logging → WordPress headers → CORS → URL normalisation → authentication →
+ * every request: the cache headers (decided as the answer's headers go out) → logging → WordPress headers → CORS → URL normalisation → authentication →
  * anonymous writes refused → body parsers → input normalisation → OpenAPI validation (routes,
  * security, parameters, bodies) → the operation's permission and handler → one error middleware.
  * Each step below mounts its middleware in that order; what the steps read from the document is
@@ -75,6 +76,9 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
 
   const app = express();
   configure(app, config, shapes);
+  // Cache-Control, Expires and Vary of every answer, decided as its headers go out (http/cache-policy.ts,
+  // docs/contract.md §19); first, so that no answer, however early, goes without them.
+  app.use(cacheHeaders(cachePolicy(config, namespaceRoot)));
   const metrics = config.metrics ? createMetrics(db, config.metricsToken, metricsRegistry) : undefined;
   useLoggingAndPacing(app, config, db, logger, metrics);
   useResponseHeaders(app, config, document, operations);
@@ -167,7 +171,8 @@ function useOutsideTheNamespace(
 
 /**
  * Who calls is known before any body is read: failed attempts are throttled, the caller is
- * authenticated, `Allow` is set again for that caller, and answers to users are not cached.
+ * authenticated, and `Allow` is set again for that caller. (Answers to requests with credentials are
+ * not cached: http/cache-policy.ts.)
  */
 function useAuthentication(app: Express, config: Config, db: Knex, allow: RequestHandler): void {
   const users = new UserRepository(db);
@@ -181,7 +186,6 @@ function useAuthentication(app: Express, config: Config, db: Knex, allow: Reques
     ),
   );
   app.use(allow);
-  app.use(noStoreForUsers);
 }
 
 /**
@@ -225,14 +229,6 @@ const emptyBodyAsEmptyObject: RequestHandler = (req, _res, next) => {
   if (bodyless && ['POST', 'PUT', 'PATCH'].includes(req.method)) {
     req.headers['content-type'] = 'application/json';
     req.body = {};
-  }
-  next();
-};
-
-/** Authenticated answers must not be cached by shared caches (as WordPress does). */
-const noStoreForUsers: RequestHandler = (req, res, next) => {
-  if (req.user) {
-    res.set({ 'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private', Expires: 'Wed, 11 Jan 1984 05:00:00 GMT' });
   }
   next();
 };

@@ -20,6 +20,9 @@ export const changeOperations = {
     load: noTarget,
     authorize: anyone,
     async execute(ctx: OperationContext<'listChanges'>, input) {
+      // Never kept by any cache, whatever the answer (its 410 for an expired cursor too): a copy that
+      // follows the feed must see the feed as it is (docs/contract.md §19).
+      ctx.res.set('Cache-Control', 'no-store');
       // The clock restarts with the wait's extra time (without a wait, only the milliseconds spent so far move it).
       extendRequestTimeout(ctx.res, input.waitSeconds);
       let gone = false;
@@ -31,7 +34,7 @@ export const changeOperations = {
         gone: () => gone,
         replyLimit: ctx.config.replyLimit,
       });
-      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body };
     },
   }),
 } satisfies Partial<OperationTable>;

@@ -44,6 +44,9 @@ const CONTENT_SECURITY_POLICY = [
  * `GET /docs`: an interactive reference of the OpenAPI document (Swagger UI, served from node_modules,
  * nothing from the internet). Outside the namespace, like /healthz, and outside the validated routes.
  *
+ * Its answers are cached as any anonymous read (http/cache-policy.ts): the page, its script and the
+ * pinned Swagger UI files change only with a new release.
+ *
  * Every URL in the page is relative (`docs/...`, `wp-json/.../doc`), so it works unchanged behind a
  * proxy that mounts the service under a path prefix (a PUBLIC_URL with a path). The page loads the
  * service's own `GET {BASE_PATH}/tribe/events/v1/doc` and points "Try it out" at the namespace URL
@@ -60,21 +63,22 @@ export function docsPage(config: Config): Router {
     const trailingSlashes = /\/*$/.exec(pathOf(req.originalUrl))![0].length;
     // `/docs/` would make the page's relative URLs point under /docs/docs/: send the browser to /docs.
     if (trailingSlashes > 0) return res.redirect(301, `${'../'.repeat(trailingSlashes)}docs`);
-    res.set('Cache-Control', 'no-cache').type('html').send(page);
+    res.type('html').send(page);
   });
 
   router.get('/docs/:file', (req, res, next) => {
     const file = req.params.file;
     if (file === INITIALIZER) {
       setDocsHeaders(res);
-      return res.set('Cache-Control', 'no-cache').type('text/javascript').send(INITIALIZER_SCRIPT);
+      return res.type('text/javascript').send(INITIALIZER_SCRIPT);
     }
     if (!SWAGGER_UI_FILES.has(file)) return next();
     setDocsHeaders(res);
     // Only a fixed name from the set above reaches the file system; sendFile's own errors go to the
     // error middleware, whose answer names no path. Its 304 follows the service's rule (operations/shared/conditional-reads.ts).
     withoutCacheDirectives(req);
-    res.sendFile(file, { root: SWAGGER_UI_DIR, dotfiles: 'deny' }, (err) => {
+    // `cacheControl: false`: send's own `public, max-age=0` would win over the service's rule (http/cache-policy.ts).
+    res.sendFile(file, { root: SWAGGER_UI_DIR, dotfiles: 'deny', cacheControl: false }, (err) => {
       if (err) next(err);
     });
   });

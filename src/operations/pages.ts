@@ -136,7 +136,7 @@ function notFound(res: Response, site: SiteFrame, urls: Urls): void {
 
 /**
  * Sends a page with its headers: the plugin's discovery headers, the page CSP, an alternate link to
- * its REST URL. A page over `limit` bytes is refused before any of it is sent, as an API answer over
+ * its REST URL (Cache-Control as for any anonymous read: http/cache-policy.ts). A page over `limit` bytes is refused before any of it is sent, as an API answer over
  * REPLY_LIMIT is (the text-field limits keep a page of ten events far below the default 8 MB).
  */
 function send(res: Response, status: number, site: SiteFrame, page: PageParts, apiRoot: string, limit = Number.POSITIVE_INFINITY): void {
@@ -148,7 +148,6 @@ function send(res: Response, status: number, site: SiteFrame, page: PageParts, a
     'X-TEC-API-VERSION': 'v1',
     'X-TEC-API-ROOT': apiRoot,
     'X-TEC-API-ORIGIN': site.origin,
-    'Cache-Control': 'no-cache',
   });
   res.append('Link', `<${apiRoot}>; rel="alternate"; type="application/json"`);
   res.status(status).type('html').send(html);
