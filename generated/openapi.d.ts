@@ -2870,6 +2870,8 @@ export interface components {
         /** @description The category. */
         Category: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2911,6 +2913,8 @@ export interface components {
         /** @description A page of categories. */
         CategoryList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -2942,6 +2946,8 @@ export interface components {
         /** @description A page of changes. */
         ChangeFeed: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2955,6 +2961,8 @@ export interface components {
         /** @description Changes after the cursor are no longer kept, or the cursor was given out after the copy a restore of the data brought back (`rest_cursor_expired`): read the lists again, then follow the feed from their `X-TEC-Change-Cursor`. */
         CursorExpired: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -2967,6 +2975,8 @@ export interface components {
         /** @description This OpenAPI document. */
         Documentation: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -2993,6 +3003,8 @@ export interface components {
         /** @description The event. */
         Event: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3006,6 +3018,8 @@ export interface components {
         /** @description The feed, `text/calendar; charset=utf-8`: CRLF line ends, lines folded at 75 octets (never inside a UTF-8 character), TEXT values escaped (`\\`, `\;`, `\,`, `\n`). Its weak `ETag` depends only on the data (`DTSTAMP` is each event's last modification), so `If-None-Match` gives 304 until an event changes. */
         EventCalendar: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-TEC-Total": components["headers"]["XTecTotalFeed"];
                 "X-TEC-Truncated": components["headers"]["XTecTruncated"];
@@ -3022,6 +3036,8 @@ export interface components {
         /** @description The event as a calendar of one `VEVENT`, `text/calendar; charset=utf-8`, with the record's strong `ETag` (docs/contract.md §10: its version and a digest of this calendar), so `If-None-Match` gives 304 while the event is unchanged. */
         EventCalendarSingle: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3063,6 +3079,8 @@ export interface components {
         /** @description A page of events as a schema.org `ItemList`, `application/ld+json; charset=utf-8`, with the list's paging headers and a weak `ETag` (`If-None-Match` gives 304 until an event of the page changes). */
         EventJsonLdFeed: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -3081,6 +3099,8 @@ export interface components {
         /** @description A page of events. */
         EventList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -3161,6 +3181,8 @@ export interface components {
         /** @description The namespace index. */
         NamespaceIndex: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3174,6 +3196,8 @@ export interface components {
         /** @description Not found. Codes: `rest-event-not-found`, `rest-venue-not-found`, `rest-organizer-not-found`, `rest-term-not-found` (a well-formed ID or a slug that names nothing; the plugin answers 400 for venues, organizers, terms and slugs), `event-archive-page-not-found`, `venue-archive-page-not-found`, `organizer-archive-page-not-found`, `term-archive-page-not-found` (page past the last page), `rest_no_route` (unknown path or method). */
         NotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -3186,6 +3210,8 @@ export interface components {
         /** @description The answer has not changed since the `ETag` sent in `If-None-Match`: no body. Every GET answers so (also for logged-in callers, and whatever the request's `Cache-Control` or `Pragma` says, as RFC 9110 §13.2.1 has it); a changed record or list answers 200 with a new `ETag`. */
         NotModified: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3197,6 +3223,8 @@ export interface components {
         /** @description The organizer. */
         Organizer: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3238,6 +3266,8 @@ export interface components {
         /** @description A page of organizers. */
         OrganizerList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -3282,6 +3312,8 @@ export interface components {
         /** @description The tag. */
         Tag: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3323,6 +3355,8 @@ export interface components {
         /** @description A page of tags. */
         TagList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -3366,6 +3400,8 @@ export interface components {
         /** @description The venue. */
         Venue: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["RecordETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3407,6 +3443,8 @@ export interface components {
         /** @description A page of venues. */
         VenueList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-TEC-Change-Cursor": components["headers"]["XTecChangeCursor"];
@@ -3438,6 +3476,8 @@ export interface components {
         /** @description The webhook. */
         Webhook: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3476,6 +3516,8 @@ export interface components {
         /** @description A page of the delivery log, newest first. */
         WebhookDeliveryList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
                 "X-TEC-Total": components["headers"]["XTecTotal"];
                 "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                 "X-WP-Total": components["headers"]["XWpTotal"];
@@ -3517,6 +3559,8 @@ export interface components {
         /** @description Every webhook, oldest first. */
         WebhookList: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
@@ -3530,6 +3574,8 @@ export interface components {
         /** @description Not found. Codes: `rest_webhook_invalid_id` (an ID that names no webhook), `webhook-deliveries-page-not-found` (a page of the delivery log past the last one), `rest_no_route` (unknown path or method). */
         WebhookNotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
@@ -3729,6 +3775,10 @@ export interface components {
     headers: {
         /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. */
         Allow: string;
+        /** @description How long a shared cache (Varnish, nginx, a CDN) or a browser may keep this answer (docs/contract.md §19, settings `CACHE_MAX_AGE`, `CACHE_STALE_SECONDS` and `CACHE_NOT_FOUND_MAX_AGE`). An anonymous GET or HEAD answered 200 or 304 gets `public, max-age=60, stale-while-revalidate=300, stale-if-error=300` with the default settings (`no-cache` when `CACHE_MAX_AGE` is 0: kept, but revalidated with its `ETag` every time); an anonymous 404 or 410 gets `public, max-age=10` (at most `CACHE_MAX_AGE`; `no-store` when 0). A request with `Authorization` (right or wrong credentials) gets WordPress's `no-cache, must-revalidate, max-age=0, no-store, private` (and `Expires` in the past); one with a `Cookie` or a `password` parameter gets `private, no-store`. Writes, other errors, the change feed and the webhooks are always `no-store`. */
+        CacheControl: string;
+        /** @description `no-store`, on every answer of this operation whoever asks: no cache may keep it (docs/contract.md §19). The change feed must be read as it is now; webhooks carry secrets. */
+        CacheControlNoStore: "no-store";
         /** @description Entity tag of the answer: weak (`W/"…"`) on lists and the index, strong on a single record (see `RecordETag`, docs/contract.md §10). Sent back in `If-None-Match`, it turns an unchanged answer into 304 Not Modified without a body. */
         ETag: string;
         /** @description `true` on an answer replayed from the stored answer of an earlier create with the same `Idempotency-Key` (nothing was created this time); absent on the first answer. */
@@ -3741,6 +3791,8 @@ export interface components {
         RecordETag: string;
         /** @description Seconds to wait before trying again (429 and 503 only). */
         RetryAfter: number;
+        /** @description The request headers this answer depends on, for caches (docs/contract.md §19): `Origin` (the CORS headers echo it) and `Authorization` (an editor gets more at the same URL than an anonymous caller), and `X-Forwarded-Proto` when `TRUST_PROXY` is set and `PUBLIC_URL` is not (the absolute URLs in the answer take their scheme from it). */
+        Vary: string;
         /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
         XRequestId: string;
         /** @description The change feed's position read before this page (`GET /changes`, not in the plugin): a client that reads a whole list and then follows the feed from this cursor (`after`) misses no change. */

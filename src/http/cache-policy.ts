@@ -23,8 +23,8 @@ interface Asker {
 export interface CachePolicy {
   /** The Cache-Control (and Expires, for credentials) of an answer to `asker` with `status`. */
   directives(asker: Asker, status: number): { cacheControl: string; expires?: string };
-  /** The request headers an answer to `target` depends on, beyond the `Origin` the CORS package names. */
-  vary(target: string): string[];
+  /** The request headers an answer to `target` depends on, as one list (`Origin, Authorization`). */
+  vary(target: string): string;
 }
 
 /**
@@ -45,11 +45,14 @@ export function cachePolicy(config: Pick<Config, 'cacheMaxAge' | 'cacheStaleSeco
   // and PUBLIC_URL does not fix the origin (core/urls.ts); then the same URL answers differently with it.
   const forwardedProto = trustsProxies(config.trustProxy) && config.publicUrl === undefined;
   const namespacePrefix = `${namespaceRoot}/`;
-  // Every namespace answer depends on who asks (an editor sees drafts and more fields at the same URL);
-  // the public pages, /docs and the REST index are read as an anonymous caller whatever comes with
-  // the request (docs/contract.md §13), so Authorization is not among theirs.
-  const namespaceVary = forwardedProto ? ['Authorization', 'X-Forwarded-Proto'] : ['Authorization'];
-  const otherVary = forwardedProto ? ['X-Forwarded-Proto'] : [];
+  // `Origin` on every answer: the CORS headers echo it. The cors package names it itself, except
+  // under CORS_ORIGINS on answers to requests from no listed origin, which a cache would then serve
+  // to a listed one without its Access-Control-Allow-Origin. `Authorization` on every namespace
+  // answer: an editor gets drafts and more fields at the same URL. The public pages, /docs and the
+  // REST index are read as an anonymous caller whatever comes with the request (docs/contract.md §13).
+  const tail = forwardedProto ? ['X-Forwarded-Proto'] : [];
+  const namespaceVary = ['Origin', 'Authorization', ...tail].join(', ');
+  const otherVary = ['Origin', ...tail].join(', ');
 
   return {
     directives(asker, status) {
@@ -91,8 +94,8 @@ function decide(policy: CachePolicy, req: Request, res: Response, status: number
     res.setHeader('Cache-Control', cacheControl);
     if (expires !== undefined) res.setHeader('Expires', expires);
   }
-  // Appended to what is there (the CORS package's `Origin`), each name once.
-  for (const name of policy.vary(target)) res.vary(name);
+  // Appended to what is there (the CORS package's `Origin`), each name once (Express's `vary`).
+  res.vary(policy.vary(target));
 }
 
 /**

@@ -20,6 +20,16 @@ const WORDPRESS_ALLOWED_HEADERS = ['Authorization', 'X-WP-Nonce', 'Content-Dispo
 const WORDPRESS_EXPOSED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link'];
 
 /**
+ * Response headers of the document left out of Access-Control-Expose-Headers:
+ * - `Allow`, as in WordPress: which methods a caller may use is a question for the preflight, and
+ *   exposing it would be a change on the wire the document does not ask for;
+ * - `Cache-Control`: CORS-safelisted, a script reads it without being told (Fetch standard), so
+ *   listing it adds bytes to every answer and nothing else;
+ * - `Vary`: addressed to caches (docs/contract.md §19), of no use to a script.
+ */
+const UNEXPOSED = new Set(['Allow', 'Cache-Control', 'Vary']);
+
+/**
  * The CORS lists, read from the document once at start-up: WordPress's own, then what the document
  * declares, so that a header added to the document is allowed or exposed without a second list here.
  */
@@ -28,9 +38,7 @@ export function corsLists(document: ApiDocument, operations: OperationInfo[]): C
     // `X-Request-Id` is in the document only as a response header, but a caller may send its own to
     // name its request (http/app.ts keeps it), so a preflight must allow it.
     allowedHeaders: headerNames([...WORDPRESS_ALLOWED_HEADERS, ...requestHeaderNames(operations), 'X-Request-Id']),
-    // `Allow` stays unexposed, as in WordPress: which methods a caller may use is a question for the
-    // preflight, and exposing it would be a change on the wire the document does not ask for.
-    exposedHeaders: headerNames([...WORDPRESS_EXPOSED_HEADERS, ...responseHeaderNames(document)]).filter((name) => name !== 'Allow'),
+    exposedHeaders: headerNames([...WORDPRESS_EXPOSED_HEADERS, ...responseHeaderNames(document)]).filter((name) => !UNEXPOSED.has(name)),
     // HEAD is served by every GET operation; OPTIONS is the preflight itself.
     methods: [...methodsOf(operations).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])), 'OPTIONS'],
   };

@@ -77,8 +77,9 @@ describe('HTTP behaviour shared by every route', () => {
     const { http } = await testApp();
     const editor = await createUser('editor');
     const res = await http().get(`${NS}/categories`).set('Authorization', editor.authorization);
-    assert.match(res.headers['cache-control'], /no-store/);
-    assert.equal((await http().get(`${NS}/categories`)).headers['cache-control'], undefined);
+    assert.equal(res.headers['cache-control'], 'no-cache, must-revalidate, max-age=0, no-store, private');
+    // Anonymous reads are shared (docs/contract.md §19; every case: test/api/cache-headers.test.ts).
+    assert.match((await http().get(`${NS}/categories`)).headers['cache-control'], /^public, /);
   });
 
   it('refuses malformed JSON, unsupported content types and oversized bodies in the error envelope', async () => {

@@ -107,11 +107,37 @@ describe('answers compared with the document: undocumented keys (response schema
     }
   });
 
+  it('turns an answer without a required header, as its headers go out, into a 500 that names it', async () => {
+    const app = express();
+    app.get('/category', (req, res) => {
+      (req as unknown as { openapi: unknown }).openapi = { schema: { operationId: 'getCategory' } };
+      res.set({ 'X-Request-Id': 'r', Allow: 'GET', Link: 'l', ETag: '"e"', Vary: 'Origin' });
+      // Set as the headers go out, as src/http/cache-policy.ts does: late, but in time.
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: unknown[]) {
+        if (req.query.late === '1') this.setHeader('Cache-Control', 'no-store');
+        return writeHead.apply(this, args as never);
+      } as typeof res.writeHead;
+      res.json({ id: 1, count: 0, description: '', name: 'A', slug: 'a', taxonomy: 'tribe_events_cat', parent: 0, meta: [], url: 'u', urls: { self: 's', collection: 'c' } });
+    });
+    const log = console.error;
+    console.error = () => {};
+    try {
+      const missing = await request(http.createServer(answerCheckingListener(app))).get('/category');
+      assert.equal(missing.status, 500);
+      assert.match(String(missing.headers['x-undocumented-answer']), /header Cache-Control/);
+      const late = await request(http.createServer(answerCheckingListener(app))).get('/category?late=1');
+      assert.equal(late.status, 200, String(late.headers['x-undocumented-answer']));
+    } finally {
+      console.error = log;
+    }
+  });
+
   it('lists the required headers an answer lacks, by operation and status', () => {
     const present = new Set(['X-Request-Id', 'Allow', 'Link']);
     assert.deepEqual(
       missingHeadersOfAnswer('getCategory', 200, (name) => present.has(name)),
-      ['ETag'],
+      ['Cache-Control', 'Vary', 'ETag'],
     );
     assert.deepEqual(
       missingHeadersOfAnswer('createCategory', 201, (name) => present.has(name)),

@@ -152,16 +152,29 @@ export function missingHeadersOfAnswer(operationId: string | undefined, status: 
 /**
  * Wraps a request listener (an Express app) so that every answer is compared with the document
  * before it is sent: its JSON keys (above) and the headers the document marks as required. An
- * answer that differs is replaced by a 500 that says how, as response validation does.
+ * answer whose keys differ is replaced by a 500 that says how, as response validation does. Headers
+ * are checked as they go out (`writeHead`), after the app's own hook there has added Cache-Control
+ * and Vary (src/http/cache-policy.ts); an answer missing one is sent as a 500, its message logged
+ * and in `X-Undocumented-Answer`.
  */
 export function answerCheckingListener(listener: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
+    const operationIdOf = () => (req as IncomingMessage & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+    res.writeHead = function (this: ServerResponse, statusCode: number, ...rest: unknown[]) {
+      const missing = missingHeadersOfAnswer(operationIdOf(), Number(statusCode), (name) => this.hasHeader(name));
+      if (missing.length === 0) return writeHead.call(this, statusCode, ...rest);
+      const message = `${req.method} ${req.url} (${operationIdOf() ?? 'no operation'}, ${statusCode}) differs from the document: ${missing.map((name) => `header ${name}`).join(', ')}`;
+      console.error(`      undocumented answer: ${message}`);
+      this.setHeader('X-Undocumented-Answer', message);
+      return writeHead.call(this, 500);
+    } as typeof res.writeHead;
     const end = res.end as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
     res.end = function (this: ServerResponse, ...args: unknown[]) {
       if (res.headersSent) return end.apply(this, args);
       const chunk = typeof args[0] === 'function' ? undefined : args[0];
-      const operationId = (req as IncomingMessage & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-      const problems = missingHeadersOfAnswer(operationId, res.statusCode, (name) => res.hasHeader(name)).map((name) => `header ${name}`);
+      const operationId = operationIdOf();
+      const problems: string[] = [];
       if (chunk !== undefined && chunk !== null && /^application\/(ld\+)?json/.test(String(res.getHeader('Content-Type') ?? ''))) {
         let body: unknown;
         try {
