@@ -39,6 +39,8 @@ export interface PurgerOptions {
 }
 
 export interface CachePurger {
+  /** Resolves once the start-up position is read: writes committed from then on are this purger's to ban. */
+  ready: Promise<void>;
   /** Stops reading the feed and waits for the round under way (a BAN in flight is bounded by the timeout). */
   stop(): Promise<void>;
 }
@@ -51,7 +53,7 @@ const WARN_EVERY_MS = 30_000;
 export function startCachePurger(options: PurgerOptions): CachePurger {
   const loop = new PurgeLoop(options);
   loop.start();
-  return { stop: () => loop.stop() };
+  return { ready: loop.ready, stop: () => loop.stop() };
 }
 
 /** PUBLIC_URL's path prefix, BASE_PATH and the namespace: where the cache holds the service's URLs. */
@@ -85,6 +87,8 @@ class PurgeLoop {
   private current: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: () => void = () => undefined;
+  private started: () => void = () => undefined;
+  readonly ready = new Promise<void>((resolve) => (this.started = resolve));
 
   constructor(private readonly options: PurgerOptions) {
     this.logger = options.logger.child({ component: 'cache-purge' });
@@ -150,6 +154,7 @@ class PurgeLoop {
     if (this.position === undefined) {
       // Writes committed before the start are the cache's max-age to bound: followed from here on.
       this.position = await changes.position();
+      this.started();
       return false;
     }
     this.pending ??= await this.nextBatch(this.position);

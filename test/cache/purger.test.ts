@@ -46,7 +46,7 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
       ...options,
     });
     // The purger reads its start position first: writes from here on are its to ban.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await purger.ready;
   }
 
   /**
