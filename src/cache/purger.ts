@@ -200,7 +200,10 @@ class PurgeLoop {
       return;
     }
     this.failures++;
-    this.warn({ statusCode: result.statusCode, error: result.error, failures: this.failures, changes: batch.changes }, 'the cache did not acknowledge a purge; it is sent again after a pause');
+    this.warn(
+      { statusCode: result.statusCode, error: result.error, failures: this.failures, changes: batch.changes },
+      'the cache did not acknowledge a purge; it is sent again after a pause',
+    );
   }
 
   private warn(fields: object, message: string): void {

@@ -366,7 +366,10 @@ export class TermRepository {
     if (termIds.length === 0) return [];
     const ids = new Set<number>();
     for (const part of chunks([...new Set(termIds)])) {
-      const rows = await this.db('event_terms').whereIn('term_id', part).distinct('event_id').limit(limit + 1 - ids.size);
+      const rows = await this.db('event_terms')
+        .whereIn('term_id', part)
+        .distinct('event_id')
+        .limit(limit + 1 - ids.size);
       for (const row of rows) ids.add(Number(row.event_id));
       if (ids.size > limit) break;
     }

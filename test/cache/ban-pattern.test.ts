@@ -44,7 +44,22 @@ const ALWAYS = [
 ];
 
 /** Never banned: answers no write changes, and the change feed (never cached). */
-const NEVER = [`${NS}/`, `${NS}`, '/wp-json/', '/wp-json', `${NS}/doc`, '/docs', '/docs/', '/healthz', '/readyz', '/metrics', `${NS}/changes`, `${NS}/changes?after=x`, `${NS}/webhooks`, '/favicon.ico'];
+const NEVER = [
+  `${NS}/`,
+  `${NS}`,
+  '/wp-json/',
+  '/wp-json',
+  `${NS}/doc`,
+  '/docs',
+  '/docs/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  `${NS}/changes`,
+  `${NS}/changes?after=x`,
+  `${NS}/webhooks`,
+  '/favicon.ico',
+];
 
 /** Single records of each type, by id. */
 function singles(id: number): string[] {
@@ -76,7 +91,16 @@ describe('cache/ban-pattern: the BAN regex', () => {
     const pattern = banPattern({ ...none(), events: 'all', venues: new Set([3]), organizers: new Set([4]) }, layout);
     assertBans(
       pattern,
-      [`${NS}/venues/3`, `${NS}/venues/3/`, `${NS}/venues/by-slug/the-hall`, `${NS}/organizers/4?x=1`, `${NS}/organizers/by-slug/x`, `${NS}/events/99`, `${NS}/events/99/ics`, ...ALWAYS],
+      [
+        `${NS}/venues/3`,
+        `${NS}/venues/3/`,
+        `${NS}/venues/by-slug/the-hall`,
+        `${NS}/organizers/4?x=1`,
+        `${NS}/organizers/by-slug/x`,
+        `${NS}/events/99`,
+        `${NS}/events/99/ics`,
+        ...ALWAYS,
+      ],
       [`${NS}/venues/30`, `${NS}/organizers/3`, `${NS}/venues/4`, `${NS}/categories/3`, `${NS}/tags/4`, ...NEVER],
     );
   });
@@ -101,7 +125,16 @@ describe('cache/ban-pattern: the BAN regex', () => {
     const root = '/api/tribe/events/v1';
     assertBans(
       pattern,
-      [`${root}/events/5`, `/calendar${root}/events/5.ics`, `${root}/events?page=2`, '/calendar/event/x/', '/event/x/', '/calendar/', '/calendar/?rest_route=/x', '/calendar/events/category/a/'],
+      [
+        `${root}/events/5`,
+        `/calendar${root}/events/5.ics`,
+        `${root}/events?page=2`,
+        '/calendar/event/x/',
+        '/event/x/',
+        '/calendar/',
+        '/calendar/?rest_route=/x',
+        '/calendar/events/category/a/',
+      ],
       [`${NS}/events/5`, `${root}/events/6`, `/calendar${root}/events/6`, `${root}/`, '/calendar/docs', '/other/event/x/'],
     );
   });

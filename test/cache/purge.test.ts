@@ -20,7 +20,13 @@ import { startVarnish, varnishAvailable, type Varnish } from '../../scripts/cach
 
 const HOST = 'calendar.test';
 
-function send(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function send(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(new URL(path, base), { method, headers: { Host: HOST, ...headers }, agent: false }, (res) => {
       let text = '';
@@ -124,7 +130,16 @@ describe('PURGE_URL through Varnish: writes visible at once', function () {
       .send({ title: 'Before', status: 'publish', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 12:00:00' });
     assert.equal(created.status, 201, created.text);
     const { id, slug } = created.body;
-    const paths = [`${NS}/events/${id}`, `${NS}/events/${id}.ics`, `${NS}/events/${id}/ics`, `${NS}/events/by-slug/${slug}`, `${NS}/events`, `${NS}/events.ics`, `/event/${slug}/`, '/events/'];
+    const paths = [
+      `${NS}/events/${id}`,
+      `${NS}/events/${id}.ics`,
+      `${NS}/events/${id}/ics`,
+      `${NS}/events/by-slug/${slug}`,
+      `${NS}/events`,
+      `${NS}/events.ics`,
+      `/event/${slug}/`,
+      '/events/',
+    ];
     await startPurger();
     await cache(paths, 'Before');
     const patched = await request(app).patch(`${NS}/events/${id}`).set('Host', HOST).set('Authorization', editor.authorization).send({ title: 'After' });
@@ -149,5 +164,4 @@ describe('PURGE_URL through Varnish: writes visible at once', function () {
     assert.equal(renamed.status, 200, renamed.text);
     await visible(paths, 'New Hall', 1500);
   });
-
 });

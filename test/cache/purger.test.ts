@@ -67,7 +67,12 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const patterns = receiver.acknowledgedBans(from);
     // `matching` also checks that POSIX ERE (grep -E) reads each regex as JavaScript does.
-    for (const pattern of patterns) assert.deepEqual([...matching(pattern, [...must, ...mustNot])].filter((url) => mustNot.includes(url)), [], `${pattern} bans records the write left alone`);
+    for (const pattern of patterns)
+      assert.deepEqual(
+        [...matching(pattern, [...must, ...mustNot])].filter((url) => mustNot.includes(url)),
+        [],
+        `${pattern} bans records the write left alone`,
+      );
     for (const request of receiver.requests.slice(from)) {
       assert.equal(request.method, 'BAN');
       assert.equal(request.path, '/');
@@ -124,7 +129,15 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
       () => call(http, 'patch', eventPath(c.linked.id), admin, { title: 'Renamed' }).expect(200),
       [...eventUrls(c.linked), ...LISTS, `/venue/${c.venue.slug}/`, `/organizer/${c.organizer.slug}/`, `/events/category/${c.category.slug}/`, `/tag/${c.tag.slug}/`],
       // Its title moved no term count: the other events, and the venue, organizer and terms, stay.
-      [eventPath(c.sameCategory.id), eventPath(c.bare.id), `${NS}/venues/${c.venue.id}`, `${NS}/organizers/${c.organizer.id}`, itemPath(CATEGORIES, c.category.id), itemPath(TAGS, c.tag.id), ...UNTOUCHED],
+      [
+        eventPath(c.sameCategory.id),
+        eventPath(c.bare.id),
+        `${NS}/venues/${c.venue.id}`,
+        `${NS}/organizers/${c.organizer.id}`,
+        itemPath(CATEGORIES, c.category.id),
+        itemPath(TAGS, c.tag.id),
+        ...UNTOUCHED,
+      ],
     );
   });
 
@@ -138,7 +151,10 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
       [itemPath(CATEGORIES, c.category.id), eventPath(c.linked.id), eventPath(c.sameCategory.id), ...LISTS],
       [eventPath(c.bare.id), itemPath(CATEGORIES, c.otherCategory.id), itemPath(TAGS, c.tag.id), `${NS}/venues/${c.venue.id}`, ...UNTOUCHED],
     );
-    assert.ok(bans.some((pattern) => eventUrls(created!).every((url) => new RegExp(pattern).test(url))), 'the new event is banned in every form');
+    assert.ok(
+      bans.some((pattern) => eventUrls(created!).every((url) => new RegExp(pattern).test(url))),
+      'the new event is banned in every form',
+    );
   });
 
   it('an event delete (trash, then for good) bans it in every form', async () => {
@@ -154,9 +170,24 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
       const record = kind === 'venue' ? c.venue : c.organizer;
       const other = kind === 'venue' ? c.otherVenue : c.otherOrganizer;
       const path = `${NS}/${kind}s`;
-      const unrelated = [`${path}/${other.id}`, `${NS}/${kind === 'venue' ? 'organizers' : 'venues'}/${record.id}`, itemPath(CATEGORIES, c.category.id), itemPath(TAGS, c.tag.id), ...UNTOUCHED];
+      const unrelated = [
+        `${path}/${other.id}`,
+        `${NS}/${kind === 'venue' ? 'organizers' : 'venues'}/${record.id}`,
+        itemPath(CATEGORIES, c.category.id),
+        itemPath(TAGS, c.tag.id),
+        ...UNTOUCHED,
+      ];
       await start();
-      const urls = (r: Rec) => [`${path}/${r.id}`, `${path}/${r.id}/`, `${path}/by-slug/${r.slug}`, `/${kind}/${r.slug}/`, eventPath(c.linked.id), `${eventPath(c.linked.id)}/ics`, eventPath(c.bare.id), ...LISTS];
+      const urls = (r: Rec) => [
+        `${path}/${r.id}`,
+        `${path}/${r.id}/`,
+        `${path}/by-slug/${r.slug}`,
+        `/${kind}/${r.slug}/`,
+        eventPath(c.linked.id),
+        `${eventPath(c.linked.id)}/ics`,
+        eventPath(c.bare.id),
+        ...LISTS,
+      ];
       let created: Rec | undefined;
       await expectBans(
         async () => (created = await (kind === 'venue' ? createVenue(http, admin, { venue: 'Brand new' }) : createOrganizer(http, admin, { organizer: 'Brand new' }))),
@@ -175,7 +206,15 @@ describe('cache purger (PURGE_URL): BANs after writes', function () {
     await expectBans(
       () => call(http, 'patch', itemPath(CATEGORIES, c.category.id), admin, { slug: 'sounds' }).expect(200),
       // The child's `url` holds its parent's slug.
-      [itemPath(CATEGORIES, c.category.id), itemPath(CATEGORIES, c.child.id), eventPath(c.linked.id), eventPath(c.sameCategory.id), '/events/category/music/', '/events/category/music/jazz/', ...LISTS],
+      [
+        itemPath(CATEGORIES, c.category.id),
+        itemPath(CATEGORIES, c.child.id),
+        eventPath(c.linked.id),
+        eventPath(c.sameCategory.id),
+        '/events/category/music/',
+        '/events/category/music/jazz/',
+        ...LISTS,
+      ],
       [itemPath(CATEGORIES, c.otherCategory.id), eventPath(c.bare.id), itemPath(TAGS, c.tag.id), `${NS}/venues/${c.venue.id}`, ...UNTOUCHED],
     );
   });
