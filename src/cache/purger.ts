@@ -31,6 +31,8 @@ export interface PurgerOptions {
   metrics?: PurgeMetrics;
   /** Pause between reads of the feed when nothing wakes the purger (1 s). */
   pollMs?: number;
+  /** Pause between a write of this process and the read of the feed it wakes (WAKE_MS). */
+  wakeMs?: number;
   /** Longest wait for the cache's answer (2 s). */
   timeoutMs?: number;
   /** Pause after the first failure, doubled after each further one (1 s), and its ceiling (30 s). */
@@ -47,6 +49,11 @@ export interface CachePurger {
 
 /** Changes per BAN at most: a batch's regex stays short, and a long backlog goes in several. */
 export const BATCH = 200;
+/**
+ * A write of this process is looked for this long after its commit, so that the writes of a burst
+ * share one BAN (what a BAN costs a write: scripts/bench/purge-probe.ts).
+ */
+export const WAKE_MS = 50;
 /** Repeated failures are logged at most this often (the first one at once). */
 const WARN_EVERY_MS = 30_000;
 
@@ -73,6 +80,7 @@ class PurgeLoop {
   private readonly logger: Logger;
   private readonly layout: UrlLayout;
   private readonly pollMs: number;
+  private readonly wakeMs: number;
   private readonly timeoutMs: number;
   private readonly retryMs: number;
   private readonly maxRetryMs: number;
@@ -84,6 +92,7 @@ class PurgeLoop {
   private stopping = false;
   private ticking = false;
   private again = false;
+  private dueAt = 0;
   private current: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: () => void = () => undefined;
@@ -94,15 +103,17 @@ class PurgeLoop {
     this.logger = options.logger.child({ component: 'cache-purge' });
     this.layout = urlLayout(options.config);
     this.pollMs = options.pollMs ?? 1000;
+    this.wakeMs = options.wakeMs ?? WAKE_MS;
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.retryMs = options.retryMs ?? 1000;
     this.maxRetryMs = options.maxRetryMs ?? 30_000;
   }
 
   start(): void {
-    // A write of this process: look now, unless the cache is failing (then the pause decides).
+    // A write of this process: look shortly (the writes of the next WAKE_MS share one BAN), unless
+    // the cache is failing (then the pause decides).
     this.unsubscribe = onCommitted(this.options.db, () => {
-      if (this.failures === 0) this.schedule(0);
+      if (this.failures === 0) this.schedule(this.wakeMs);
     });
     this.schedule(0);
   }
@@ -118,15 +129,24 @@ class PurgeLoop {
     if (this.failures === 0 && this.position !== undefined) await this.round(true).catch((err: unknown) => this.logger.warn({ err }, 'the last cache purge failed'));
   }
 
-  /** The next round after `delayMs`; rounds never overlap (one asked for during a round follows it at once). */
+  /**
+   * The next round after `delayMs`, unless one is due sooner; rounds never overlap (a wake during a
+   * round is remembered, and the next round follows it after WAKE_MS).
+   */
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     if (this.ticking) {
-      this.again ||= delayMs === 0;
+      this.again = true;
       return;
     }
+    const at = Date.now() + delayMs;
+    if (this.timer !== undefined && this.dueAt <= at) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => (this.current = this.tick()), delayMs);
+    this.dueAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.current = this.tick();
+    }, delayMs);
     this.timer.unref();
   }
 
@@ -138,7 +158,8 @@ class PurgeLoop {
       const progressed = await this.round();
       // A backlog goes on at once; a failing cache waits a growing pause.
       if (this.failures > 0) delay = Math.min(this.maxRetryMs, this.retryMs * 2 ** (this.failures - 1));
-      else if (progressed || this.again) delay = 0;
+      else if (progressed) delay = 0;
+      else if (this.again) delay = this.wakeMs;
     } catch (err) {
       // The database failed (away, or the pool closing): the position is unchanged, the next round reads again.
       this.warn({ err }, 'reading the change feed for the cache purge failed; the next round tries again');
