@@ -44,7 +44,7 @@ await new Promise((resolve) => server.once('listening', resolve));
 const port = (server.address() as net.AddressInfo).port;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(method: string, url: string, body?: object): Promise<{ status: number; json: any }> {
+function send(method: string, url: string, body?: object): Promise<{ status: number; json: { id: number } }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ port, host: '127.0.0.1', path: url, method, agent, headers: { 'content-type': 'application/json', authorization: AUTH } }, (res) => {
       let text = '';
