@@ -20,6 +20,8 @@ import { serveClusterMetrics } from './http/metrics.js';
 import { Registry } from 'prom-client';
 import { startWebhookDelivery } from './webhooks/worker.js';
 import { webhookMetrics } from './webhooks/metrics.js';
+import { startCachePurger } from './cache/purger.js';
+import { purgeMetrics } from './cache/metrics.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -80,6 +82,10 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   // leases in the webhooks' rows keep each webhook to one process at a time.
   const delivery = config.webhooks.deliver ? startWebhookDelivery({ db, config, logger, metrics: metricsRegistry && webhookMetrics(metricsRegistry) }) : undefined;
 
+  // PURGE_URL (docs/caching.md "Making writes visible at once"): every process follows the feed and bans what each write altered.
+  const purgeUrl = config.purgeUrl;
+  const purger = purgeUrl ? startCachePurger({ db, config: { ...config, purgeUrl }, logger, metrics: metricsRegistry && purgeMetrics(metricsRegistry) }) : undefined;
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -90,10 +96,13 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     // Deliveries stop alongside the requests: attempts in flight finish (within WEBHOOK_TIMEOUT) and
     // the leases are given up, so another process takes the webhooks over at once; before the pool closes.
     const deliveryStopped = delivery?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'));
+
     server.close(() => {
       clearInterval(idleSweep);
       Promise.resolve(lease?.stop())
         .then(() => deliveryStopped)
+        // Once the requests have finished: the purger bans what they wrote (one last round, within 2 s), then stops.
+        .then(() => purger?.stop())
         .then(() => db.destroy())
         .then(
           () => {

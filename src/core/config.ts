@@ -105,6 +105,8 @@ export interface Config {
   cacheNotFoundMaxAge: number;
   /** Webhook deliveries (docs/webhooks.md); see WebhookSettings. */
   webhooks: WebhookSettings;
+  /** Base URL of the HTTP cache told of every write with BAN requests (PURGE_URL, docs/caching.md "Making writes visible at once"); undefined: none. */
+  purgeUrl: string | undefined;
 }
 
 /** How this process delivers webhooks (docs/webhooks.md "Settings"). */
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedNetworks: networkList('WEBHOOK_ALLOWED_NETWORKS', env.WEBHOOK_ALLOWED_NETWORKS),
       concurrency: positiveInteger('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 8),
     },
+    purgeUrl: optionalUrl('PURGE_URL', env.PURGE_URL),
   };
 }
 

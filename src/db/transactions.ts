@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { bumpDataVersion } from './data-version.js';
 import { discardChangeLog, openChangeLog, writeChangeLog } from './change-log.js';
+import { signalCommitted } from './commit-signal.js';
 import { isPassingRefusal, isUniqueViolation } from './errors.js';
 
 /** Errors after which the whole transaction was rolled back and may simply run again. */
@@ -36,7 +37,7 @@ export function pauseBefore(attempt: number): number {
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(async (trx) => {
+      const value = await db.transaction(async (trx) => {
         openChangeLog(trx);
         try {
           const value = await work(trx);
@@ -48,6 +49,9 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
           discardChangeLog(trx);
         }
       });
+      // Committed: listeners in this process (the cache purger) look at the change feed now.
+      signalCommitted(db);
+      return value;
     } catch (err) {
       if (attempt >= MAX_WRITE_ATTEMPTS || !isRetryable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, pauseBefore(attempt)));

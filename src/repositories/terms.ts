@@ -360,6 +360,21 @@ export class TermRepository {
     }
     return ids;
   }
+
+  /** Up to `limit` ids of the events linked to any of the terms (what the cache purger bans with them: cache/purge-scope.ts). */
+  async linkedEventIds(termIds: number[], limit: number): Promise<number[]> {
+    if (termIds.length === 0) return [];
+    const ids = new Set<number>();
+    for (const part of chunks([...new Set(termIds)])) {
+      const rows = await this.db('event_terms')
+        .whereIn('term_id', part)
+        .distinct('event_id')
+        .limit(limit + 1 - ids.size);
+      for (const row of rows) ids.add(Number(row.event_id));
+      if (ids.size > limit) break;
+    }
+    return [...ids];
+  }
 }
 
 /** The change feed's name of a taxonomy's records (db/change-log.ts). */

@@ -45,6 +45,19 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: '0' }), /ICAL_MAX_EVENTS/);
   });
 
+  it('reads PURGE_URL as an optional absolute http(s) URL, and refuses anything else', () => {
+    assert.equal(loadConfig({}).purgeUrl, undefined);
+    assert.equal(loadConfig({ PURGE_URL: '' }).purgeUrl, undefined);
+    assert.equal(loadConfig({ PURGE_URL: 'http://127.0.0.1:6081/' }).purgeUrl, 'http://127.0.0.1:6081');
+    assert.equal(loadConfig({ PURGE_URL: 'https://cache.internal' }).purgeUrl, 'https://cache.internal');
+    for (const bad of ['127.0.0.1:6081', 'varnish', 'ftp://cache', '/purge'])
+      assert.throws(
+        () => loadConfig({ PURGE_URL: bad }),
+        (err: Error) => err instanceof ConfigError && /^PURGE_URL must be an/.test(err.message),
+        bad,
+      );
+  });
+
   it('commits SQLite durably unless SQLITE_SYNCHRONOUS=normal, and refuses other levels', () => {
     assert.equal(loadConfig({}).sqliteSynchronous, 'full');
     assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: '' }).sqliteSynchronous, 'full');
