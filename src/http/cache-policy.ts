@@ -29,8 +29,9 @@ export interface CachePolicy {
 
 /**
  * The rule of docs/contract.md §19 (the table: docs/caching.md "What the service sends"), in its order:
- * a method other than GET/HEAD is `no-store`; a request with `Authorization` (right or wrong
- * credentials) gets WordPress's no-cache headers; one with a `Cookie` or a `password` query parameter
+ * a request with `Authorization` (right or wrong credentials, any method) gets WordPress's no-cache
+ * headers, as the plugin sends them on every logged-in request; any other method than GET/HEAD is
+ * `no-store`; one with a `Cookie` or a `password` query parameter
  * `private, no-store`; a 2xx or 304 is `public` for CACHE_MAX_AGE with CACHE_STALE_SECONDS of
  * stale-while-revalidate and stale-if-error (`no-cache` when CACHE_MAX_AGE is 0); a 404 or 410 is
  * `public` for CACHE_NOT_FOUND_MAX_AGE, at most CACHE_MAX_AGE (`no-store` when that is 0); anything
@@ -56,8 +57,8 @@ export function cachePolicy(config: Pick<Config, 'cacheMaxAge' | 'cacheStaleSeco
 
   return {
     directives(asker, status) {
-      if (asker.method !== 'GET' && asker.method !== 'HEAD') return { cacheControl: 'no-store' };
       if (asker.headers.authorization !== undefined) return { cacheControl: WORDPRESS_NO_CACHE, expires: WORDPRESS_EXPIRES };
+      if (asker.method !== 'GET' && asker.method !== 'HEAD') return { cacheControl: 'no-store' };
       if (asker.headers.cookie !== undefined || namesPassword(asker)) return { cacheControl: 'private, no-store' };
       if ((status >= 200 && status < 300) || status === 304) return { cacheControl: shared };
       if (status === 404 || status === 410) return { cacheControl: notFound };

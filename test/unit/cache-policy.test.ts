@@ -29,6 +29,8 @@ describe('cache policy (docs/contract.md §19)', () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) assert.equal(policy.directives(asker(method), 410).cacheControl, 'no-store', method);
     assert.equal(policy.directives(asker('GET', { cookie: 'a=b' }), 410).cacheControl, 'private, no-store');
     assert.equal(policy.directives(asker('GET', { authorization: 'Bearer x' }), 410).expires, 'Wed, 11 Jan 1984 05:00:00 GMT');
+    // Credentials come first, whatever the method: the plugin sends its headers on every logged-in request.
+    assert.equal(policy.directives(asker('PATCH', { authorization: 'Bearer x' }), 200).cacheControl, 'no-cache, must-revalidate, max-age=0, no-store, private');
   });
 
   it('bounds a 404 or 410 by CACHE_MAX_AGE, and stores none when it is 0', () => {
