@@ -278,8 +278,10 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
     // A create sent with Idempotency-Key runs once per key (operations/shared/idempotency.ts).
     const reply = await withIdempotencyKey(ctx, keyed, handle);
     // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
-    // header of it is set (the list feed is cut to the limit; one event's feed is far below it).
-    const textBytes = reply.textBytes?.length ?? (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
+    // header of it is set (the list feed is cut to the limit; one event's feed is far below it). A
+    // reply serialised as JSON is no text answer: its body is not read here, since a remembered one
+    // keeps only its bytes and would parse them back (operations/shared/replies.ts).
+    const textBytes = reply.textBytes?.length ?? (reply.serialized === undefined && typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
     if (textBytes > config.replyLimit) throw replyTooLarge(config.replyLimit);
     for (const [name, value] of Object.entries(reply.headers ?? {})) {
       // The WordPress discovery Link stays; paging links are added beside it.
