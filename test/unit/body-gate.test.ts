@@ -40,7 +40,9 @@ describe('A write whose client left before its body was read', () => {
   // finished request, which body-parser passes on with no body at all. It must not reach the
   // operation as an empty body (it once created an event from nothing and failed with a 500).
   it('stops with a 400 before the operation runs', async () => {
-    const gate = new BodyGate(new DocumentRoutes([{ operationId: 'createThing', method: 'POST', path: '/things', parameters: [], bodySchema: { type: 'object' }, allowsAnonymous: true }], '/api'));
+    const gate = new BodyGate(
+      new DocumentRoutes([{ operationId: 'createThing', method: 'POST', path: '/things', parameters: [], bodySchema: { type: 'object' }, allowsAnonymous: true }], '/api'),
+    );
     const reached: unknown[] = [];
     const failures: unknown[] = [];
     let settle!: () => void;
