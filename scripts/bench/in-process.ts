@@ -1,8 +1,8 @@
 /**
  * The service inside the probe's own process (cpu-probe.ts, feed-probe.ts, search-probe.ts): the
  * app over the database at `url` (migrated first), with response validation off and logging silent
- * as in production, listening on an ephemeral port, and one keep-alive connection to send requests
- * one after another, so CPU time per request can be read with `process.cpuUsage()`.
+ * as in production, listening on an ephemeral port, and keep-alive connections to send requests (one
+ * by default: one after another), so CPU time per request can be read with `process.cpuUsage()`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
