@@ -5,10 +5,12 @@
  * requests/s under load, this figure hardly moves when other processes share the machine, so it
  * shows whether a change made the service cheaper even on a busy machine.
  *
- *   node --import tsx scripts/bench/cpu-probe.ts [--events 100000 | --database URL] [--requests 2000] [--only TEXT]
+ *   node --import tsx scripts/bench/cpu-probe.ts [--events 100000 | --database URL] [--requests 2000] [--only TEXT] [--connections 1]
  *
- * --only TEXT   runs only the probes whose name contains TEXT (e.g. POST); with `node --cpu-prof` it
- *               profiles one kind of request.
+ * --only TEXT      runs only the probes whose name contains TEXT (e.g. POST); with `node --cpu-prof` it
+ *                  profiles one kind of request.
+ * --connections N  keeps N requests in flight, on N keep-alive connections (1 by default): what a
+ *                  request costs when several arrive in one turn of the event loop, as under load.
  *
  * The database must have been seeded (npm run bench). Response validation is off, as in production.
  */
@@ -20,17 +22,19 @@ import { startInProcess } from './in-process.js';
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
 
-const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', requests: 'number', only: 'string' }) as {
+const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', requests: 'number', only: 'string', connections: 'number' }) as {
   events?: number;
   database?: string;
   requests?: number;
   only?: string;
+  connections?: number;
 };
 const url = args.database ?? defaultSqliteUrl(args.events ?? 100_000);
 checkDatabaseUrl(url);
 const requests = args.requests ?? 2000;
+const connections = args.connections ?? 1;
 
-const { db, server, port, agent } = await startInProcess(url);
+const { db, server, port, agent } = await startInProcess(url, connections);
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
 
 function send(method: string, path: string, body?: string): Promise<number> {
@@ -86,10 +90,14 @@ for (const [name, next] of probes) {
   for (let i = 0; i < 50; i++) await send(...next());
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) {
-    const status = await send(...next());
-    if (status >= 300) throw new Error(`${name}: status ${status}`);
-  }
+  let left = count;
+  const sender = async () => {
+    while (left-- > 0) {
+      const status = await send(...next());
+      if (status >= 300) throw new Error(`${name}: status ${status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, sender));
   const used = process.cpuUsage(cpu);
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   console.log(`${name.padEnd(48)} ${((used.user + used.system) / 1000 / count).toFixed(3)} ms CPU/request   ${(wallMs / count).toFixed(3)} ms wall`);

@@ -1,8 +1,8 @@
 /**
  * The service inside the probe's own process (cpu-probe.ts, feed-probe.ts, search-probe.ts): the
  * app over the database at `url` (migrated first), with response validation off and logging silent
- * as in production, listening on an ephemeral port, and one keep-alive connection to send requests
- * one after another, so CPU time per request can be read with `process.cpuUsage()`.
+ * as in production, listening on an ephemeral port, and keep-alive connections to send requests (one
+ * by default: one after another), so CPU time per request can be read with `process.cpuUsage()`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,16 +17,16 @@ export interface InProcessService {
   db: Knex;
   server: http.Server;
   port: number;
-  /** One keep-alive connection: requests go one after another. */
+  /** `connections` keep-alive connections (one by default: requests go one after another). */
   agent: http.Agent;
 }
 
-export async function startInProcess(url: string): Promise<InProcessService> {
+export async function startInProcess(url: string, connections = 1): Promise<InProcessService> {
   const { db } = openDatabase(url);
   await migrateLatest(db);
   const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
   const server = http.createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { db, server, port, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
+  return { db, server, port, agent: new http.Agent({ keepAlive: true, maxSockets: connections }) };
 }

@@ -17,7 +17,7 @@ export class Urls {
   readonly site: string;
 
   constructor(config: Config, req: Request) {
-    this.origin = config.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    this.origin = requestOrigin(config, req);
     this.restRoot = `${this.origin}${config.basePath}`;
     this.namespace = `${this.restRoot}/${NAMESPACE}`;
     this.site = config.siteUrl ?? this.origin;
@@ -46,6 +46,11 @@ export class Urls {
     const site = new URL(this.site);
     return `${site.hostname}${site.pathname.replace(/\/+$/, '')}?id=${id}`;
   }
+}
+
+/** The origin of a request's URLs: PUBLIC_URL, else the request's scheme and Host. Everything in `Urls` follows from it. */
+export function requestOrigin(config: Config, req: Request): string {
+  return config.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { can, type Capability, type User } from '../auth/capabilities.js';
-import type { OperationInfo } from '../openapi/document.js';
+import type { DocumentRoute, DocumentRoutes } from './document-routes.js';
 
 /** WordPress's order for a TEC route's methods (the plugin sends `GET, DELETE, POST, PUT, PATCH`). */
 const METHOD_ORDER = ['GET', 'DELETE', 'POST', 'PUT', 'PATCH'];
@@ -20,25 +20,17 @@ const WRITE_CAPABILITY: Record<string, Capability> = {
   webhooks: 'manage_webhooks',
 };
 
-interface Route {
-  pattern: RegExp;
-  methods: Array<{ method: string; anonymous: boolean; capability: Capability | undefined }>;
+interface AllowedMethod {
+  method: string;
+  anonymous: boolean;
+  capability: Capability | undefined;
 }
 
-/** The document's routes under the namespace root, each with a regex matching request paths. */
-function routesOf(operations: OperationInfo[], namespaceRoot: string): Route[] {
-  const routes = new Map<string, Route>();
-  for (const op of operations) {
-    let route = routes.get(op.path);
-    if (!route) {
-      const escaped = (namespaceRoot + (op.path === '/' ? '/' : op.path)).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-      route = { pattern: new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`), methods: [] };
-      routes.set(op.path, route);
-    }
-    route.methods.push({ method: op.method, anonymous: op.allowsAnonymous, capability: WRITE_CAPABILITY[op.path.split('/')[1]] });
-  }
-  for (const route of routes.values()) route.methods.sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
-  return [...routes.values()];
+/** Each route's methods in WordPress's order, with who may use them. */
+function methodsOf(route: DocumentRoute): AllowedMethod[] {
+  return [...route.operations.values()]
+    .map((op) => ({ method: op.method, anonymous: op.allowsAnonymous, capability: WRITE_CAPABILITY[op.path.split('/')[1]] }))
+    .sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
 }
 
 /**
@@ -49,15 +41,28 @@ function routesOf(operations: OperationInfo[], namespaceRoot: string): Route[] {
  * once before authentication, so that answers refused early carry the anonymous list, and once
  * after it, when the caller is known.
  */
-export function allowHeader(operations: OperationInfo[], namespaceRoot: string): RequestHandler {
-  const routes = routesOf(operations, namespaceRoot);
+export function allowHeader(routes: DocumentRoutes): RequestHandler {
+  // The anonymous caller's list of each route is the same on every request: made once.
+  const lists = new Map(
+    routes.routes.map((route) => {
+      const methods = methodsOf(route);
+      return [route, { methods, anonymous: allowedTo(undefined, methods) }];
+    }),
+  );
   return (req, res, next) => {
-    const route = routes.find((r) => r.pattern.test(req.path));
+    // The first route of the document that the path names (the one the request is about).
+    const route = routes.matching(req)[0];
     if (route) {
+      const list = lists.get(route)!;
       const user = req.user as User | undefined;
-      const allowed = route.methods.filter((m) => m.anonymous || (user !== undefined && (m.capability === undefined || can(user, m.capability))));
-      res.set('Allow', allowed.map((m) => m.method).join(', '));
+      res.set('Allow', user === undefined ? list.anonymous : allowedTo(user, list.methods));
     }
     next();
   };
+}
+
+/** The `Allow` value for a caller: the methods open to everyone, and the writes the caller's role may try. */
+function allowedTo(user: User | undefined, methods: AllowedMethod[]): string {
+  const allowed = methods.filter((m) => m.anonymous || (user !== undefined && (m.capability === undefined || can(user, m.capability))));
+  return allowed.map((m) => m.method).join(', ');
 }

@@ -34,6 +34,7 @@ import { entityTag } from '../operations/shared/conditional.js';
 import { useConditionalGets } from '../operations/shared/conditional-reads.js';
 import { IDEMPOTENCY_HEADER, withIdempotencyKey } from '../operations/shared/idempotency.js';
 import { allowHeader } from './allow.js';
+import { DocumentRoutes } from './document-routes.js';
 import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, securityHeaders, wordpressHeaders } from './headers.js';
@@ -88,12 +89,14 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   app.use(pathAliases(namespaceRoot));
   // `Allow` as WordPress sends it: first for the anonymous caller (answers refused before
   // authentication), again after it once the caller is known.
-  const allow = allowHeader(operations, namespaceRoot);
+  // The document's routes a request names, found once for every stage that asks (http/document-routes.ts).
+  const documentRoutes = new DocumentRoutes(operations, namespaceRoot);
+  const allow = allowHeader(documentRoutes);
   useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot);
   useAuthentication(app, config, db, allow);
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
-  useBodies(app, config, operations, namespaceRoot, shapes);
+  useBodies(app, config, documentRoutes, shapes);
   app.use(openApiValidator(document, config, namespaceRoot, operations));
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
   app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
@@ -191,15 +194,44 @@ function useAuthentication(app: Express, config: Config, db: Knex, allow: Reques
 /**
  * An anonymous write is refused (401) without parsing its body, and bodies are parsed only for
  * operations that take one, depth-checked first; then the input is normalised to the document's types.
+ * A request that is no write and names no operation taking a body (every read) has nothing to
+ * parse or normalise: it skips those stages in one step.
  */
-function useBodies(app: Express, config: Config, operations: OperationInfo[], namespaceRoot: string, shapes: InputShapes): void {
-  const bodies = new BodyGate(operations, namespaceRoot);
+function useBodies(app: Express, config: Config, routes: DocumentRoutes, shapes: InputShapes): void {
+  const bodies = new BodyGate(routes);
   app.use(bodies.refuseAnonymousWrites);
-  app.use(bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })));
-  // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
-  app.use(bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })));
-  app.use(emptyBodyAsEmptyObject);
-  app.use(normaliseBody(shapes));
+  const stages = inSeries([
+    bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })),
+    // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
+    bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })),
+    emptyBodyAsEmptyObject,
+    normaliseBody(shapes),
+  ]);
+  app.use((req, res, next) => (WRITES_WITH_BODIES.has(req.method) || bodies.takesBody(req) ? stages(req, res, next) : next()));
+}
+
+/** The methods whose request without a body is one with no parameters (`emptyBodyAsEmptyObject`). */
+const WRITES_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Middlewares run one after the other as one: an error (passed on, thrown or rejected) skips the rest
+ * and goes to the app's error handling, as between separately mounted middlewares.
+ */
+function inSeries(stages: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let at = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return next(error);
+      if (at === stages.length) return next();
+      try {
+        const returned: unknown = stages[at++](req, res, step);
+        if (returned instanceof Promise) returned.catch(next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
 }
 
 /**
@@ -226,7 +258,7 @@ function normaliseUrl(namespaceRoot: string): RequestHandler {
  */
 const emptyBodyAsEmptyObject: RequestHandler = (req, _res, next) => {
   const bodyless = req.headers['content-type'] === undefined && !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
-  if (bodyless && ['POST', 'PUT', 'PATCH'].includes(req.method)) {
+  if (bodyless && WRITES_WITH_BODIES.has(req.method)) {
     req.headers['content-type'] = 'application/json';
     req.body = {};
   }
@@ -274,8 +306,10 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
     // A create sent with Idempotency-Key runs once per key (operations/shared/idempotency.ts).
     const reply = await withIdempotencyKey(ctx, keyed, handle);
     // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
-    // header of it is set (the list feed is cut to the limit; one event's feed is far below it).
-    const textBytes = reply.textBytes?.length ?? (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
+    // header of it is set (the list feed is cut to the limit; one event's feed is far below it). A
+    // reply serialised as JSON is no text answer: its body is not read here, since a remembered one
+    // keeps only its bytes and would parse them back (operations/shared/replies.ts).
+    const textBytes = reply.textBytes?.length ?? (reply.serialized === undefined && typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
     if (textBytes > config.replyLimit) throw replyTooLarge(config.replyLimit);
     for (const [name, value] of Object.entries(reply.headers ?? {})) {
       // The WordPress discovery Link stays; paging links are added beside it.

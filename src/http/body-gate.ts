@@ -1,17 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import type { OperationInfo } from '../openapi/document.js';
 import { forbidden } from '../core/errors.js';
+import type { DocumentRoutes } from './document-routes.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have (form bodies: the same, through qs). */
 export const MAX_BODY_DEPTH = 32;
-
-interface Route {
-  method: string;
-  pattern: RegExp;
-  allowsAnonymous: boolean;
-  takesBody: boolean;
-}
 
 /**
  * What the OpenAPI document says about a request before its body is read: whether it names an
@@ -25,28 +18,21 @@ interface Route {
  * - a JSON body is checked for its nesting depth in one pass over its bytes, before it is parsed.
  */
 export class BodyGate {
-  private readonly routes: Route[];
-
-  constructor(operations: OperationInfo[], namespaceRoot: string) {
-    this.routes = operations.map((op) => ({
-      method: op.method,
-      pattern: pathPattern(namespaceRoot, op.path),
-      allowsAnonymous: op.allowsAnonymous,
-      takesBody: op.bodySchema !== undefined,
-    }));
-  }
-
-  private matching(req: Request): Route[] {
-    return this.routes.filter((route) => route.method === req.method && route.pattern.test(req.path));
-  }
+  /** The document's routes, each request's found once for every stage (http/document-routes.ts). */
+  constructor(private readonly routes: DocumentRoutes) {}
 
   /** 401 for an anonymous request that only operations needing credentials match. Runs after authentication. */
   readonly refuseAnonymousWrites: RequestHandler = (req, _res, next) => {
     if (req.user) return next();
-    const routes = this.matching(req);
-    if (routes.length > 0 && routes.every((route) => !route.allowsAnonymous)) return next(forbidden(false));
+    const operations = this.routes.operationsFor(req);
+    if (operations.length > 0 && operations.every((op) => !op.allowsAnonymous)) return next(forbidden(false));
     next();
   };
+
+  /** Whether an operation the request names takes a body (otherwise none is parsed). */
+  takesBody(req: Request): boolean {
+    return this.routes.operationsFor(req).some((op) => op.bodySchema !== undefined);
+  }
 
   /**
    * Runs a body parser only for requests naming an operation that takes a body. A request whose
@@ -56,7 +42,7 @@ export class BodyGate {
    */
   parseFor(parser: RequestHandler): RequestHandler {
     return (req, res, next) => {
-      if (!this.matching(req).some((route) => route.takesBody)) return next();
+      if (!this.takesBody(req)) return next();
       if (req.body === undefined && clientLeft(req)) return next(bodyLost());
       parser(req, res, next);
     };
@@ -75,12 +61,6 @@ function clientLeft(req: Request): boolean {
 /** body-parser's own error for a request aborted while its body was read (400, `request.aborted`). */
 function bodyLost(): Error {
   return Object.assign(new Error('The request was aborted before its body was read.'), { status: 400, expose: true, type: 'request.aborted' });
-}
-
-/** `/venues/{id}` under the namespace root → a regex matching request paths (after trailing slashes are cut). */
-function pathPattern(namespaceRoot: string, path: string): RegExp {
-  const escaped = (namespaceRoot + (path === '/' ? '/' : path)).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${escaped.replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}$`);
 }
 
 /** body-parser's `verify` hook: refuses a JSON body nested deeper than `maxDepth` before it is parsed. */

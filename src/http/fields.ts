@@ -92,7 +92,8 @@ export function applyFields(body: unknown, selection: FieldSelection, listKey: s
 export function responseFields(doc: ApiDocument): RequestHandler {
   const lists = listKeys(doc);
   return (req, res, next) => {
-    if (req.method !== 'GET') return next();
+    // Without a query string there is no `_fields` (and Express parses `req.query` on every read of it).
+    if (req.method !== 'GET' || !req.url.includes('?')) return next();
     const selection = parseFields((req.query as Record<string, unknown>)._fields);
     if (!selection) return next();
     res.locals.fields = selection;

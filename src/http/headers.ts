@@ -2,7 +2,7 @@ import cors from 'cors';
 import type { RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { originOf, type Config } from '../core/config.js';
-import { Urls } from '../core/urls.js';
+import { requestOrigin, Urls } from '../core/urls.js';
 import { headerNames, methodsOf, requestHeaderNames, responseHeaderNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
 
 /** What another origin may send and read: the CORS lists of every answer. */
@@ -71,16 +71,31 @@ export function securityHeaders(): RequestHandler {
   };
 }
 
-/** Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4): all but the discovery Link are constant. */
+/** Origins whose URLs are kept (`wordpressHeaders`): the Host header is the caller's to choose, so they are bounded. */
+const KEPT_ORIGINS = 16;
+
+/**
+ * Headers WordPress sends on every REST response (docs/plugin-behaviour.md §2.4): all but the
+ * discovery Link are constant. The request's absolute URLs (core/urls.ts) are set here too: they
+ * depend only on the origin (PUBLIC_URL, or the scheme and Host), so each origin's, with its Link,
+ * is made once and shared by the requests to it.
+ */
 export function wordpressHeaders(config: Config, lists: CorsLists): RequestHandler {
   const exposed = lists.exposedHeaders.join(', ');
   const allowed = lists.allowedHeaders.join(', ');
+  const byOrigin = new Map<string, { urls: Urls; link: string }>();
   return (req, res, next) => {
-    const urls = new Urls(config, req);
-    res.locals.urls = urls;
+    const origin = requestOrigin(config, req);
+    let kept = byOrigin.get(origin);
+    if (!kept) {
+      if (byOrigin.size >= KEPT_ORIGINS) byOrigin.clear();
+      const urls = new Urls(config, req);
+      byOrigin.set(origin, (kept = { urls, link: `<${urls.restRoot}/>; rel="https://api.w.org/"` }));
+    }
+    res.locals.urls = kept.urls;
     res.setHeader('X-Robots-Tag', 'noindex');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Link', `<${urls.restRoot}/>; rel="https://api.w.org/"`);
+    res.setHeader('Link', kept.link);
     res.setHeader('Access-Control-Expose-Headers', exposed);
     res.setHeader('Access-Control-Allow-Headers', allowed);
     next();

@@ -16,9 +16,12 @@ const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function hostGuard(config: Config): RequestHandler {
   const allowList = config.publicUrl === undefined ? config.allowedHosts : undefined;
+  // Nearly every request names the host the one before named: its parse is kept (parseHost is pure).
+  let last: { value: string; parsed: HostAndPort | undefined } | undefined;
   return (req, _res, next) => {
     const value = req.headers.host;
-    const parsed = value === undefined ? undefined : parseHost(value);
+    if (value !== undefined && last?.value !== value) last = { value, parsed: parseHost(value) };
+    const parsed = value === undefined ? undefined : last!.parsed;
     if (value !== undefined && !parsed) {
       return next(new RestError(400, 'rest_invalid_host', 'The Host header is not a valid host name and port.'));
     }

@@ -100,6 +100,8 @@ export function readTurns(perTurn = READS_PER_TURN, inFlightAtMost = Infinity): 
 
 /** A long poll (`wait` in the query) holds its request open on purpose: it must neither wait nor hold a place. */
 function waitsOnPurpose(req: Request): boolean {
+  // Without a query string there is no `wait` (and Express parses `req.query` on every read of it).
+  if (!req.url.includes('?')) return false;
   const wait = (req.query as Record<string, unknown> | undefined)?.wait;
   return wait !== undefined && wait !== '0' && wait !== 0;
 }

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { BodyGate, jsonDepth } from '../../src/http/body-gate.js';
+import { DocumentRoutes } from '../../src/http/document-routes.js';
 
 describe('JSON nesting depth (checked before a body is parsed)', () => {
   it('counts arrays and objects, not brackets inside strings', () => {
@@ -39,7 +40,9 @@ describe('A write whose client left before its body was read', () => {
   // finished request, which body-parser passes on with no body at all. It must not reach the
   // operation as an empty body (it once created an event from nothing and failed with a 500).
   it('stops with a 400 before the operation runs', async () => {
-    const gate = new BodyGate([{ operationId: 'createThing', method: 'POST', path: '/things', parameters: [], bodySchema: { type: 'object' }, allowsAnonymous: true }], '/api');
+    const gate = new BodyGate(
+      new DocumentRoutes([{ operationId: 'createThing', method: 'POST', path: '/things', parameters: [], bodySchema: { type: 'object' }, allowsAnonymous: true }], '/api'),
+    );
     const reached: unknown[] = [];
     const failures: unknown[] = [];
     let settle!: () => void;

@@ -9,7 +9,9 @@ describe('read turns: a few reads start per turn of the event loop, writes at on
 
   /** A request of `method` whose start (the middleware calling next) is written to `started` as `name`. */
   function arrive(turns: ReturnType<typeof readTurns>, started: string[], name: string, method = 'GET', res: Partial<Response> = {}, destroyed = false, query = {}) {
-    const req = { method, socket: { destroyed }, query, path: name.startsWith('/') ? name : '/wp-json/tribe/events/v1/events' } as unknown as Request;
+    const path = name.startsWith('/') ? name : '/wp-json/tribe/events/v1/events';
+    const search = new URLSearchParams(query).toString();
+    const req = { method, socket: { destroyed }, query, path, url: search ? `${path}?${search}` : path } as unknown as Request;
     const next: NextFunction = () => void started.push(name);
     const response = Object.assign(new EventEmitter(), { headersSent: false, writableEnded: false, ...res });
     turns.middleware(req, response as unknown as Response, next);

@@ -58,8 +58,8 @@ function tooManyGuesses(windowEnds: number, now: number): RestError {
 /** The guard of password attempts by the request's client (PASSWORD_FAILURE_LIMIT per PASSWORD_FAILURE_WINDOW). */
 export function passwordAttempt(ctx: OperationContext<OperationId>, config: Config): PasswordAttempt {
   const settings = { limit: config.passwordFailureLimit, windowMs: config.passwordFailureWindowSeconds * 1000 };
-  const client = clientAddress(ctx.req.ip);
-  return (recordId, right) => countPasswordAttempt(ctx.repositories.passwordGuesses, settings, client, recordId, right, ctx.now().getTime());
+  // The client's address is worked out only for a read that sends a password (nearly none do).
+  return (recordId, right) => countPasswordAttempt(ctx.repositories.passwordGuesses, settings, clientAddress(ctx.req.ip), recordId, right, ctx.now().getTime());
 }
 
 /** `parse` of single reads: the query, with the guard of password attempts on the record it names. */
