@@ -25,7 +25,8 @@ interface Built {
 
 /**
  * Entries and bytes (`roughBytes` of what was built: 2 MiB) the remembered builds may hold. The
- * benchmark's 400 venues and organizers take about 1.2 MB for single reads and 0.9 MB for lists.
+ * benchmark's 400 venues and organizers take 1.0 MB by that count for single reads (records and
+ * JSON-LD), 1.4 MB with the lists' records too.
  */
 const MAX_BUILDS = 4000;
 const MAX_BUILT_BYTES = 2_097_152;
