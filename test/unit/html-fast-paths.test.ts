@@ -11,16 +11,57 @@ import { autoParagraph, plainText } from '../../src/text/html.js';
 
 /** The libraries' own results, as text/html.ts computed them before its shortcuts. */
 const autopResult = (text: string) => autop(text).trim();
-const sanitizeResult = (text: string) =>
-  sanitizeHtml(text, { allowedTags: [], allowedAttributes: {} })
-    .replace(/\s+/g, ' ')
-    .trim();
+const sanitizeResult = (text: string) => sanitizeHtml(text, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
 
 /** Every kind of space and line break JavaScript knows, characters HTML gives meaning to, and words autop looks for. */
 const PIECES = [
-  ' ', ' ', '\t', '\n', '\r', '\r\n', '\v', '\f', '\u00a0', '\u2028', '\u2029', '\ufeff', '\u0000', '\ud800', 'a', 'é', '😀',
-  '<', '>', '&', '"', "'", '=', '/', '[', ']', ';', '#', '!', '-', '$1', '$&', 'amp;', '&amp;', '&#60;', '&lt;', 'p', 'br', 'pre',
-  '<p>', '</p>', '<br>', '<pre>', 'div', '<!-- wpnl -->', 'wpnl', 'Rock & Roll',
+  ' ',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\r\n',
+  '\v',
+  '\f',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\u0000',
+  '\ud800',
+  'a',
+  'é',
+  '😀',
+  '<',
+  '>',
+  '&',
+  '"',
+  "'",
+  '=',
+  '/',
+  '[',
+  ']',
+  ';',
+  '#',
+  '!',
+  '-',
+  '$1',
+  '$&',
+  'amp;',
+  '&amp;',
+  '&#60;',
+  '&lt;',
+  'p',
+  'br',
+  'pre',
+  '<p>',
+  '</p>',
+  '<br>',
+  '<pre>',
+  'div',
+  '<!-- wpnl -->',
+  'wpnl',
+  'Rock & Roll',
 ];
 
 /** Random text, most of it without the characters that make either function fall back to its library. */
