@@ -17,6 +17,7 @@ import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecor
 import type { TermRow } from '../repositories/terms.js';
 import type { Taxonomy } from '../repositories/taxonomies.js';
 import { toTermRecord } from './terms/mapper.js';
+import { REMEMBERED_EMBEDS } from './embedded-records.js';
 
 /**
  * Records as a caller sees them: the related rows are loaded here in a fixed number of queries, the
@@ -118,7 +119,7 @@ export async function eventFeedEntries(repositories: Repositories, rows: EventRo
  */
 export async function eventJsonLds(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls): Promise<JsonLdObject[]> {
   const related = await loadEventRelations(repositories, rows, user);
-  return mapInTurns(rows, (row) => eventJsonLd(row, jsonLdParts(row, related), urls, !maySeeProtectedText(user, row)));
+  return mapInTurns(rows, (row) => eventJsonLd(row, jsonLdParts(row, related, urls), urls, !maySeeProtectedText(user, row)));
 }
 
 async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {
@@ -155,7 +156,7 @@ async function relationsFrom(repositories: Repositories, rows: EventRow[], links
     if (row === undefined || row.type !== link.kind || !mayReference(user, row)) continue;
     add(link.kind === 'venue' ? venues : organizers, link.eventId, { row, masked: !maySeeProtectedText(user, row) });
   }
-  return { venues, organizers, terms: termsOf, counts, images };
+  return { venues, organizers, terms: termsOf, counts, images, embeds: REMEMBERED_EMBEDS };
 }
 
 /**

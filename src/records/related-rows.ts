@@ -55,6 +55,11 @@ export class Recent<V, K = number> {
     while (this.values.size > this.max || (this.bound && this.bytes > this.bound.maxBytes)) this.forget(this.values.keys().next().value!);
   }
 
+  /** The number of entries. */
+  get size(): number {
+    return this.values.size;
+  }
+
   /** What the entries weigh together (0 without a byte bound). */
   get heldBytes(): number {
     return this.bytes;

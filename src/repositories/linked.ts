@@ -69,14 +69,14 @@ export class LinkedRepository {
     const fields: Record<string, string> = {};
     // Within the limits whatever was stored (text/limits.ts).
     for (const field of this.kind.textFields) fields[field] = boundedText(String(row[field] ?? ''), linkedFieldLimit(field));
-    return {
-      ...toPostRow(row),
+    // Added to the post's new object rather than spread with it: see repositories/events.ts `toEventRow`.
+    return Object.assign(toPostRow(row), {
       fields,
       showMap: row.show_map === undefined ? true : Boolean(Number(row.show_map)),
       showMapLink: row.show_map_link === undefined ? true : Boolean(Number(row.show_map_link)),
       geoLat: row.geo_lat === null || row.geo_lat === undefined ? null : Number(row.geo_lat),
       geoLng: row.geo_lng === null || row.geo_lng === undefined ? null : Number(row.geo_lng),
-    };
+    });
   }
 
   /**

@@ -89,18 +89,42 @@ function cleanForPage(html: string): string {
  * HTML within the structural bounds, as every cleaner here (its many passes over a stored row of
  * 150,000 tags took 150 ms).
  */
-export const autoParagraph = rememberedText(paragraphs, REMEMBERED);
+export function autoParagraph(text: string): string {
+  // One line of text without markup: every pass of autop leaves `<p>text</p>` (test/unit/html-fast-paths.test.ts
+  // compares the two on random text), at a fraction of the cost of its 20-odd regular expressions.
+  if (!MARKUP_OR_LINE_BREAK.test(text)) return text.trim() === '' ? '' : `<p>${text}</p>`;
+  return rememberedParagraphs(text);
+}
+
+/** A `<` (a tag, a comment), or a line break: what autop looks at beyond wrapping the text in `<p>`. */
+const MARKUP_OR_LINE_BREAK = /[<\n\r]/;
+
+const rememberedParagraphs = rememberedText(paragraphs, REMEMBERED);
 
 function paragraphs(text: string): string {
   return autop(withinStructureBounds(text)).trim();
 }
 
 /** Text without tags, for JSON-LD descriptions. */
-export const plainText = rememberedText(withoutTags, REMEMBERED);
+export function plainText(html: string): string {
+  // No tag and no character reference: sanitize-html gives the text back as it is, so only the
+  // spaces are left to collapse (test/unit/html-fast-paths.test.ts compares the two on random text).
+  if (!MARKUP_OR_REFERENCE.test(html)) return collapseSpaces(html);
+  return rememberedPlainText(html);
+}
+
+/** What sanitize-html would change or escape in text: a tag, `>` and a character reference. */
+const MARKUP_OR_REFERENCE = /[<>&]/;
+
+const rememberedPlainText = rememberedText(withoutTags, REMEMBERED);
+
+function collapseSpaces(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
 
 function withoutTags(html: string): string {
   // Stryker disable next-line ArrayDeclaration: a tag name that cannot exist allows nothing either.
-  return clean(html, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim();
+  return collapseSpaces(clean(html, { allowedTags: [], allowedAttributes: {} }));
 }
 
 const BLOCK_ELEMENTS = new Set(['p', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'tr', 'table', 'section', 'article', 'header', 'footer']);

@@ -1,7 +1,6 @@
 import type { Urls } from '../../core/urls.js';
 import type { ImageRecord } from '../../repositories/posts.js';
-import type { LinkedRow } from '../../repositories/linked.js';
-import { personJsonLd, placeJsonLd, withoutContext, type JsonLdObject } from '../linked/json-ld.js';
+import type { JsonLdObject } from '../linked/json-ld.js';
 import { plainText } from '../../text/html.js';
 import { isoInZone } from '../../dates/event-times.js';
 import { currencyCode, numericValue, plainNumber } from '../../domain/events/cost.js';
@@ -14,10 +13,13 @@ import type { EventRow } from '../../repositories/events.js';
  * may see.
  */
 
-/** What the event's data refers to: its first visible venue and organizer (each masked or not) and its image. */
+/**
+ * What the event's data refers to: its first visible venue as a `Place` and organizer as a `Person`
+ * (each as the caller may see it, without `@context`: records/linked/json-ld.ts `embeddedJsonLd`) and its image.
+ */
 export interface EventJsonLdParts {
-  venue: { row: LinkedRow; masked: boolean } | undefined;
-  organizer: { row: LinkedRow; masked: boolean } | undefined;
+  place: JsonLdObject | undefined;
+  person: JsonLdObject | undefined;
   image: ImageRecord | false;
 }
 
@@ -38,8 +40,8 @@ function webAddress(text: string): string | undefined {
  * with a website, online at that website (a `VirtualLocation`); with neither, the plugin's offline
  * mode and no location (there is none to name).
  */
-function whereAndHow(row: EventRow, parts: EventJsonLdParts, urls: Urls): { mode: string; location?: JsonLdObject } {
-  if (parts.venue) return { mode: `${SCHEMA}OfflineEventAttendanceMode`, location: withoutContext(placeJsonLd(parts.venue.row, urls, parts.venue.masked)) };
+function whereAndHow(row: EventRow, parts: EventJsonLdParts): { mode: string; location?: JsonLdObject } {
+  if (parts.place) return { mode: `${SCHEMA}OfflineEventAttendanceMode`, location: parts.place };
   const online = webAddress(row.website);
   if (online) return { mode: `${SCHEMA}OnlineEventAttendanceMode`, location: { '@type': 'VirtualLocation', url: online } };
   return { mode: `${SCHEMA}OfflineEventAttendanceMode` };
@@ -78,7 +80,7 @@ function offersOf(row: EventRow, url: string): JsonLdObject | undefined {
  */
 export function eventJsonLd(row: EventRow, parts: EventJsonLdParts, urls: Urls, masked: boolean): JsonLdObject {
   const url = urls.permalink('event', row.slug);
-  const { mode, location } = masked ? { mode: `${SCHEMA}OfflineEventAttendanceMode`, location: undefined } : whereAndHow(row, parts, urls);
+  const { mode, location } = masked ? { mode: `${SCHEMA}OfflineEventAttendanceMode`, location: undefined } : whereAndHow(row, parts);
   const jsonLd: JsonLdObject = {
     '@context': 'http://schema.org',
     '@type': 'Event',
@@ -91,7 +93,7 @@ export function eventJsonLd(row: EventRow, parts: EventJsonLdParts, urls: Urls, 
     startDate: isoInZone(row.startLocal, row.timezone),
     endDate: isoInZone(row.endLocal, row.timezone),
     location,
-    organizer: !masked && parts.organizer ? withoutContext(personJsonLd(parts.organizer.row, urls, parts.organizer.masked)) : undefined,
+    organizer: masked ? undefined : parts.person,
     offers: masked ? undefined : offersOf(row, url),
     performer: 'Organization',
   };

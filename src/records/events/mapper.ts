@@ -2,9 +2,9 @@ import type { components } from '../../../generated/openapi.js';
 import type { Urls } from '../../core/urls.js';
 import type { ImageRecord } from '../../repositories/posts.js';
 import { autoParagraph } from '../../text/html.js';
-import { ORGANIZERS, VENUES } from '../../repositories/linked-kinds.js';
 import type { LinkedRow } from '../../repositories/linked.js';
-import { toOrganizerRecord, toVenueRecord } from '../linked/mapper.js';
+import { toEmbeddedRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
+import { embeddedJsonLd, type JsonLdObject } from '../linked/json-ld.js';
 import type { TermRow } from '../../repositories/terms.js';
 import { toEmbeddedTerm } from '../terms/mapper.js';
 import { CATEGORIES, TAGS } from '../../repositories/taxonomies.js';
@@ -27,6 +27,8 @@ export interface EventRelations {
   terms: Map<number, TermRow[]>;
   counts: Map<number, number>;
   images: Map<number, ImageRecord>;
+  /** How the venue and organizer records and JSON-LD they embed are made (remembered: records/embedded-records.ts). */
+  embeds: EmbeddedBuilds;
 }
 
 /** A venue or organizer as embedded in an event, with the caller's masking decided. */
@@ -34,6 +36,22 @@ export interface EmbeddedLinked {
   row: LinkedRow;
   masked: boolean;
 }
+
+/**
+ * What an event embeds of a venue or organizer, each a pure function of its arguments: the record
+ * (`toEmbeddedRecord`) and the schema.org object of its `json_ld` (`embeddedJsonLd`). Shared between
+ * records, so never changed once made.
+ */
+export interface EmbeddedBuilds {
+  record(item: EmbeddedLinked, urls: Urls, images: Map<number, ImageRecord>, single: boolean): VenueRecord | OrganizerRecord;
+  jsonLd(item: EmbeddedLinked, urls: Urls): JsonLdObject;
+}
+
+/** `EmbeddedBuilds` that make everything anew each time. */
+export const BUILT_EACH_TIME: EmbeddedBuilds = {
+  record: ({ row, masked }, urls, images, single) => toEmbeddedRecord(row, urls, images, { single, masked }),
+  jsonLd: ({ row, masked }, urls) => embeddedJsonLd(row, urls, masked),
+};
 
 export interface EventMapOptions {
   /** Single-record GET: `json_ld` on the event and on its embedded venue and organizers. */
@@ -43,11 +61,7 @@ export interface EventMapOptions {
 }
 
 function embedded(related: EventRelations, items: EmbeddedLinked[] | undefined, urls: Urls, single: boolean) {
-  return (items ?? []).map(({ row, masked }) =>
-    row.type === 'venue'
-      ? toVenueRecord(row, VENUES, urls, related.images, { single, masked, embedded: true })
-      : toOrganizerRecord(row, ORGANIZERS, urls, related.images, { single, masked, embedded: true }),
-  );
+  return (items ?? []).map((item) => related.embeds.record(item, urls, related.images, single));
 }
 
 /** An event record (docs/plugin-behaviour.md §1.1, docs/contract.md §3): a pure function of the loaded rows. */
@@ -106,15 +120,17 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     organizer: masked ? [] : organizers,
     ...seriesFields(row),
   } as EventRecord;
-  if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related), urls, masked) as EventRecord['json_ld'];
+  if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related, urls), urls, masked) as EventRecord['json_ld'];
   return record;
 }
 
 /** What an event's `json_ld` refers to: its first visible venue and organizer, and its image. */
-export function jsonLdParts(row: EventRow, related: EventRelations): EventJsonLdParts {
+export function jsonLdParts(row: EventRow, related: EventRelations, urls: Urls): EventJsonLdParts {
+  const venue = related.venues.get(row.id)?.[0];
+  const organizer = related.organizers.get(row.id)?.[0];
   return {
-    venue: related.venues.get(row.id)?.[0],
-    organizer: related.organizers.get(row.id)?.[0],
+    place: venue && related.embeds.jsonLd(venue, urls),
+    person: organizer && related.embeds.jsonLd(organizer, urls),
     image: row.imageId === null ? false : (related.images.get(row.imageId) ?? false),
   };
 }

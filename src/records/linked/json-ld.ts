@@ -66,3 +66,8 @@ export function withoutContext(jsonLd: JsonLdObject): JsonLdObject {
   const { '@context': _context, ...rest } = jsonLd;
   return rest;
 }
+
+/** A venue as an event's `location` (a `Place`), an organizer as its `organizer` (a `Person`): without `@context`. */
+export function embeddedJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
+  return withoutContext(row.type === 'venue' ? placeJsonLd(row, urls, masked) : personJsonLd(row, urls, masked));
+}

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { Urls } from '../../core/urls.js';
 import { autoParagraph } from '../../text/html.js';
 import type { ImageRecord } from '../../repositories/posts.js';
-import type { LinkedKind } from '../../repositories/linked-kinds.js';
+import { ORGANIZERS, VENUES, type LinkedKind } from '../../repositories/linked-kinds.js';
 import type { LinkedRow } from '../../repositories/linked.js';
 import { personJsonLd, placeJsonLd } from './json-ld.js';
 import { TEXT_LIMITS, boundedHtml } from '../../text/limits.js';
@@ -112,4 +112,14 @@ export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, 
   if (options.masked) record = mask(record);
   if (options.single) record.json_ld = personJsonLd(row, urls, options.masked);
   return { ...record, ...globalIds(row, urls) } as OrganizerRecord;
+}
+
+/**
+ * A venue or organizer as an event embeds it (docs/plugin-behaviour.md §1.7): its own record, with
+ * its description and excerpt cut shorter (text/limits.ts `embedded`).
+ */
+export function toEmbeddedRecord(row: LinkedRow, urls: Urls, images: Map<number, ImageRecord>, options: Omit<MapOptions, 'embedded'>): VenueRecord | OrganizerRecord {
+  return row.type === 'venue'
+    ? toVenueRecord(row, VENUES, urls, images, { ...options, embedded: true })
+    : toOrganizerRecord(row, ORGANIZERS, urls, images, { ...options, embedded: true });
 }
