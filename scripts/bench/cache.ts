@@ -33,14 +33,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../src/db/knex.js';
 import { startVarnish } from '../cache/varnish.js';
 import { findVarnishd, varnishStats, type VarnishStats } from '../cache/varnish-stats.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, log, machineBusyMs, parseArgs, pick, printUsageAndExit, rng, round, stopChild, table } from './common.js';
 import { assignUrls, runSubscribers, type ClientCounts } from './cache-subscribers.js';
 import { answeringUrls, candidateUrls, pagePaths } from './cache-urls.js';
 import { startOriginCounter, type OriginCounts } from './origin-counter.js';
-import { loadSamples, type Samples } from './scenarios.js';
+import { samplesOf } from './scenarios.js';
 import { seedCalendar } from './seed.js';
 import { buildService, startAsNpmStart } from './service.js';
 
@@ -252,13 +251,7 @@ export async function cacheBench(argv: string[]): Promise<void> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   if (!opts.tsx && !buildService()) opts.tsx = true;
   if (!opts.skipSeed) await seedCalendar({ events: opts.events, databaseUrl: opts.database, seed: opts.seed, force: opts.force });
-  const { db, target } = openDatabase(opts.database);
-  let samples: Samples;
-  try {
-    samples = await loadSamples(db);
-  } finally {
-    await db.destroy();
-  }
+  const { engine, samples } = await samplesOf(opts.database);
   const service = await startAsNpmStart(opts.database, opts.tsx, (env) => {
     for (const name of ['CACHE_STALE_SECONDS', 'CACHE_NOT_FOUND_MAX_AGE', 'PURGE_URL', 'METRICS_TOKEN']) delete env[name];
     env.METRICS = 'on';
@@ -333,7 +326,7 @@ export async function cacheBench(argv: string[]): Promise<void> {
     await counter.close();
     await stopChild(service.child);
   }
-  report(opts, started, target.engine, run);
+  report(opts, started, engine, run);
 }
 
 function report(opts: Options, started: Date, engine: string, run: Run): void {

@@ -3,6 +3,7 @@
  * Shared by run.ts (load) and explain.ts (query plans), so both look at the same requests.
  */
 import type { Knex } from 'knex';
+import { openDatabase } from '../../src/db/knex.js';
 import { BENCH_ADMIN, NAMESPACE_PATH, pick } from './common.js';
 import { ADJECTIVES, FORMATS, SUBJECTS } from './seed.js';
 
@@ -273,6 +274,19 @@ export const FLOOR: Scenario = {
   write: false,
   request: (s, r) => ({ method: 'GET', path: `/items/${pick(r, s.events).id}` }),
 };
+
+/**
+ * The samples of a seeded database and its engine, read over a connection of its own that is closed
+ * again before the service under test starts (the long-running benchmarks: soak, webhooks, cache).
+ */
+export async function samplesOf(databaseUrl: string): Promise<{ engine: string; samples: Samples }> {
+  const { db, target } = openDatabase(databaseUrl);
+  try {
+    return { engine: target.engine, samples: await loadSamples(db) };
+  } finally {
+    await db.destroy();
+  }
+}
 
 /** Random published events (up to 20,000, spread over the id range), terms, venues, organizers. */
 export async function loadSamples(db: Knex): Promise<Samples> {

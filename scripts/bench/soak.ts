@@ -19,10 +19,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../../src/db/knex.js';
 import { BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, machineBusyMs, memoryOf, parseArgs, round, stopChild, table, type Child, log, printUsageAndExit } from './common.js';
 import { seedCalendar } from './seed.js';
-import { loadSamples, type Samples } from './scenarios.js';
+import { samplesOf } from './scenarios.js';
 import { buildService, startAsNpmStart } from './service.js';
 import { MIX, type Kind, type SoakState } from './soak-mix.js';
 
@@ -268,15 +267,9 @@ export async function soakBench(argv: string[]): Promise<void> {
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });
   if (!opts.tsx && !buildService()) opts.tsx = true;
   if (!opts.skipSeed) await seedCalendar({ events: opts.events, databaseUrl: opts.database, seed: opts.seed, force: opts.force });
-  const { db, target } = openDatabase(opts.database);
-  let samples: Samples;
-  try {
-    samples = await loadSamples(db);
-  } finally {
-    await db.destroy();
-  }
+  const { engine, samples } = await samplesOf(opts.database);
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  const prefix = path.join(opts.out, `soak-${target.engine}-${stamp}`);
+  const prefix = path.join(opts.out, `soak-${engine}-${stamp}`);
   const errorFile = `${prefix}-errors.log`;
   let errorLines = 0;
   const errorLog = (line: string) => {

@@ -35,10 +35,9 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
-import { openDatabase } from '../../src/db/knex.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, machineBusyMs, parseArgs, pick, round, stopChild, table, type Child, log, printUsageAndExit } from './common.js';
 import { seedCalendar } from './seed.js';
-import { loadSamples, type Samples } from './scenarios.js';
+import { samplesOf, type Samples } from './scenarios.js';
 import { buildService, startAsNpmStart } from './service.js';
 
 const SPEC = {
@@ -436,13 +435,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   if (!opts.tsx && !buildService()) opts.tsx = true;
   await seedCalendar({ events: opts.events, databaseUrl: opts.database, force: opts.force });
-  const { db, target } = openDatabase(opts.database);
-  let samples: Samples;
-  try {
-    samples = await loadSamples(db);
-  } finally {
-    await db.destroy();
-  }
+  const { engine, samples } = await samplesOf(opts.database);
   const receiver = await startReceiver();
   const service = await startService(opts);
   const throughput: Throughput[] = [];
@@ -495,7 +488,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     await stopChild(service.child);
     await receiver.close();
   }
-  report(opts, started, target.engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver });
+  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver });
 }
 
 function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver }): void {
