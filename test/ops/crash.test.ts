@@ -176,6 +176,7 @@ describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service
     const everyId: number[] = [];
     const summary: string[] = [];
     let previous: Created[] = [];
+    let cutMidway = 0;
     for (let round = 1; round <= ROUNDS + 1; round++) {
       // Each start after a kill is the restart: it recovers the database, then the creates the killed
       // process acknowledged are read back through it before its own burst.
@@ -188,15 +189,20 @@ describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service
         break;
       }
       // Anywhere from early to late in the burst, so the kill finds different work under way.
-      const killAfter = 10 + Math.floor(random() * 150);
+      const killAfter = 10 + Math.floor(random() * 130);
       const { acknowledged, unanswered } = await killedRound(running, round, killAfter);
       service = undefined;
-      assert.ok(acknowledged.length >= killAfter && unanswered > 0, `round ${round}: killed mid-way (${acknowledged.length} acknowledged, ${unanswered} unanswered)`);
+      assert.ok(acknowledged.length >= killAfter, `round ${round}: ${acknowledged.length} acknowledged before the kill, fewer than ${killAfter}`);
+      // The kill is sent when the client has read the killAfter-th answer; a fast service may have
+      // written out the rest of the burst by then (seen once in 20 rounds on Node 24). Such a round
+      // still checks durability; the test only needs most rounds to cut the burst mid-way.
+      if (unanswered > 0) cutMidway++;
       await checkIntegrity(round);
       everyId.push(...acknowledged.map((created) => created.id));
       summary.push(String(acknowledged.length));
       previous = acknowledged;
     }
+    assert.ok(cutMidway >= ROUNDS * 0.75, `the kill cut the burst mid-way in only ${cutMidway} of ${ROUNDS} rounds`);
     // And at the end, every create acknowledged in any round is still there.
     const { db } = openDatabase(url);
     try {
@@ -205,6 +211,6 @@ describe('SIGKILL in the middle of 200 concurrent creates, 20 times (the service
     } finally {
       await db.destroy();
     }
-    process.stdout.write(`      creates acknowledged before each kill (of ${CREATES}): ${summary.join(', ')}\n`);
+    process.stdout.write(`      creates acknowledged before each kill (of ${CREATES}): ${summary.join(', ')}; cut mid-way in ${cutMidway} of ${ROUNDS} rounds\n`);
   });
 });
