@@ -26,6 +26,34 @@ export async function readDataVersion(db: Knex): Promise<number> {
   return Number(row?.version ?? 0);
 }
 
+const pendingReads = new WeakMap<Knex, Promise<number>>();
+
+/**
+ * `readDataVersion` for reads that check what they remember (db/versioned-cache.ts): the requests
+ * that ask in the same turn of the event loop share one statement. Under load a turn starts several
+ * reads (http/read-turns.ts), and a remembered read costs little more than this statement, on the
+ * service and on the database; each would otherwise send its own.
+ *
+ * Still exact: the statement is sent after the turn, when every request that joined it has arrived;
+ * any write committed before any of them arrived is in its answer (a request joins only a statement
+ * not yet sent). A transaction reads its own (it sees its uncommitted writes).
+ */
+export function sharedDataVersion(db: Knex): Promise<number> {
+  if (db.isTransaction) return readDataVersion(db);
+  let read = pendingReads.get(db);
+  if (!read) {
+    read = new Promise<number>((resolve, reject) =>
+      setImmediate(() => {
+        // Sent now: whoever asks from here on waits for the next one.
+        pendingReads.delete(db);
+        readDataVersion(db).then(resolve, reject);
+      }),
+    );
+    pendingReads.set(db, read);
+  }
+  return read;
+}
+
 /**
  * Bumps one row, chosen at random. Writes call it as their transaction's last statement
  * (db/transactions.ts); migrations and tests that change rows behind the service's back call it alone.

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { readDataVersion } from './data-version.js';
+import { sharedDataVersion } from './data-version.js';
 
 interface Entry<T> {
   /** The data version (or the stamp, see `getStamped`) the value was computed at. */
@@ -55,7 +55,7 @@ export class VersionedCache<T> {
   ) {}
 
   async get(key: string, compute: () => Promise<T>, moving?: Moving): Promise<T> {
-    return this.lookup(key, await readDataVersion(this.db), compute, moving);
+    return this.lookup(key, await sharedDataVersion(this.db), compute, moving);
   }
 
   /**
@@ -148,7 +148,7 @@ export class VersionChecked<T extends { dataVersion: number }> {
 
   async get(key: string, read: () => Promise<T>): Promise<T> {
     const known = this.entries.get(key);
-    if (known && Date.now() - known.storedAt < MAX_AGE_MS && (await readDataVersion(this.db)) === known.value.dataVersion) {
+    if (known && Date.now() - known.storedAt < MAX_AGE_MS && (await sharedDataVersion(this.db)) === known.value.dataVersion) {
       this.entries.delete(key);
       this.entries.set(key, known);
       return known.value;

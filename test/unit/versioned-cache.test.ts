@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { totalsOf, VersionChecked, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
-import { bumpDataVersion, readDataVersion } from '../../src/db/data-version.js';
+import { bumpDataVersion, readDataVersion, sharedDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
 /** One turn of the event loop. */
@@ -263,5 +263,65 @@ describe('VersionChecked (values read with the data version they are of)', () =>
     await assert.rejects(checked.get('d', async () => Promise.reject(new Error('lost connection'))));
     await get('d');
     assert.deepEqual(reads.at(-1), 'd', 'a failure is not remembered');
+  });
+});
+
+describe('sharedDataVersion (one statement for the requests of a turn)', () => {
+  /** The data version statements the handle sends, counted as they are sent. */
+  async function counting() {
+    const { db } = await openTestDatabase();
+    const sent: string[] = [];
+    const onQuery = (query: { sql: string }) => {
+      if (query.sql.includes('data_version') && /sum/i.test(query.sql)) sent.push(query.sql);
+    };
+    db.on('query', onQuery);
+    return { db, sent, stop: () => db.removeListener('query', onQuery) };
+  }
+
+  it('sends one statement for every request that asks in the same turn', async () => {
+    const { db, sent, stop } = await counting();
+    try {
+      const expected = await readDataVersion(db);
+      sent.length = 0;
+      const versions = await Promise.all([sharedDataVersion(db), sharedDataVersion(db), sharedDataVersion(db)]);
+      assert.deepEqual(versions, [expected, expected, expected]);
+      assert.equal(sent.length, 1);
+      // The next turn's requests get their own.
+      await sharedDataVersion(db);
+      assert.equal(sent.length, 2);
+    } finally {
+      stop();
+    }
+  });
+
+  it('never lets a request join a statement already sent: it may not see a write committed before the request arrived', async () => {
+    const { db, sent, stop } = await counting();
+    try {
+      const before = await readDataVersion(db);
+      sent.length = 0;
+      let later: Promise<number> | undefined;
+      // Asked while the first statement is on its way (its answer may not hold what came since).
+      db.once('query', () => void (later = sharedDataVersion(db)));
+      assert.equal(await sharedDataVersion(db), before);
+      await bumpDataVersion(db);
+      assert.ok(later);
+      assert.equal(await later, before + 1);
+      assert.equal(sent.length, 2);
+    } finally {
+      stop();
+    }
+  });
+
+  it('reads a transaction its own version (with its uncommitted writes)', async () => {
+    const { db } = await openTestDatabase();
+    const before = await readDataVersion(db);
+    await db
+      .transaction(async (trx) => {
+        await bumpDataVersion(trx);
+        assert.equal(await sharedDataVersion(trx), before + 1);
+        await trx.rollback();
+      })
+      .catch(() => undefined);
+    assert.equal(await readDataVersion(db), before);
   });
 });
