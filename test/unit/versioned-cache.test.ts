@@ -267,12 +267,15 @@ describe('VersionChecked (values read with the data version they are of)', () =>
 });
 
 describe('sharedDataVersion (one statement for the requests of a turn)', () => {
+  /** The statement that reads the data version (db/data-version.ts). */
+  const isVersionRead = (sql: string) => sql.includes('data_version') && /sum/i.test(sql);
+
   /** The data version statements the handle sends, counted as they are sent. */
   async function counting() {
     const { db } = await openTestDatabase();
     const sent: string[] = [];
     const onQuery = (query: { sql: string }) => {
-      if (query.sql.includes('data_version') && /sum/i.test(query.sql)) sent.push(query.sql);
+      if (isVersionRead(query.sql)) sent.push(query.sql);
     };
     db.on('query', onQuery);
     return { db, sent, stop: () => db.removeListener('query', onQuery) };
@@ -296,17 +299,36 @@ describe('sharedDataVersion (one statement for the requests of a turn)', () => {
 
   it('never lets a request join a statement already sent: it may not see a write committed before the request arrived', async () => {
     const { db, sent, stop } = await counting();
+    /** Runs `then` once, when the next data version statement is on its way. */
+    const whenSent = (then: () => void) => {
+      const listener = (query: { sql: string }) => {
+        if (!isVersionRead(query.sql)) return;
+        db.removeListener('query', listener);
+        then();
+      };
+      db.on('query', listener);
+    };
     try {
       const before = await readDataVersion(db);
       sent.length = 0;
+      // Asked while the first statement is on its way (its answer may not hold what commits in
+      // between): the request sends a statement of its own.
       let later: Promise<number> | undefined;
-      // Asked while the first statement is on its way (its answer may not hold what came since).
-      db.once('query', () => void (later = sharedDataVersion(db)));
+      whenSent(() => void (later = sharedDataVersion(db)));
       assert.equal(await sharedDataVersion(db), before);
-      await bumpDataVersion(db);
       assert.ok(later);
-      assert.equal(await later, before + 1);
-      assert.equal(sent.length, 2);
+      assert.equal(await later, before);
+      assert.equal(sent.length, 2, 'the later request sent a statement of its own');
+      // A write commits once a statement is on its way, then a request asks: whether or not that
+      // statement has answered by then, the request sees the write.
+      let asked: Promise<number> | undefined;
+      whenSent(() => void (asked = bumpDataVersion(db).then(() => sharedDataVersion(db))));
+      const first = await sharedDataVersion(db);
+      // The write is sent after that statement, on MySQL over another connection: either order.
+      assert.ok(first === before || first === before + 1, `the statement on its way read ${first}`);
+      assert.ok(asked);
+      assert.equal(await asked, before + 1);
+      assert.equal(sent.length, 4);
     } finally {
       stop();
     }
