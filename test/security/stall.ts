@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { UserRepository } from '../../src/repositories/users.js';
 import type { Role } from '../../src/auth/capabilities.js';
@@ -89,40 +90,8 @@ export async function send(
   return { status: res.status, headers: res.headers, text, json, ms: performance.now() - began };
 }
 
-/**
- * The prober: a process of its own that asks for `/healthz` back to back (20 ms apart, each on a
- * kept-alive connection, 5 s at most) until its standard input closes, then prints the slowest probe.
- * Not a loop in the test runner: after a few thousand tests its heap is large, and one full garbage
- * collection there paused its own loop for a few hundred milliseconds, which counted as a slow
- * `/healthz` (seen once on CI, Node 24). Plain CommonJS with node:http, so it starts in about 40 ms.
- */
-const PROBER = `
-const http = require('node:http');
-const target = new URL('/healthz', process.argv[1]);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let done = false;
-process.stdin.on('end', () => { done = true; });
-process.stdin.resume();
-const probe = () => new Promise((resolve) => {
-  const req = http.get(target, { agent, timeout: 5000 }, (res) => { res.resume(); res.on('end', resolve); res.on('error', resolve); });
-  req.on('timeout', () => req.destroy());
-  req.on('error', resolve);
-});
-(async () => {
-  let slowest = 0;
-  let probes = 0;
-  process.stdout.write('ready\\n');
-  while (!done) {
-    const began = performance.now();
-    await probe();
-    slowest = Math.max(slowest, performance.now() - began);
-    probes++;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  agent.destroy();
-  process.stdout.write(JSON.stringify({ slowest, probes }) + '\\n');
-})();
-`;
+/** The prober's script: a process of its own, not a loop in the test runner (see the file). */
+const PROBER = fileURLToPath(new URL('./healthz-prober.mjs', import.meta.url));
 
 interface Prober {
   /** Stops probing; the slowest probe and how many ran. */
@@ -130,21 +99,21 @@ interface Prober {
 }
 
 async function startProber(base: string): Promise<Prober> {
-  const child = spawn(process.execPath, ['-e', PROBER, base], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [PROBER, base], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.startsWith('ready\n')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the /healthz prober exited (${code}) before it was ready`)));
+    child.stdout.on('data', () => output.startsWith('ready\n') && resolve());
+    void exited.then((code) => reject(new Error(`the /healthz prober exited (${code}) before it was ready`)));
   });
   return {
     async stop() {
       child.stdin.end();
-      await exited;
-      return JSON.parse(output.slice('ready\n'.length)) as { slowest: number; probes: number };
+      const code = await exited;
+      const report = output.slice('ready\n'.length).trim();
+      if (code !== 0 || report === '') throw new Error(`the /healthz prober failed (exit ${code}) and reported nothing`);
+      return JSON.parse(report) as { slowest: number; probes: number };
     },
   };
 }
@@ -161,7 +130,7 @@ export async function withoutStall<T>(base: string, attack: () => Promise<T>): P
     result = await attack();
   } catch (err) {
     // No prober outlives its test; the attack's own failure is the one reported.
-    await prober.stop();
+    await prober.stop().catch(() => undefined);
     throw err;
   }
   const probed = await prober.stop();
