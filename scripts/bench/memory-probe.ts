@@ -14,7 +14,8 @@
  * --node-flags  more node flags for the service (after npm start's); with --trace-gc the largest heap
  *               V8 reached (its committed size) is printed after each scenario.
  * --breakdown   the service samples its own memory every 20 ms (scripts/bench/memory-sampler.mjs) and
- *               what its resident size was made of at its largest is printed after each scenario.
+ *               what its resident size was made of at its largest is printed after each scenario
+ *               (with each of V8's spaces, used/physical MB).
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -65,8 +66,8 @@ async function sampledPeak(): Promise<string> {
   if (!args.breakdown) return '';
   const answer = new Promise<string>((resolve) => (breakdown = resolve));
   service.process.kill('SIGUSR2');
-  const peak = JSON.parse(await answer) as Record<string, number>;
-  return `\n${''.padEnd(29)}at its sampled peak: RSS ${peak.rss} = file ${peak.file} + anon ${peak.anon}; V8 committed ${peak.heapTotal} (new space ${peak.newSpace}), used ${peak.heapUsed}; external ${peak.external} MB`;
+  const peak = JSON.parse(await answer) as Record<string, number> & { spaces: unknown };
+  return `\n${''.padEnd(29)}at its sampled peak: RSS ${peak.rss} = file ${peak.file} + anon ${peak.anon}; V8 committed ${peak.heapTotal} (new space ${peak.newSpace}), used ${peak.heapUsed}; external ${peak.external} MB; spaces (used/physical MB) ${JSON.stringify(peak.spaces)}`;
 }
 const show = async (label: string, cpuMs?: number) => {
   const memory = memoryOf(service.pid);

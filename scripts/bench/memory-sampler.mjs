@@ -4,7 +4,7 @@
  * since the last SIGUSR2 (one `memory-sample {json}` line on stdout), then starts again. Sizes in MB:
  * the resident size (rss) split into file pages (the node binary, libraries) and anonymous ones;
  * V8's committed heap (heapTotal) and its new space; what the heap held (heapUsed); memory outside it
- * (external: Buffers and native objects V8 knows of). Plain JavaScript, so that dist/ needs no tsx.
+ * (external: Buffers and native objects V8 knows of); and each of V8's spaces, used/physical. Plain JavaScript, so that dist/ needs no tsx.
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';
@@ -20,7 +20,15 @@ function sample() {
   const memory = process.memoryUsage();
   const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
   const mb = (bytes) => Math.round((bytes / MB) * 10) / 10;
-  peak = { rss: mb(rss), file: mb(kb('RssFile')), anon: mb(kb('RssAnon')), heapTotal: mb(memory.heapTotal), newSpace: mb(newSpace?.space_size ?? 0), heapUsed: mb(memory.heapUsed), external: mb(memory.external) };
+  // Each of V8's spaces that holds anything: used/physical MB ("used" counts garbage not yet
+  // collected; physical less used is room the space keeps committed).
+  const spaces = Object.fromEntries(
+    v8
+      .getHeapSpaceStatistics()
+      .filter((space) => space.physical_space_size > 0)
+      .map((space) => [space.space_name.replace('_space', ''), `${mb(space.space_used_size)}/${mb(space.physical_space_size)}`]),
+  );
+  peak = { rss: mb(rss), file: mb(kb('RssFile')), anon: mb(kb('RssAnon')), heapTotal: mb(memory.heapTotal), newSpace: mb(newSpace?.space_size ?? 0), heapUsed: mb(memory.heapUsed), external: mb(memory.external), spaces };
 }
 
 setInterval(sample, 20).unref();

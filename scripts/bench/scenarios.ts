@@ -46,6 +46,11 @@ export interface Scenario {
   onlyOn?: 'sqlite' | 'mysql';
   /** A second client that sends these requests at a fixed rate while the scenario is measured (run.ts `background`). */
   background?: { perSecond: number; request(samples: Samples, random: () => number): BenchRequest };
+  /**
+   * Also compares the scenario's reads alone and beside its second client in alternating windows
+   * (run.ts `pairedWithWriter`): the figure the target "reads keep 0.85 × their figure alone" uses.
+   */
+  pairedAlone?: boolean;
 }
 
 const DAY = 86_400_000;
@@ -230,6 +235,7 @@ export const SCENARIOS: Scenario[] = [
     write: true,
     request: (s, r) => ({ method: 'GET', path: api(`/events/${pick(r, s.events).id}`) }),
     background: { perSecond: 20, request: patchEvent },
+    pairedAlone: true,
   },
   {
     name: 'events-default-writes',
