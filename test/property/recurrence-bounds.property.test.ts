@@ -113,19 +113,26 @@ describe(`recurrence bounds property: any RRULE expands or is refused within the
     await fc.assert(
       fc.asyncProperty(rule, start, async (line, s) => {
         const startLocal = local(s);
-        const began = performance.now();
-        const hold = await holdOf(async () => {
+        let wasRefused = false;
+        const expand = async () => {
           try {
             await expandOccurrences({ lines: [line], timezone: 'UTC', startLocal, horizonLocal: `${s.year + 2}-${pad(s.month)}-${pad(s.day)} 23:59:59`, max: 1000 });
           } catch (err) {
             if (!(err instanceof RecurrenceError)) throw new Error(`${line} from ${startLocal}: ${(err as Error).message}`, { cause: err });
             assert.ok(err.message.startsWith(`recurrence[0] "${line}": `), err.message);
-            refused++;
+            wasRefused = true;
           }
-        });
+        };
+        const began = performance.now();
+        let hold = await holdOf(expand);
         slowest = Math.max(slowest, performance.now() - began);
+        // An expansion is deterministic, so a rule that really holds the loop holds it every time;
+        // a pause of the garbage collector or the scheduler does not repeat. Over the limit, the
+        // rule is measured twice more and judged by its shortest hold.
+        for (let again = 0; again < 2 && hold >= MAX_HOLD_MS; again++) hold = Math.min(hold, await holdOf(expand));
+        if (wasRefused) refused++;
         longestHold = Math.max(longestHold, hold);
-        assert.ok(hold < MAX_HOLD_MS, `${line} from ${startLocal} held the event loop ${hold.toFixed(1)} ms`);
+        assert.ok(hold < MAX_HOLD_MS, `${line} from ${startLocal} held the event loop ${hold.toFixed(1)} ms (the shortest of three measurements)`);
       }),
       { numRuns: runs, seed },
     );
