@@ -567,14 +567,15 @@ function targets(result: SuiteResult): TargetCheck[] {
   floorRatio('event-by-id-same', 'GET /events/{id}, the same event', 0.7);
   const byId = by('event-by-id');
   const underWrites = by('event-by-id-writes');
-  if (underWrites?.paired) {
-    // Alone and beside in alternating windows of one stretch of time (pairedWithWriter).
-    const ratio = underWrites.paired.ratio;
-    const apart = byId ? `; ${(underWrites.rps / byId.rps).toFixed(2)} x against the scenario alone, measured apart` : '';
-    checks.push({ target: 'GET /events/{id} beside 20 PATCH/s >= 0.85 x alone', measured: `${ratio.toFixed(2)} x (paired windows${apart})`, ok: ratio >= 0.85 });
-  } else if (byId && underWrites) {
-    const ratio = underWrites.rps / byId.rps;
-    checks.push({ target: 'GET /events/{id} beside 20 PATCH/s >= 0.85 x alone', measured: `${ratio.toFixed(2)} x`, ok: ratio >= 0.85 });
+  // Judged by the alternating windows of one stretch of time (pairedWithWriter) when they ran, else
+  // against the scenario alone, measured minutes apart; the ratio apart is printed beside in both cases.
+  const apart = byId && underWrites ? underWrites.rps / byId.rps : undefined;
+  const besideWrites = underWrites?.paired?.ratio ?? apart;
+  if (besideWrites !== undefined) {
+    const measured = underWrites?.paired
+      ? `${besideWrites.toFixed(2)} x (paired windows${apart === undefined ? '' : `; ${apart.toFixed(2)} x against the scenario alone, measured apart`})`
+      : `${besideWrites.toFixed(2)} x`;
+    checks.push({ target: 'GET /events/{id} beside 20 PATCH/s >= 0.85 x alone', measured, ok: besideWrites >= 0.85 });
   }
   const writer = underWrites?.background;
   if (writer) checks.push({ target: 'the writer beside them gets >= 15 PATCH/s', measured: `${writer.answeredPerSecond}/s (p99 ${writer.latencyMs.p99} ms)`, ok: writer.answeredPerSecond >= 15 });
