@@ -12,7 +12,8 @@ import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext 
 import type { PreparedCreate } from '../domain/linked/writes.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { eventRecords, singleEventRecord } from '../records/records.js';
-import { findRecord, reload, removeRecord, type PostKind } from '../domain/posts/post-kind.js';
+import type { EventRecord } from '../records/events/mapper.js';
+import { findRecord, removeRecord, type PostKind } from '../domain/posts/post-kind.js';
 import { EVENTS } from '../domain/events/post-kind.js';
 import type { EventRow, EventWithLinks } from '../repositories/events.js';
 import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
@@ -29,9 +30,21 @@ function writerOf(ctx: OperationContext): WriteContext {
   return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
 }
 
-async function record(ctx: OperationContext, row: EventRow, single = false, repositories = ctx.repositories) {
-  const [built] = await eventRecords(repositories, [row], ctx.user, ctx.urls, { single });
+async function record(ctx: OperationContext, row: EventRow, single = false) {
+  const [built] = await eventRecords(ctx.repositories, [row], ctx.user, ctx.urls, { single });
   return built;
+}
+
+/**
+ * An event just written and its record, read with its links in one statement
+ * (`EventRepository.findWithLinks`) rather than the row and then its links: a write's answer.
+ */
+async function writtenRecord(ctx: OperationContext, id: number, repositories = ctx.repositories): Promise<{ row: EventRow; built: EventRecord }> {
+  const found = await repositories.events.findWithLinks(id);
+  if (!found) throw new Error(`event ${id} vanished after a write`);
+  const { links, dataVersion: _version, ...row } = found;
+  const [built] = await eventRecords(repositories, [row], ctx.user, ctx.urls, { single: false, links });
+  return { row, built };
 }
 
 /** The `ETag` a GET of the event by this caller would get now (a 412's answer: operations/shared/conditional.ts). */
@@ -108,8 +121,8 @@ const create = operation({
         return eventId;
       },
       async (repositories, id) => {
-        const row = await reload(EVENTS, repositories, id);
-        return { status: 201, body: await record(ctx, row, false, repositories), headers: { Location: ctx.urls.item('events', id) }, version: versionOf('event', row) };
+        const { row, built } = await writtenRecord(ctx, id, repositories);
+        return { status: 201, body: built, headers: { Location: ctx.urls.item('events', id) }, version: versionOf('event', row) };
       },
     );
   },
@@ -181,8 +194,7 @@ const update = operation({
       () => currentTag(ctx, row.id),
       (expected) => updateInScope({ db: ctx.db, writer, settings: recurrenceSettings(ctx) }, row, body, parsed, scope, expected),
     );
-    const updated = await reload(EVENTS, ctx.repositories, row.id);
-    const built = await record(ctx, updated);
+    const { row: updated, built } = await writtenRecord(ctx, row.id);
     return { status: 200, body: scope === 'single' ? built : withSkipped(built, skipped), version: versionOf('event', updated) };
   },
 });

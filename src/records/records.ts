@@ -35,8 +35,17 @@ export interface RecordOptions {
  * them, masked when their text is protected from the caller; a protected event is masked in lists
  * (a single read has passed the password check of policies/posts.ts `read`).
  */
-export async function eventRecords(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls, options: RecordOptions): Promise<EventRecord[]> {
-  const links = await repositories.events.links(rows.map((row) => row.id));
+export async function eventRecords(
+  repositories: Repositories,
+  rows: EventRow[],
+  user: User | undefined,
+  urls: Urls,
+  options: RecordOptions & {
+    /** The rows' links when they were read with them (`EventRepository.findWithLinks`): not read again. */
+    links?: EventLink[];
+  },
+): Promise<EventRecord[]> {
+  const links = options.links ?? (await repositories.events.links(rows.map((row) => row.id)));
   const linksOf = new Map<number, EventLink[]>();
   for (const link of links) {
     const list = linksOf.get(link.eventId);
