@@ -41,6 +41,13 @@ describe('the OpenAPI document as the source of truth', () => {
     assert.ok(fs.readFileSync(bundle, 'utf8') === committed, 'generated/openapi.yaml is stale: run `npm run generate`');
   });
 
+  it('matches the committed JSON twin generated/openapi.json, which the service loads (run `npm run generate`)', () => {
+    const committed = fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8');
+    assert.ok(fs.readFileSync(path.join(folder, 'openapi.json'), 'utf8') === committed, 'generated/openapi.json is stale: run `npm run generate`');
+    // And it is the committed YAML, read back: the service and every YAML reader see one document.
+    assert.deepEqual(loadDocument(), YAML.parse(fs.readFileSync(path.join(root, 'generated/openapi.yaml'), 'utf8')));
+  });
+
   it('matches the committed generated/ types (run `npm run generate` after editing openapi/)', function () {
     this.timeout(60_000);
     const out = path.join(folder, 'openapi.d.ts');
