@@ -5,7 +5,7 @@ import { mayReference, maySeeProtectedText, readerKey } from '../policies/posts.
 import { jsonLdParts, toEventRecord, type EmbeddedLinked, type EventRecord, type EventRelations } from './events/mapper.js';
 import type { EventLink, EventRow } from '../repositories/events.js';
 import type { Knex } from 'knex';
-import { Recent, relatedRows } from './related-rows.js';
+import { Recent, relatedRows, roughBytes } from './related-rows.js';
 import { stampDigest } from '../db/versioned-cache.js';
 import type { LinkedRow } from '../repositories/linked.js';
 import { feedEntry, type FeedEntry } from './events/ical.js';
@@ -189,6 +189,24 @@ export function singleEventRecord(
   };
 }
 
+/**
+ * Venue and organizer records already built, per database handle, as `builtFor` keeps events': by
+ * record, kind of record, masking and URL base, with the stamp they were built from, the whole row
+ * and its image (a record is a function of those alone). A page of the change feed or a list read
+ * again builds none of them anew (a record with its `json_ld` is about 10 KB of garbage). Bounded by
+ * entries and by `roughBytes` of the records, as a description can be long.
+ */
+type BuiltLinked = { stamp: string; record: VenueRecord | OrganizerRecord };
+const MAX_BUILT_LINKED = 2000;
+const MAX_BUILT_LINKED_BYTES = 2_097_152;
+const builtLinkedByHandle = new WeakMap<Knex, Recent<BuiltLinked, string>>();
+
+function builtLinkedFor(db: Knex): Recent<BuiltLinked, string> {
+  let built = builtLinkedByHandle.get(db);
+  if (!built) builtLinkedByHandle.set(db, (built = new Recent(MAX_BUILT_LINKED, { maxBytes: MAX_BUILT_LINKED_BYTES, weigh: (entry) => roughBytes(entry.record) })));
+  return built;
+}
+
 /** Venue or organizer records for some rows, masked where their protected text is hidden from the caller. */
 export async function linkedRecords(
   repositories: Repositories,
@@ -200,7 +218,18 @@ export async function linkedRecords(
 ): Promise<Array<VenueRecord | OrganizerRecord>> {
   const images = await repositories.posts.loadImages(rows.map((row) => row.imageId));
   const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
-  return mapInTurns(rows, (row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row) }));
+  const built = builtLinkedFor(repositories.db);
+  return mapInTurns(rows, (row) => {
+    const masked = !options.unmasked && !maySeeProtectedText(user, row);
+    const key = JSON.stringify([kind.type, row.id, options.single, masked, urls.restRoot, urls.site]);
+    const image = row.imageId === null ? null : (images.get(row.imageId) ?? null);
+    const stamp = stampDigest(JSON.stringify([row, image]));
+    const known = built.get(key);
+    if (known?.stamp === stamp) return known.record;
+    const record = toRecord(row, kind, urls, images, { single: options.single, masked });
+    built.set(key, { stamp, record });
+    return record;
+  });
 }
 
 /** Category or tag records for some rows of one taxonomy (terms are public: nothing is masked). */
