@@ -26,6 +26,18 @@ describe('replies serialised piece by piece', () => {
     assert.equal(serializeReply({ events: [record, record], total: 2 }, Infinity).buffer?.toString('utf8'), JSON.stringify({ events: [record, record], total: 2 }));
   });
 
+  it('counts bytes exactly across the text it gathers before writing, whatever the characters', () => {
+    // Thousands of short pieces (more than one gathering of text), each with 2-, 3- and 4-byte characters.
+    const record = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`field ${i} €`, `é${i}😀€`]));
+    const json = JSON.stringify(record);
+    const serialized = serializeReply(record, Infinity);
+    assert.equal(Buffer.concat(serialized.chunks).toString('utf8'), json);
+    assert.equal(serialized.bytes, Buffer.byteLength(json));
+    // A limit between two pieces: complete at exactly the reply's size, cut short one byte below it.
+    assert.equal(serializeReply(record, Buffer.byteLength(json)).complete, true);
+    assert.equal(serializeReply(record, Buffer.byteLength(json) - 1).complete, false);
+  });
+
   it('stops soon after the limit instead of serialising the rest', () => {
     const big = { events: Array.from({ length: 1000 }, (_, i) => ({ id: i, description: 'x'.repeat(10_000) })) };
     const serialized = serializeReply(big, 100_000);
