@@ -25,6 +25,8 @@
  * --keep-auth-limit  keeps the service's AUTH_FAILURE_LIMIT default (20) instead of raising it.
  * --quiet-wait S before each measurement, waits up to S seconds (default 30, 0 = never) until other
  *               processes on the machine use under 0.3 core; the noise measured is reported anyway.
+ * --paired-rounds N  rounds of the alternating windows (alone, beside, beside, alone) of the reads
+ *               beside the writer (default 1); their sums give the target's ratio.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,6 +48,7 @@ import { buildService, drive, serviceEnv, startEnv, startFlags } from './service
 const SPEC = {
   events: 'number', database: 'string', duration: 'number', connections: 'number', warmup: 'number', scale: 'boolean', 'scale-sizes': 'string',
   'skip-seed': 'boolean', scenarios: 'string', 'no-floor': 'boolean', profile: 'string', tsx: 'boolean', seed: 'number', force: 'boolean', help: 'boolean', 'quiet-wait': 'number', 'keep-auth-limit': 'boolean', 'node-args': 'string', timeout: 'number',
+  'paired-rounds': 'number',
 } as const;
 
 interface Options {
@@ -69,6 +72,8 @@ interface Options {
   nodeArgs: string[];
   /** Seconds autocannon waits for a response before counting an error (and reconnecting). */
   timeout: number;
+  /** Rounds of the four alternating windows of reads alone and beside the writer (`pairedWithWriter`). */
+  pairedRounds: number;
 }
 
 export interface ScenarioResult {
@@ -156,6 +161,7 @@ function options(): Options {
     timeout: bounded('timeout', Number(args.timeout ?? (scale ? 60 : 10)), { min: 1, max: 120 }),
     nodeArgs: args['node-args'] ? String(args['node-args']).split(/\s+/).filter((a) => a.startsWith('--')) : [],
     quietWait: Math.min(600, Math.max(0, Number(args['quiet-wait'] ?? 30))),
+    pairedRounds: bounded('paired-rounds', Number(args['paired-rounds'] ?? 1), { min: 1, max: 10 }),
   };
 }
 
@@ -437,12 +443,14 @@ async function measure(base: string, scenario: Scenario, samples: Samples, opts:
  * by 15 % between its measurements before and after the scenarios), and a scenario measured alone
  * minutes before the one beside the writer carries that drift into their ratio; the alternating
  * order weighs a steady drift on both sums alike (docs/performance.md "Running the benchmark").
+ * `--paired-rounds N` repeats the four windows N times, so that one unsteady window weighs less.
  */
 async function pairedWithWriter(base: string, scenario: Scenario, samples: Samples, opts: Options, servicePid: number | undefined): Promise<PairedWindows> {
   const windowSeconds = Math.max(2, Math.round(opts.duration / 2));
   const aloneRps: number[] = [];
   const besideRps: number[] = [];
-  for (const beside of [false, true, true, false]) {
+  const order = Array.from({ length: opts.pairedRounds }, () => [false, true, true, false]).flat();
+  for (const beside of order) {
     await settle(servicePid);
     const second = beside ? startBackground(base, scenario.background!, samples) : undefined;
     const result = await drive(base, scenario, samples, windowSeconds, opts.connections, opts.timeout);
@@ -451,7 +459,7 @@ async function pairedWithWriter(base: string, scenario: Scenario, samples: Sampl
   }
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const ratio = round(sum(besideRps) / sum(aloneRps), 3);
-  log(`  ${''.padEnd(20)} paired windows of ${windowSeconds} s: alone ${aloneRps[0]}, beside ${besideRps.join(', ')}, alone ${aloneRps[1]} req/s: beside/alone ${ratio.toFixed(2)}`);
+  log(`  ${''.padEnd(20)} paired windows of ${windowSeconds} s (${opts.pairedRounds} round${opts.pairedRounds > 1 ? 's' : ''} of alone, beside, beside, alone): alone ${aloneRps.join(', ')}; beside ${besideRps.join(', ')} req/s: beside/alone ${ratio.toFixed(2)}`);
   return { windowSeconds, aloneRps, besideRps, ratio };
 }
 
