@@ -102,11 +102,11 @@ export interface ScenarioResult {
 
 interface PairedWindows {
   windowSeconds: number;
-  /** req/s of the first and the last window (reads alone). */
+  /** req/s of the alone windows of every round (its first and last), in order. */
   aloneRps: number[];
-  /** req/s of the two middle windows (reads beside the second client). */
+  /** req/s of the beside windows of every round (its two middle ones), in order. */
   besideRps: number[];
-  /** Beside over alone: the sums of each pair of windows. */
+  /** Beside over alone: the sum of the beside windows over the sum of the alone windows. */
   ratio: number;
 }
 
@@ -161,7 +161,7 @@ function options(): Options {
     timeout: bounded('timeout', Number(args.timeout ?? (scale ? 60 : 10)), { min: 1, max: 120 }),
     nodeArgs: args['node-args'] ? String(args['node-args']).split(/\s+/).filter((a) => a.startsWith('--')) : [],
     quietWait: Math.min(600, Math.max(0, Number(args['quiet-wait'] ?? 30))),
-    pairedRounds: bounded('paired-rounds', Number(args['paired-rounds'] ?? 1), { min: 1, max: 10 }),
+    pairedRounds: bounded('paired-rounds', Math.floor(Number(args['paired-rounds'] ?? 1)), { min: 1, max: 10 }),
   };
 }
 

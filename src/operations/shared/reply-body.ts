@@ -47,8 +47,8 @@ let scratch: Buffer | undefined;
 
 /**
  * Characters gathered before they are written as bytes: a record's pieces are a few hundred short
- * strings, and writing each into the Buffer on its own cost about four times what one write of them
- * all does (a 5 KB event record: 57 µs against 15 µs, `Buffer.write` being a call into C++ each time).
+ * strings, and writing each into the Buffer on its own (`Buffer.write` being a call into C++ each
+ * time) took a 5 KB event record 57 µs against 33 µs gathered (`JSON.stringify` alone: 15 µs).
  */
 const GATHER_CHARS = 16 * 1024;
 
