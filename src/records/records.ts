@@ -100,10 +100,17 @@ const builtByHandle = new WeakMap<Knex, Recent<{ stamp: string; record: EventRec
  * replies and never changed once built. A transaction builds its own (it may see uncommitted rows).
  */
 function builtFor(db: Knex): Recent<{ stamp: string; record: EventRecord }, string> {
-  // A transaction is a handle of its own (the map is keyed by handle): its records die with it.
-  let built = builtByHandle.get(db);
-  if (!built) builtByHandle.set(db, (built = new Recent(MAX_BUILT_RECORDS)));
-  return built;
+  return perHandle(builtByHandle, db, () => new Recent(MAX_BUILT_RECORDS));
+}
+
+/**
+ * What `byHandle` keeps for `db`, made on first use. A transaction is a handle of its own (the map is
+ * keyed by handle): what it builds dies with it.
+ */
+function perHandle<V>(byHandle: WeakMap<Knex, V>, db: Knex, make: () => V): V {
+  let value = byHandle.get(db);
+  if (value === undefined) byHandle.set(db, (value = make()));
+  return value;
 }
 
 /**
@@ -202,9 +209,7 @@ const MAX_BUILT_LINKED_BYTES = 2_097_152;
 const builtLinkedByHandle = new WeakMap<Knex, Recent<BuiltLinked, string>>();
 
 function builtLinkedFor(db: Knex): Recent<BuiltLinked, string> {
-  let built = builtLinkedByHandle.get(db);
-  if (!built) builtLinkedByHandle.set(db, (built = new Recent(MAX_BUILT_LINKED, { maxBytes: MAX_BUILT_LINKED_BYTES, weigh: (entry) => roughBytes(entry.record) })));
-  return built;
+  return perHandle(builtLinkedByHandle, db, () => new Recent(MAX_BUILT_LINKED, { maxBytes: MAX_BUILT_LINKED_BYTES, weigh: (entry) => roughBytes(entry.record) }));
 }
 
 /** Venue or organizer records for some rows, masked where their protected text is hidden from the caller. */
