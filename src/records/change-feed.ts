@@ -13,6 +13,8 @@ import { ORGANIZERS, VENUES } from '../repositories/linked-kinds.js';
 import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import type { Urls } from '../core/urls.js';
 import { eventRecords, linkedRecords, termRecords } from './records.js';
+import { TurnClock } from '../core/loop-turns.js';
+import { chunks } from '../repositories/posts.js';
 
 /**
  * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
@@ -185,7 +187,7 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
     if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
   }
   const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
-  const changes = withinBytes(seen, pageBytes(request.replyLimit));
+  const changes = await withinBytes(seen, pageBytes(request.replyLimit));
   // An empty page may move the cursor to the position read before it: every change up to there had
   // committed, and none of them follows the cursor (for the types asked).
   const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
@@ -204,11 +206,13 @@ export function pageBytes(replyLimit: number): number {
 /**
  * The first changes whose JSON fits in `budget` bytes, and always the first one: a record is far
  * smaller than any page (docs/limits.md), so the feed moves past every position, whatever a record
- * holds.
+ * holds. Weighed in turns of the event loop: 500 changes of long records are megabytes of JSON.
  */
-export function withinBytes(changes: Change[], budget: number): Change[] {
+export async function withinBytes(changes: Change[], budget: number): Promise<Change[]> {
+  const clock = new TurnClock();
   let bytes = 0;
   for (let i = 0; i < changes.length; i++) {
+    if (clock.due) await clock.turn();
     const json = JSON.stringify(changes[i]);
     // Written once: the reply's serialiser writes this JSON (core/known-json.ts).
     knownJson(changes[i], json);
@@ -217,6 +221,14 @@ export function withinBytes(changes: Change[], budget: number): Change[] {
   }
   return changes;
 }
+
+/**
+ * Records read and built per slice of a page, with a turn of the event loop between slices once they
+ * have held it for TURN_BUDGET_MS (docs/limits.md "The change feed reads and weighs its page in slices"): on SQLite,
+ * whose driver reads on the loop, a page of 500 events with long descriptions is then several short
+ * holds rather than one of a hundred milliseconds or more.
+ */
+const RECORDS_PER_SLICE = 100;
 
 /**
  * The changes as this caller sees them now: an upsert carries the record as a single GET without a
@@ -230,14 +242,21 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
   const records = new Map<string, Change['record']>();
   const put = (type: ChangeType, id: number, record: Change['record']) => records.set(`${type}:${id}`, record);
 
-  const events = (await repositories.events.findByIds(idsOf.event)).filter((row) => mayFollow(user, row));
-  const eventsBuilt = await eventRecords(repositories, events, user, urls, { single: true });
-  events.forEach((row, i) => put('event', row.id, eventsBuilt[i]));
+  const clock = new TurnClock();
+  for (const part of chunks(idsOf.event, RECORDS_PER_SLICE)) {
+    if (clock.due) await clock.turn();
+    const events = (await repositories.events.findByIds(part)).filter((row) => mayFollow(user, row));
+    const built = await eventRecords(repositories, events, user, urls, { single: true });
+    events.forEach((row, i) => put('event', row.id, built[i]));
+  }
   for (const kind of [VENUES, ORGANIZERS]) {
-    const linked = (await repositories.linked(kind).findByIds(idsOf[kind.type])).filter((row) => mayFollow(user, row));
-    // mayFollow required that the caller may see their protected text: nothing is masked.
-    const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true });
-    linked.forEach((row, i) => put(kind.type, row.id, built[i]));
+    for (const part of chunks(idsOf[kind.type], RECORDS_PER_SLICE)) {
+      if (clock.due) await clock.turn();
+      const linked = (await repositories.linked(kind).findByIds(part)).filter((row) => mayFollow(user, row));
+      // mayFollow required that the caller may see their protected text: nothing is masked.
+      const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true });
+      linked.forEach((row, i) => put(kind.type, row.id, built[i]));
+    }
   }
   for (const [type, taxonomy] of [
     ['category', CATEGORIES],
