@@ -56,3 +56,16 @@ export async function mapInTurns<T, R>(items: readonly T[], build: (item: T, ind
   }
   return built;
 }
+
+/**
+ * `work` on each slice of `size` items, in order, giving the event loop a turn between slices once
+ * they have held it for TURN_BUDGET_MS: a large page read and built a slice at a time (docs/limits.md
+ * "Large pages are read in slices").
+ */
+export async function slicesInTurns<T>(items: readonly T[], size: number, work: (slice: T[]) => Promise<void>): Promise<void> {
+  const clock = new TurnClock();
+  for (let at = 0; at < items.length; at += size) {
+    if (clock.due) await clock.turn();
+    await work(items.slice(at, at + size));
+  }
+}

@@ -13,8 +13,7 @@ import { ORGANIZERS, VENUES } from '../repositories/linked-kinds.js';
 import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import type { Urls } from '../core/urls.js';
 import { eventRecords, linkedRecords, termRecords } from './records.js';
-import { TurnClock } from '../core/loop-turns.js';
-import { chunks } from '../repositories/posts.js';
+import { slicesInTurns, TurnClock } from '../core/loop-turns.js';
 
 /**
  * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
@@ -224,7 +223,7 @@ export async function withinBytes(changes: Change[], budget: number): Promise<Ch
 
 /**
  * Records read and built per slice of a page, with a turn of the event loop between slices once they
- * have held it for TURN_BUDGET_MS (docs/limits.md "The change feed reads and weighs its page in slices"): on SQLite,
+ * have held it for TURN_BUDGET_MS (docs/limits.md "Large pages are read in slices"): on SQLite,
  * whose driver reads on the loop, a page of 500 events with long descriptions is then several short
  * holds rather than one of a hundred milliseconds or more.
  */
@@ -242,21 +241,18 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
   const records = new Map<string, Change['record']>();
   const put = (type: ChangeType, id: number, record: Change['record']) => records.set(`${type}:${id}`, record);
 
-  const clock = new TurnClock();
-  for (const part of chunks(idsOf.event, RECORDS_PER_SLICE)) {
-    if (clock.due) await clock.turn();
+  await slicesInTurns(idsOf.event, RECORDS_PER_SLICE, async (part) => {
     const events = (await repositories.events.findByIds(part)).filter((row) => mayFollow(user, row));
     const built = await eventRecords(repositories, events, user, urls, { single: true });
     events.forEach((row, i) => put('event', row.id, built[i]));
-  }
+  });
   for (const kind of [VENUES, ORGANIZERS]) {
-    for (const part of chunks(idsOf[kind.type], RECORDS_PER_SLICE)) {
-      if (clock.due) await clock.turn();
+    await slicesInTurns(idsOf[kind.type], RECORDS_PER_SLICE, async (part) => {
       const linked = (await repositories.linked(kind).findByIds(part)).filter((row) => mayFollow(user, row));
       // mayFollow required that the caller may see their protected text: nothing is masked.
       const built = await linkedRecords(repositories, kind, linked, user, urls, { single: true });
       linked.forEach((row, i) => put(kind.type, row.id, built[i]));
-    }
+    });
   }
   for (const [type, taxonomy] of [
     ['category', CATEGORIES],

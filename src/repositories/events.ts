@@ -1,45 +1,16 @@
 import { slugLookups } from '../text/slugs.js';
 import type { Knex } from 'knex';
 import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
-import { chunks, eventCopiesOf, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from './posts.js';
+import { chunks, eventCopiesOf, type PostColumns, type PostRepository, type PostRow } from './posts.js';
 import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 import { filteredEvents, totalKey, type EventListFilter } from './event-lists.js';
-import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
+import { EVENT_SELECT as SELECT, toEventRow, type EventColumns, type EventRow } from './event-rows.js';
+import { slicesInTurns } from '../core/loop-turns.js';
 
-/** An event: the shared post columns plus its own. */
-export interface EventRow extends PostRow {
-  startLocal: string;
-  endLocal: string;
-  startUtc: string;
-  endUtc: string;
-  timezone: string;
-  allDay: boolean;
-  costRaw: string[];
-  costValues: string[];
-  currencySymbol: string;
-  currencyPosition: string;
-  currencyCode: string;
-  website: string;
-  showMap: boolean;
-  showMapLink: boolean;
-  hideFromListings: boolean;
-  sticky: boolean;
-  featured: boolean;
-  postParent: number | null;
-  /** The series' first event (itself for the first event), or null for a single event (docs/contract.md §14). */
-  seriesId: number | null;
-  /** The series' rules (RFC 5545 content lines), or null for a single event. */
-  recurrence: string[] | null;
-  /** The local start the rules give this occurrence (its RECURRENCE-ID). */
-  recurrenceStart: string | null;
-  /** Why the rolling horizon could not extend the event's series (docs/contract.md §14), or null. */
-  horizonError: string | null;
-  /** Edited on its own: later edits of the series leave it alone. */
-  exception: boolean;
-}
+export type { EventColumns, EventRow } from './event-rows.js';
 
 /** A link from an event to a venue, organizer or term its record embeds (`EventRepository.links`). */
 export interface EventLink {
@@ -54,93 +25,8 @@ export interface EventLink {
   count: number;
 }
 
-/** Columns of `events` as written. */
-export type EventColumns = Partial<{
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  timezone: string;
-  all_day: boolean;
-  cost_raw: string;
-  cost_values: string;
-  cost_min: number | null;
-  cost_max: number | null;
-  currency_symbol: string;
-  currency_position: string;
-  currency_code: string;
-  website: string;
-  show_map: boolean;
-  show_map_link: boolean;
-  hide_from_listings: boolean;
-  sticky: boolean;
-  featured: boolean;
-}>;
-
-const EVENT_COLUMNS = [
-  'start_local',
-  'end_local',
-  'start_utc',
-  'end_utc',
-  'timezone',
-  'all_day',
-  'cost_raw',
-  'cost_values',
-  'currency_symbol',
-  'currency_position',
-  'currency_code',
-  'website',
-  'show_map',
-  'show_map_link',
-  'hide_from_listings',
-  'sticky',
-  'featured',
-  'post_parent',
-  'series_id',
-  'recurrence_start',
-  'exception',
-];
-
-const SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules', 's.horizon_error as series_horizon_error'];
-
-function jsonList(value: unknown): string[] {
-  const parsed = typeof value === 'string' ? JSON.parse(value) : value;
-  return Array.isArray(parsed) ? parsed.map(String) : [];
-}
-
-function toEventRow(row: Record<string, unknown>): EventRow {
-  const flag = (name: string) => Boolean(Number(row[name]));
-  // The post's fields first, then the event's (the same keys in the same order as a spread), added
-  // with Object.assign: on Node 20 the spread of the post's object followed by these 25 keys cost
-  // 0.15 ms a row, the assignment 5 µs.
-  return Object.assign(toPostRow(row), {
-    startLocal: String(row.start_local),
-    endLocal: String(row.end_local),
-    startUtc: String(row.start_utc),
-    endUtc: String(row.end_utc),
-    timezone: String(row.timezone),
-    allDay: flag('all_day'),
-    // Within the limits whatever was stored (text/limits.ts).
-    costRaw: boundedList(jsonList(row.cost_raw), TEXT_LIMITS.cost),
-    costValues: boundedList(jsonList(row.cost_values), TEXT_LIMITS.cost),
-    currencySymbol: String(row.currency_symbol),
-    currencyPosition: String(row.currency_position),
-    currencyCode: String(row.currency_code),
-    website: boundedText(String(row.website), TEXT_LIMITS.url),
-    showMap: flag('show_map'),
-    showMapLink: flag('show_map_link'),
-    hideFromListings: flag('hide_from_listings'),
-    sticky: flag('sticky'),
-    featured: flag('featured'),
-    postParent: row.post_parent === null || row.post_parent === undefined ? null : Number(row.post_parent),
-    seriesId: row.series_id === null || row.series_id === undefined ? null : Number(row.series_id),
-    recurrence:
-      row.series_id === null || row.series_id === undefined || typeof row.series_rules !== 'string' ? null : boundedList(jsonList(row.series_rules), TEXT_LIMITS.recurrence),
-    recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
-    horizonError: typeof row.series_horizon_error === 'string' ? row.series_horizon_error : null,
-    exception: flag('exception'),
-  });
-}
+/** Rows of a list page read in one statement at most (`EventRepository.list`): more are read in slices. */
+const ROWS_PER_SLICE = 100;
 
 /** Events among posts: written into the statement, not bound (see `EventRepository.findById`). */
 const EVENT_TYPE = "p.type = 'event'";
@@ -279,28 +165,56 @@ export class EventRepository {
 
   /**
    * One page of the list and the size of the filtered set (repositories/event-lists.ts): one query
-   * for the page, one for the count.
+   * for the page, one for the count. A page of more than ROWS_PER_SLICE events (an iCalendar feed)
+   * is read as its ids first, then its rows in slices (`rowsInSlices`).
    */
   async list(filter: EventListFilter): Promise<{ rows: EventRow[]; total: number }> {
     const listed = await filteredEvents(this.db, filter);
     const page = listed.query.clone();
     if (!listed.postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
-    page.leftJoin('event_series as s', 's.id', 'x.series_id').select(SELECT);
+    page.leftJoin('event_series as s', 's.id', 'x.series_id');
+    const sliced = filter.limit > ROWS_PER_SLICE;
+    page.select(sliced ? ['p.id'] : SELECT);
     listed.orderPage(page);
     // A term filter with few links inside the window bounds the whole set, which the page reads to
     // sort it anyway: the page counts it too, one statement instead of two (docs/performance.md "What limits it").
     const countedByPage = filter.termLists.length > 0 && (await listed.fewLinked());
     if (countedByPage) page.select(this.db.raw('count(*) over () as list_total'));
     const found: Array<Record<string, unknown>> = await page;
-    const rows = found.map((row) => toEventRow(row));
+    const rows = sliced
+      ? await this.rowsInSlices(
+          listed.query,
+          listed.postsJoined,
+          found.map((row) => Number(row.id)),
+        )
+      : found.map((row) => toEventRow(row));
     const total =
-      totalFromPage(rows.length, filter.limit, filter.offset) ??
+      totalFromPage(found.length, filter.limit, filter.offset) ??
       (countedByPage && found.length ? Number(found[0].list_total) : undefined) ??
       (await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
         const [{ n }] = await listed.query.clone().count({ n: '*' });
         return Number(n);
       }));
     return { rows, total };
+  }
+
+  /**
+   * The rows of a page whose ids were read first, in their order, ROWS_PER_SLICE per statement with a
+   * turn of the event loop between statements once they have held it for TURN_BUDGET_MS (docs/limits.md
+   * "Large pages are read in slices"): on SQLite, whose driver reads on the loop, 2,000 events with long
+   * descriptions in one statement held it for hundreds of milliseconds. Each slice is read through the
+   * list's whole filter again, so an event that stopped matching it in between (trashed, unpublished,
+   * moved out of the window) is left out rather than shown.
+   */
+  private async rowsInSlices(filtered: Knex.QueryBuilder, postsJoined: boolean, ids: number[]): Promise<EventRow[]> {
+    const byId = new Map<number, EventRow>();
+    await slicesInTurns(ids, ROWS_PER_SLICE, async (part) => {
+      const slice = filtered.clone();
+      if (!postsJoined) slice.join('posts as p', 'p.id', 'x.post_id');
+      slice.leftJoin('event_series as s', 's.id', 'x.series_id').whereIn('x.post_id', part).select(SELECT);
+      for (const row of (await slice) as Array<Record<string, unknown>>) byId.set(Number(row.id), toEventRow(row));
+    });
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async create(columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {

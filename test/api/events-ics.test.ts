@@ -4,6 +4,9 @@ import type { Response } from 'supertest';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, NS, type TestUser } from '../helpers/app.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
+import { openTestDatabase } from '../helpers/database.js';
+import { insertEvent } from '../helpers/event-rows.js';
+import { bumpDataVersion } from '../../src/db/data-version.js';
 import { badParams, call, createEvent, createOrganizer, createVenue, eventPath, eventsApp, expectEnvelope, type Body, type Http, type Rec } from '../helpers/events.js';
 
 /** iCalendar feeds (docs/contract.md §11), parsed back with ical.js. */
@@ -329,6 +332,26 @@ describe('iCalendar feeds (GET /events.ics, GET /events/{id}/ics and its alias /
     assert.equal(parseFeed(whole).events.length, 2);
     assert.equal(whole.headers['x-tec-truncated'], undefined);
     assert.equal(whole.headers['x-tec-total'], undefined);
+  });
+
+  it('reads a feed of more than 100 events in slices, in the list order, drafts left out', async () => {
+    const { db } = await openTestDatabase();
+    const expected: Array<{ title: string; start: string; id: number }> = [];
+    for (let i = 0; i < 230; i++) {
+      // Three starts a day for 28 days, so that many events share a start and the id decides.
+      const start = `2030-06-${String(1 + (i % 28)).padStart(2, '0')} ${String(8 + (i % 3)).padStart(2, '0')}:00:00`;
+      const status = i % 10 === 0 ? 'draft' : 'publish';
+      const id = await insertEvent(db, { title: `Sliced ${i}`, status, startUtc: start, endUtc: start.replace(/ \d\d:/, ' 23:') });
+      if (status === 'publish') expected.push({ title: `Sliced ${i}`, start, id });
+    }
+    await bumpDataVersion(db);
+    expected.sort((a, b) => a.start.localeCompare(b.start) || a.id - b.id);
+    const res = await feed('?start_date=2030-06-01&end_date=2030-06-30');
+    assert.deepEqual(
+      parseFeed(res).events.map((event) => event.summary),
+      expected.map((event) => event.title),
+    );
+    assert.equal(res.headers['x-tec-truncated'], undefined);
   });
 
   it('answers If-None-Match with 304 while nothing changed, for the feed and one event', async () => {
