@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { engineOf } from './engine.js';
+import { whereIdIn } from './id-lists.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.js';
 
 /**
@@ -124,7 +125,9 @@ export async function whereSearchCandidates(
     // indexes find, which the LIKE then reads only where the match allows.
     const listed = await db.raw(`select rowid as id from post_search where post_search match ? limit ${listedAtMost + 1}`, [match]);
     if (listed.length <= listedAtMost)
-      query.whereIn(
+      whereIdIn(
+        query,
+        db,
         column,
         listed.map((row: { id: number }) => Number(row.id)),
       );

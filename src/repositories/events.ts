@@ -9,6 +9,7 @@ import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js'
 import { filteredEvents, totalKey, type EventListFilter } from './event-lists.js';
 import { EVENT_SELECT as SELECT, toEventRow, type EventColumns, type EventRow } from './event-rows.js';
 import { slicesInTurns } from '../core/loop-turns.js';
+import { whereIdIn } from '../db/id-lists.js';
 
 export type { EventColumns, EventRow } from './event-rows.js';
 
@@ -112,7 +113,7 @@ export class EventRepository {
   /** Events by id, in one query per 500 ids (ids that are not events are left out). */
   async findByIds(ids: number[]): Promise<EventRow[]> {
     const rows: EventRow[] = [];
-    for (const part of chunks(ids.filter((id) => Number.isSafeInteger(id)))) rows.push(...(await this.base().whereIn('p.id', part).select(SELECT)).map(toEventRow));
+    for (const part of chunks(ids.filter((id) => Number.isSafeInteger(id)))) rows.push(...(await whereIdIn(this.base(), this.db, 'p.id', part).select(SELECT)).map(toEventRow));
     return rows;
   }
 
@@ -211,7 +212,7 @@ export class EventRepository {
     await slicesInTurns(ids, ROWS_PER_SLICE, async (part) => {
       const slice = filtered.clone();
       if (!postsJoined) slice.join('posts as p', 'p.id', 'x.post_id');
-      slice.leftJoin('event_series as s', 's.id', 'x.series_id').whereIn('x.post_id', part).select(SELECT);
+      whereIdIn(slice.leftJoin('event_series as s', 's.id', 'x.series_id'), this.db, 'x.post_id', part).select(SELECT);
       for (const row of (await slice) as Array<Record<string, unknown>>) byId.set(Number(row.id), toEventRow(row));
     });
     return ids.flatMap((id) => byId.get(id) ?? []);
@@ -281,17 +282,25 @@ export class EventRepository {
     const links: EventLink[] = [];
     for (const part of chunks(eventIds)) {
       const linked = (table: string, column: string, kind: string) =>
-        this.db(`${table} as l`)
-          .join('posts as p', 'p.id', `l.${column}`)
-          .whereIn('l.event_id', part)
-          .select('l.event_id', this.db.raw(`'${kind}' as kind`), { id: `l.${column}` }, 'l.position', 'p.version', this.db.raw('0 as count'));
+        whereIdIn(this.db(`${table} as l`).join('posts as p', 'p.id', `l.${column}`), this.db, 'l.event_id', part).select(
+          'l.event_id',
+          this.db.raw(`'${kind}' as kind`),
+          { id: `l.${column}` },
+          'l.position',
+          'p.version',
+          this.db.raw('0 as count'),
+        );
       const rows = await linked('event_venues', 'venue_id', 'venue').unionAll(
         [
           linked('event_organizers', 'organizer_id', 'organizer'),
-          this.db('event_terms as l')
-            .join('terms as t', 't.id', 'l.term_id')
-            .whereIn('l.event_id', part)
-            .select('l.event_id', this.db.raw("'term' as kind"), { id: 'l.term_id' }, this.db.raw('0 as position'), 't.version', { count: 't.published_count' }),
+          whereIdIn(this.db('event_terms as l').join('terms as t', 't.id', 'l.term_id'), this.db, 'l.event_id', part).select(
+            'l.event_id',
+            this.db.raw("'term' as kind"),
+            { id: 'l.term_id' },
+            this.db.raw('0 as position'),
+            't.version',
+            { count: 't.published_count' },
+          ),
         ],
         false,
       );

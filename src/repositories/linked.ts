@@ -7,6 +7,7 @@ import { requireTransaction } from '../db/transactions.js';
 import type { LinkedKind } from './linked-kinds.js';
 import { listOrder, whereModified, type Direction, type LinkedOrderBy, type ModifiedRange } from './list-order.js';
 import { boundedText, linkedFieldLimit } from '../text/limits.js';
+import { whereIdIn } from '../db/id-lists.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
 export interface LinkedRow extends PostRow {
@@ -114,7 +115,7 @@ export class LinkedRepository {
 
   async findByIds(ids: number[]): Promise<LinkedRow[]> {
     if (ids.length === 0) return [];
-    return (await this.base().whereIn('p.id', ids).select(this.columns())).map((row: Record<string, unknown>) => this.toRow(row));
+    return (await whereIdIn(this.base(), this.db, 'p.id', ids).select(this.columns())).map((row: Record<string, unknown>) => this.toRow(row));
   }
 
   /**

@@ -6,6 +6,7 @@ import { noteChange } from '../db/change-log.js';
 import { StaleVersion } from '../db/errors.js';
 import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
+import { whereIdIn } from '../db/id-lists.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -242,7 +243,7 @@ export class PostRepository {
     const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
     const images = new Map<number, ImageRecord>();
     for (const part of chunks(wanted)) {
-      for (const row of await this.db('images').whereIn('post_id', part).select('post_id', 'url', 'extension', 'width', 'height')) {
+      for (const row of await whereIdIn(this.db('images'), this.db, 'post_id', part).select('post_id', 'url', 'extension', 'width', 'height')) {
         const image: ImageRecord = { url: row.url, id: Number(row.post_id), extension: row.extension };
         if (row.width !== null) image.width = Number(row.width);
         if (row.height !== null) image.height = Number(row.height);

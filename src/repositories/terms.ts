@@ -8,6 +8,7 @@ import { chunks } from './posts.js';
 import type { Taxonomy } from './taxonomies.js';
 import { protectedTextHidden, type ProtectedTextScope } from './read-scope.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
+import { whereIdIn } from '../db/id-lists.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {
@@ -86,7 +87,7 @@ export class TermRepository {
   /** Some terms by id (one query per 500 ids). */
   async findByIds(ids: number[]): Promise<TermRow[]> {
     const rows: TermRow[] = [];
-    for (const part of chunks(ids)) rows.push(...(await this.db('terms').whereIn('id', part)).map(toRow));
+    for (const part of chunks(ids)) rows.push(...(await whereIdIn(this.db('terms'), this.db, 'id', part)).map(toRow));
     return rows;
   }
 
@@ -164,7 +165,7 @@ export class TermRepository {
   async countsFor(ids: number[]): Promise<Map<number, number>> {
     const counts = new Map(ids.map((id) => [id, 0]));
     for (const part of chunks(ids)) {
-      for (const row of await this.db('terms').whereIn('id', part).select('id', 'published_count')) counts.set(Number(row.id), Number(row.published_count));
+      for (const row of await whereIdIn(this.db('terms'), this.db, 'id', part).select('id', 'published_count')) counts.set(Number(row.id), Number(row.published_count));
     }
     return counts;
   }
