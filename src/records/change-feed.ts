@@ -14,6 +14,7 @@ import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import type { Urls } from '../core/urls.js';
 import { eventRecords, linkedRecords, termRecords } from './records.js';
 import { slicesInTurns, TurnClock } from '../core/loop-turns.js';
+import { Slots } from '../core/slots.js';
 
 /**
  * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
@@ -175,6 +176,14 @@ export async function changesSeenAfter(
   return { ...page, changes };
 }
 
+/**
+ * Pages built at once in this process; the others wait for one of them to be done. A page of 100
+ * records holds them and their JSON (about 0.6 MB for the benchmark's events) until it is sent, so
+ * 32 followers building pages together held some 30 MB of heap; built two at a time, they take the
+ * same processor time in all (docs/performance.md "Memory").
+ */
+const PAGE_BUILDS = new Slots(2);
+
 /** One page of the feed for this caller, waiting up to `waitSeconds` for a change when none follows the cursor. */
 export async function changeFeed(repositories: Repositories, user: User | undefined, urls: Urls, request: FeedRequest): Promise<ChangeFeed> {
   const { after, key, position } = await startPosition(repositories, request);
@@ -185,8 +194,10 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
   }
-  const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
-  const changes = await withinBytes(seen, pageBytes(request.replyLimit));
+  const { seen, changes } = await PAGE_BUILDS.run(async () => {
+    const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
+    return { seen, changes: await withinBytes(seen, pageBytes(request.replyLimit)) };
+  });
   // An empty page may move the cursor to the position read before it: every change up to there had
   // committed, and none of them follows the cursor (for the types asked).
   const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
