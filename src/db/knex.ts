@@ -143,8 +143,9 @@ const STATEMENTS_KEPT = 256;
  * Characters of SQL the kept statements may have in all. SQLite holds each prepared statement's
  * program outside V8's heap, about 30 bytes per character of its SQL (130 KB for a 2,900-character
  * event read): 128 Ki characters is about 4 MB. The statements the service sends again and again take
- * about 105 Ki characters; page reads whose `IN` lists differ in length are each sent once or twice, and
- * 256 of those took the resident peak up by about 10 MB (docs/performance.md "Memory").
+ * about 105 Ki characters. Reads by a list of ids send one text whatever the list's length
+ * (db/id-lists.ts `whereIdIn`); with one placeholder per id, 256 lengths took the resident peak up by
+ * about 10 MB (docs/performance.md "Memory").
  */
 const STATEMENT_CHARS_KEPT = 131_072;
 

@@ -15,6 +15,7 @@ import type { Urls } from '../core/urls.js';
 import { eventRecords, linkedRecords, termRecords } from './records.js';
 import { slicesInTurns, TurnClock } from '../core/loop-turns.js';
 import { Slots } from '../core/slots.js';
+import { engineOf } from '../db/engine.js';
 
 /**
  * The change feed, `GET /changes` (docs/contract.md §9): cursors, pages of changes as this caller
@@ -177,10 +178,12 @@ export async function changesSeenAfter(
 }
 
 /**
- * Pages built at once in this process; the others wait for one of them to be done. A page of 100
- * records holds them and their JSON (about 0.6 MB for the benchmark's events) until it is sent, so
- * 32 followers building pages together held some 30 MB of heap; built two at a time, they take the
- * same processor time in all (docs/performance.md "Memory").
+ * Pages built at once in this process on SQLite; the others wait for one of them to be done. A page
+ * of 100 records holds them and their JSON (about 0.6 MB for the benchmark's events) until it is
+ * sent, so 32 followers building pages together held the largest live heap of any scenario; built
+ * two at a time, they take the same processor time in all, since on SQLite a page is the service's
+ * own work on the event loop (docs/performance.md "Memory"). On MySQL a page mostly waits on the
+ * server, and a statement that never answers would hold its slot: there pages are not queued.
  */
 const PAGE_BUILDS = new Slots(2);
 
@@ -194,14 +197,17 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
     if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
   }
-  const { seen, changes } = await PAGE_BUILDS.run(async () => {
-    const seen = await changesAsSeenBy(repositories, user, urls, page.rows, key);
-    return { seen, changes: await withinBytes(seen, pageBytes(request.replyLimit)) };
-  });
+  const build = async () => {
+    // A client that left while the page waited for its slot gets nothing built (nobody reads it).
+    const seen = request.gone() ? [] : await changesAsSeenBy(repositories, user, urls, page.rows, key);
+    const changes = await withinBytes(seen, pageBytes(request.replyLimit));
+    return { changes, cut: changes.length < seen.length };
+  };
+  const { changes, cut } = engineOf(repositories.db) === 'sqlite' ? await PAGE_BUILDS.run(build) : await build();
   // An empty page may move the cursor to the position read before it: every change up to there had
   // committed, and none of them follows the cursor (for the types asked).
   const next = changes.length ? page.rows[changes.length - 1].seq : Math.max(after, page.position);
-  return { changes, next_cursor: encodeCursor(key, next), has_more: page.hasMore || changes.length < seen.length };
+  return { changes, next_cursor: encodeCursor(key, next), has_more: page.hasMore || cut };
 }
 
 /**

@@ -3,7 +3,7 @@ import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
 
 /**
  * What an event row holds once read, and how the columns of `posts`, `events` and `event_series` a
- * statement reads become one (repositories/events.ts, repositories/event-lists.ts).
+ * statement reads become one (`EventRepository`, repositories/events.ts).
  */
 
 /** An event: the shared post columns plus its own. */

@@ -173,9 +173,10 @@ export class EventRepository {
     const listed = await filteredEvents(this.db, filter);
     const page = listed.query.clone();
     if (!listed.postsJoined) page.join('posts as p', 'p.id', 'x.post_id');
-    page.leftJoin('event_series as s', 's.id', 'x.series_id');
     const sliced = filter.limit > ROWS_PER_SLICE;
-    page.select(sliced ? ['p.id'] : SELECT);
+    // The ids alone need no series: its columns are read with the rows.
+    if (sliced) page.select('p.id');
+    else page.leftJoin('event_series as s', 's.id', 'x.series_id').select(SELECT);
     listed.orderPage(page);
     // A term filter with few links inside the window bounds the whole set, which the page reads to
     // sort it anyway: the page counts it too, one statement instead of two (docs/performance.md "What limits it").
@@ -189,13 +190,16 @@ export class EventRepository {
           found.map((row) => Number(row.id)),
         )
       : found.map((row) => toEventRow(row));
+    // Known from the page itself, less the events a slice left out (they stopped matching after the
+    // ids were read); counted afresh otherwise, after the rows, so it already leaves them out.
+    const fromPage = totalFromPage(found.length, filter.limit, filter.offset) ?? (countedByPage && found.length ? Number(found[0].list_total) : undefined);
     const total =
-      totalFromPage(found.length, filter.limit, filter.offset) ??
-      (countedByPage && found.length ? Number(found[0].list_total) : undefined) ??
-      (await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
-        const [{ n }] = await listed.query.clone().count({ n: '*' });
-        return Number(n);
-      }));
+      fromPage !== undefined
+        ? fromPage - (found.length - rows.length)
+        : await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
+            const [{ n }] = await listed.query.clone().count({ n: '*' });
+            return Number(n);
+          });
     return { rows, total };
   }
 

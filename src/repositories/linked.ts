@@ -70,7 +70,7 @@ export class LinkedRepository {
     const fields: Record<string, string> = {};
     // Within the limits whatever was stored (text/limits.ts).
     for (const field of this.kind.textFields) fields[field] = boundedText(String(row[field] ?? ''), linkedFieldLimit(field));
-    // Added to the post's new object rather than spread with it: see repositories/events.ts `toEventRow`.
+    // Added to the post's new object rather than spread with it: see repositories/event-rows.ts `toEventRow`.
     return Object.assign(toPostRow(row), {
       fields,
       showMap: row.show_map === undefined ? true : Boolean(Number(row.show_map)),
