@@ -78,7 +78,7 @@ const local = (s: { year: number; month: number; day: number; hour: number; minu
  * (dates/recurrence-budget.ts), plus slack for the scheduler and the garbage collector on a loaded
  * shared machine.
  */
-const MAX_HOLD_MS = TURN_BUDGET_MS + INSTANCE_DEADLINE_MS + 150;
+const MAX_HOLD_MS = TURN_BUDGET_MS + 2 * INSTANCE_DEADLINE_MS + 150;
 
 /** `work()`'s outcome and the longest the event loop went without a turn while it ran. */
 async function holdOf(work: () => Promise<unknown>): Promise<number> {
