@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { engineOf } from './engine.js';
 import { whereIdIn } from './id-lists.js';
+import { sendAtCommit } from './commit-tail.js';
+import { sendTogether, type Statement } from './statement-batch.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.js';
 
 /**
@@ -39,31 +41,43 @@ export function searchGramRows(postId: number, fields: Partial<Record<SearchedFi
 
 /** Inserts trigram rows in multi-row statements. */
 export async function insertSearchGrams(trx: Knex, rows: Array<{ post_id: number; field: number; n: number; gram: string }>): Promise<void> {
+  await sendTogether(trx, searchGramInserts(rows));
+}
+
+/** The multi-row INSERTs of some trigram rows. */
+function searchGramInserts(rows: Array<{ post_id: number; field: number; n: number; gram: string }>): Statement[] {
   // Written as SQL: Knex's builder spends more CPU on a few hundred row objects than the server on the rows.
+  const statements: Statement[] = [];
   for (let i = 0; i < rows.length; i += INSERT_ROWS) {
     const part = rows.slice(i, i + INSERT_ROWS);
-    await trx.raw(
-      `insert into post_search_grams (post_id, field, n, gram) values ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      part.flatMap((row) => [row.post_id, row.field, row.n, row.gram]),
-    );
+    statements.push({
+      sql: `insert into post_search_grams (post_id, field, n, gram) values ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      bindings: part.flatMap((row) => [row.post_id, row.field, row.n, row.gram]),
+    });
   }
+  return statements;
 }
 
 /**
  * Writes the new text of some fields of events into the index, in the writer's transaction, after
  * the `posts` rows were written (on MySQL the post's row lock then orders concurrent writers of one
- * event, so the index ends as the last of them left the text). `isNew`: the events have no rows yet
- * (skipping the DELETE avoids gap locks between concurrent creates). SQLite's triggers do this.
+ * event, so the index ends as the last of them left the text). The statements are held for the
+ * commit (db/commit-tail.ts: nothing in a write reads the index, and the held statements keep their
+ * order), where they cost no round trip of their own. `isNew`: the events have no rows yet (skipping
+ * the DELETE avoids gap locks between concurrent creates). SQLite's triggers do this.
  */
-export async function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record<SearchedField, string>>, isNew = false): Promise<void> {
+export function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record<SearchedField, string>>, isNew = false): void {
   if (engineOf(trx) !== 'mysql' || ids.length === 0) return;
   const changed = SEARCHED_FIELDS.flatMap((name, field) => (fields[name] === undefined ? [] : [field]));
   if (changed.length === 0) return;
-  if (!isNew) await trx('post_search_grams').whereIn('post_id', ids).whereIn('field', changed).delete();
-  await insertSearchGrams(
-    trx,
-    ids.flatMap((id) => searchGramRows(id, fields)),
-  );
+  const statements: Statement[] = [];
+  if (!isNew)
+    statements.push({
+      sql: `delete from post_search_grams where post_id in (${ids.map(() => '?').join(', ')}) and field in (${changed.map(() => '?').join(', ')})`,
+      bindings: [...ids, ...changed],
+    });
+  statements.push(...searchGramInserts(ids.flatMap((id) => searchGramRows(id, fields))));
+  sendAtCommit(trx, statements);
 }
 
 /**

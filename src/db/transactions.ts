@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import { bumpDataVersion } from './data-version.js';
-import { discardChangeLog, openChangeLog, writeChangeLog } from './change-log.js';
+import { bumpFirstRowIfNone, dataVersionBump } from './data-version.js';
+import { changeLogStatements, discardChangeLog, openChangeLog } from './change-log.js';
+import { closeCommitTail, openCommitTail } from './commit-tail.js';
+import { sendTogether } from './statement-batch.js';
 import { signalCommitted } from './commit-signal.js';
 import { isPassingRefusal, isUniqueViolation } from './errors.js';
 
@@ -31,21 +33,26 @@ export function pauseBefore(attempt: number): number {
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
  * The records the work changed are written to the change log (change-log.ts, docs/contract.md §9),
- * then the data version grows (data-version.ts) as the transaction's last statement, so remembered
- * lists and replies are recomputed from the commit on; one commit per write.
+ * after the statements the work held for the commit (commit-tail.ts), then the data version grows
+ * (data-version.ts) as the transaction's last statement, so remembered lists and replies are
+ * recomputed from the commit on; one commit per write.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await db.transaction(async (trx) => {
         openChangeLog(trx);
+        openCommitTail(trx);
         try {
           const value = await work(trx);
-          await writeChangeLog(trx);
-          // Last: the row's lock is held for the commit only (data-version.ts).
-          await bumpDataVersion(trx);
+          // The held statements, the change log and, last, the data-version bump (its row's lock is then
+          // held for the commit only, data-version.ts): one round trip on MySQL (statement-batch.ts).
+          const tail = [...closeCommitTail(trx), ...(await changeLogStatements(trx)), dataVersionBump()];
+          const counts = await sendTogether(trx, tail);
+          await bumpFirstRowIfNone(trx, counts[counts.length - 1]);
           return value;
         } finally {
+          closeCommitTail(trx);
           discardChangeLog(trx);
         }
       });
