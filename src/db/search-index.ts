@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { engineOf } from './engine.js';
 import { whereIdIn } from './id-lists.js';
-import { sendAtCommit } from './commit-tail.js';
 import { sendTogether, type Statement } from './statement-batch.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.js';
 
@@ -15,8 +14,8 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
  *   (migration 20261125000100). `lower()` is the connection's (db/sql-functions.ts), the one the
  *   `LIKE` compares, so the index holds exactly the text the `LIKE` reads.
  * - MySQL: `post_search_grams`, one row per distinct trigram of each field of each event, the
- *   trigram in the text columns' collation, written here by every write of an event's text (no
- *   triggers on MySQL, docs/production.md "MySQL-compatible engines").
+ *   trigram in the text columns' collation, written here by every write of an event's text, in the
+ *   write's transaction (no triggers on MySQL, docs/production.md "MySQL-compatible engines").
  */
 
 /** The text fields the search reads, and their number in `post_search_grams.field`. */
@@ -61,12 +60,11 @@ function searchGramInserts(rows: Array<{ post_id: number; field: number; n: numb
 /**
  * Writes the new text of some fields of events into the index, in the writer's transaction, after
  * the `posts` rows were written (on MySQL the post's row lock then orders concurrent writers of one
- * event, so the index ends as the last of them left the text). The statements are held for the
- * commit (db/commit-tail.ts: nothing in a write reads the index, and the held statements keep their
- * order), where they cost no round trip of their own. `isNew`: the events have no rows yet (skipping
- * the DELETE avoids gap locks between concurrent creates). SQLite's triggers do this.
+ * event, so the index ends as the last of them left the text): the DELETE and the INSERTs in one round
+ * trip (db/statement-batch.ts). `isNew`: the events have no rows yet (skipping the DELETE avoids gap
+ * locks between concurrent creates). SQLite's triggers do this.
  */
-export function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record<SearchedField, string>>, isNew = false): void {
+export async function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record<SearchedField, string>>, isNew = false): Promise<void> {
   if (engineOf(trx) !== 'mysql' || ids.length === 0) return;
   const changed = SEARCHED_FIELDS.flatMap((name, field) => (fields[name] === undefined ? [] : [field]));
   if (changed.length === 0) return;
@@ -77,7 +75,7 @@ export function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record
       bindings: [...ids, ...changed],
     });
   statements.push(...searchGramInserts(ids.flatMap((id) => searchGramRows(id, fields))));
-  sendAtCommit(trx, statements);
+  await sendTogether(trx, statements);
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
 import { engineOf } from './engine.js';
 
+/** A value bound to a `?`: scalars only (mysql2 would expand an array or an object into SQL). */
+export type BoundValue = string | number | boolean | null | Date | Buffer;
+
 /** One SQL statement and its bound values. The text uses `?` placeholders only. */
 export interface Statement {
   sql: string;
-  bindings: readonly Knex.Value[];
+  bindings: readonly BoundValue[];
 }
 
 /**
@@ -32,11 +35,14 @@ const MOST_CHARS_PER_TRIP = 256 * 1024;
 export async function sendTogether(db: Knex, statements: readonly Statement[]): Promise<number[]> {
   const counts: number[] = [];
   if (engineOf(db) === 'sqlite') {
-    for (const { sql, bindings } of statements) counts.push(sqliteCount(await db.raw(sql, bindings as Knex.RawBinding[])));
+    for (const { sql, bindings } of statements) counts.push(sqliteCount(await db.raw(sql, [...bindings])));
     return counts;
   }
   for (const trip of tripsOf(statements)) {
-    const [results] = await db.raw(trip.map((s) => s.sql).join(';\n'), trip.flatMap((s) => s.bindings) as Knex.RawBinding[]);
+    const [results] = await db.raw(
+      trip.map((s) => s.sql).join(';\n'),
+      trip.flatMap((s) => s.bindings),
+    );
     // One statement answers its result; several answer one result each.
     const each = trip.length === 1 ? [results] : (results as unknown[]);
     counts.push(...each.map(mysqlCount));

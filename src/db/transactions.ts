@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { bumpFirstRowIfNone, dataVersionBump } from './data-version.js';
 import { changeLogStatements, discardChangeLog, openChangeLog } from './change-log.js';
-import { closeCommitTail, openCommitTail } from './commit-tail.js';
 import { sendTogether } from './statement-batch.js';
 import { signalCommitted } from './commit-signal.js';
 import { isPassingRefusal, isUniqueViolation } from './errors.js';
@@ -33,26 +32,24 @@ export function pauseBefore(attempt: number): number {
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
  * The records the work changed are written to the change log (change-log.ts, docs/contract.md §9),
- * after the statements the work held for the commit (commit-tail.ts), then the data version grows
- * (data-version.ts) as the transaction's last statement, so remembered lists and replies are
- * recomputed from the commit on; one commit per write.
+ * then the data version grows (data-version.ts) as the transaction's last statement, so remembered
+ * lists and replies are recomputed from the commit on; one commit per write.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await db.transaction(async (trx) => {
         openChangeLog(trx);
-        openCommitTail(trx);
         try {
           const value = await work(trx);
-          // The held statements, the change log and, last, the data-version bump (its row's lock is then
-          // held for the commit only, data-version.ts): one round trip on MySQL (statement-batch.ts).
-          const tail = [...closeCommitTail(trx), ...(await changeLogStatements(trx)), dataVersionBump()];
+          // The change log and, last, the data-version bump (its row's lock is then held for the commit
+          // only, data-version.ts): one round trip on MySQL (statement-batch.ts).
+          const tail = [...(await changeLogStatements(trx)), dataVersionBump()];
           const counts = await sendTogether(trx, tail);
+          if (counts.length !== tail.length) throw new Error(`${tail.length} statements sent, ${counts.length} answers`);
           await bumpFirstRowIfNone(trx, counts[counts.length - 1]);
           return value;
         } finally {
-          closeCommitTail(trx);
           discardChangeLog(trx);
         }
       });

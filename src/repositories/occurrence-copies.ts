@@ -99,7 +99,7 @@ export class OccurrenceCopyRepository {
       post_parent: firstId,
     }));
     for await (const part of inTurns(eventRows, INSERT_CHUNK)) await trx('events').insert(part);
-    indexSearchText(trx, newIds, searchedFieldsOf(post), true);
+    await indexSearchText(trx, newIds, searchedFieldsOf(post), true);
     await this.copyLinks(firstId, newIds, true);
     for (const id of newIds) noteChange(trx, 'event', id);
     return newIds;
@@ -140,7 +140,7 @@ export class OccurrenceCopyRepository {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...postColumns, version: trx.raw('version + 1') });
-      indexSearchText(trx, part, searchedFieldsOf(postColumns));
+      await indexSearchText(trx, part, searchedFieldsOf(postColumns));
       if (Object.keys({ ...eventColumns, ...copies }).length)
         await trx('events')
           .whereIn('post_id', part)

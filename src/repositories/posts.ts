@@ -167,7 +167,7 @@ export class PostRepository {
       `posts:${type}`,
     );
     await withRow(id);
-    if (type === 'event') indexSearchText(trx, [id], columns, true);
+    if (type === 'event') await indexSearchText(trx, [id], columns, true);
     noteRecordChange(trx, type, id);
     return id;
   }
@@ -194,7 +194,7 @@ export class PostRepository {
     }
     await this.copyToEvent(post, columns, eventColumns);
     // Only the fields written: `post` may be older than the row this statement locked and changed.
-    if (post.type === 'event') indexSearchText(trx, [post.id], searchedFieldsOf(columns));
+    if (post.type === 'event') await indexSearchText(trx, [post.id], searchedFieldsOf(columns));
     noteRecordChange(trx, post.type, post.id);
   }
 

@@ -123,7 +123,8 @@ export class TermRepository {
   }
 
   private applyOrder(query: Knex.QueryBuilder, filter: TermListFilter): void {
-    const direction = filter.order;
+    // One of two words, whatever reached here: it is written into the SQL text below.
+    const direction = filter.order === 'desc' ? 'desc' : 'asc';
     switch (filter.orderBy) {
       case 'slug':
         query.orderBy('t.slug', direction);

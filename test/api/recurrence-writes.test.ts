@@ -116,6 +116,25 @@ describe('recurring events: updates and deletes by scope (docs/contract.md §14)
     assert.equal((await seriesEvents(first.id)).length, 5, 'a refused change changes nothing');
   });
 
+  it('changes the title and shortens the rule in one write: the dropped occurrences go, the others are found by the new title', async () => {
+    const first = await createSeries();
+    const events = await seriesEvents(first.id);
+    const res = await write('patch', first.id, { title: 'Retrospective', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
+    expectStatus(res, 200);
+    const listed = await seriesEvents(first.id);
+    assert.deepEqual(
+      listed.map((e) => [e.id, e.title]),
+      events.slice(0, 3).map((e) => [e.id, 'Retrospective']),
+    );
+    // The search index follows (on MySQL the write's own trigram rows; on SQLite its triggers).
+    const found = await call(http, 'get', `${eventsPath}?${WINDOW}&search=retrospective`, users.editor);
+    expectStatus(found, 200);
+    assert.deepEqual(
+      found.body.events.map((e: Rec) => e.id),
+      events.slice(0, 3).map((e) => e.id),
+    );
+  });
+
   it('splits the series with scope=following: the old one ends before, a new one starts there with the change', async () => {
     const first = await createSeries();
     const events = await seriesEvents(first.id);

@@ -61,16 +61,29 @@ describe('statements sent together (src/db/statement-batch.ts)', () => {
 
   it('splits statements too large for one round trip, keeping their order', async () => {
     const long = 'w'.repeat(60);
-    // 200 statements of 2,000 values each: about 2.5 MB of text, several round trips on MySQL.
-    const statements: Statement[] = Array.from({ length: 200 }, (_, i) => ({
+    // 40 statements of 2,000 values each: about 3 MB of text, more than 10 round trips on MySQL.
+    const statements: Statement[] = Array.from({ length: 40 }, (_, i) => ({
       sql: `insert into batch_probe (id, word) values ${Array.from({ length: 1000 }, () => '(?, ?)').join(', ')}`,
       bindings: Array.from({ length: 1000 }, (_, j) => [i * 1000 + j, long]).flat(),
     }));
-    statements.push({ sql: 'update batch_probe set word = ? where id = ?', bindings: ['last', 199_999] });
-    const trips = await tripsOf(async () => assert.equal((await sendTogether(db, statements)).length, 201));
+    statements.push({ sql: 'update batch_probe set word = ? where id = ?', bindings: ['last', 39_999] });
+    const trips = await tripsOf(async () => assert.equal((await sendTogether(db, statements)).length, 41));
     if (engineOf(db) === 'mysql') assert.ok(trips.length > 1 && trips.length <= statements.length / 2, `${trips.length} round trips`);
-    assert.equal(Number((await db('batch_probe').count({ n: '*' }).first())?.n), 200_000);
-    assert.equal((await db('batch_probe').where('id', 199_999).first('word'))?.word, 'last');
+    assert.equal(Number((await db('batch_probe').count({ n: '*' }).first())?.n), 40_000);
+    assert.equal((await db('batch_probe').where('id', 39_999).first('word'))?.word, 'last');
+  });
+
+  it('stops at a failing statement: the ones after it do not run, and the connection serves the next statement', async () => {
+    await assert.rejects(
+      sendTogether(db, [
+        { sql: 'insert into batch_probe (id, word) values (?, ?)', bindings: [1, 'before'] },
+        { sql: 'insert into batch_probe_missing (id, word) values (?, ?)', bindings: [1, 'nowhere'] },
+        { sql: 'insert into batch_probe (id, word) values (?, ?)', bindings: [2, 'after'] },
+      ]),
+    );
+    // Outside a transaction the statement before the failure stays (autocommit); the one after never ran.
+    assert.deepEqual((await db('batch_probe').orderBy('id').pluck('id')).map(Number), [1]);
+    assert.deepEqual(await sendTogether(db, [{ sql: 'select id from batch_probe where id = ?', bindings: [1] }]), [1]);
   });
 
   it('undoes the statements before a failing one, with the whole write', async () => {
