@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createUsers, NS } from '../helpers/app.js';
-import { openTestDatabase } from '../helpers/database.js';
+import { openTestDatabase, statementsDuring } from '../helpers/database.js';
 import { call, createEvent, eventPath, eventSlugPath, eventsApp, type Http, type Rec } from '../helpers/events.js';
 
 /**
@@ -12,15 +12,7 @@ import { call, createEvent, eventPath, eventSlugPath, eventsApp, type Http, type
 describe('single event reads: one statement, always exact', () => {
   async function statementsOf(read: () => Promise<unknown>): Promise<string[]> {
     const { db } = await openTestDatabase();
-    const statements: string[] = [];
-    const listener = (query: { sql: string }) => statements.push(query.sql);
-    db.on('query', listener);
-    try {
-      await read();
-    } finally {
-      db.off('query', listener);
-    }
-    return statements;
+    return statementsDuring(db, read);
   }
 
   const anonymousRead = async (http: Http, path: string): Promise<Rec> => {

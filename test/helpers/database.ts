@@ -63,3 +63,16 @@ export async function closeTestDatabase(): Promise<void> {
   await opened?.db.destroy();
   opened = undefined;
 }
+
+/** The SQL of every statement (each round trip) a database handle sends while `run` runs. */
+export async function statementsDuring(db: Knex, run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const listener = (query: { sql: string }) => seen.push(query.sql);
+  db.on('query', listener);
+  try {
+    await run();
+  } finally {
+    db.off('query', listener);
+  }
+  return seen;
+}

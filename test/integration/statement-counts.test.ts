@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import { NS, createUser, testApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { openTestDatabase } from '../helpers/database.js';
+import { openTestDatabase, statementsDuring } from '../helpers/database.js';
 import { PUBLIC_URL, createOrganizer, createVenue } from '../helpers/events.js';
 
 /**
@@ -42,14 +42,7 @@ describe('statement counts per operation (issue 31)', () => {
 
   /** The statements the app's database handle sends while `run` runs. */
   async function count(name: string, run: () => Promise<unknown>): Promise<number> {
-    const seen: string[] = [];
-    const listener = (query: { sql: string }) => seen.push(query.sql);
-    db.on('query', listener);
-    try {
-      await run();
-    } finally {
-      db.removeListener('query', listener);
-    }
+    const seen = await statementsDuring(db, run);
     counted[name] = seen.length;
     if (process.env.STATEMENTS_PRINT) console.log(`${name}: ${seen.length}\n  ${seen.join('\n  ')}`);
     return seen.length;

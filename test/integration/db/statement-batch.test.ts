@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { engineOf } from '../../../src/db/engine.js';
 import { sendTogether, type Statement } from '../../../src/db/statement-batch.js';
 import { inTransaction } from '../../../src/db/transactions.js';
-import { openTestDatabase } from '../../helpers/database.js';
+import { openTestDatabase, statementsDuring } from '../../helpers/database.js';
 
 /**
  * Statements sent together (src/db/statement-batch.ts): on MySQL in one round trip, as long as they
@@ -12,17 +12,7 @@ import { openTestDatabase } from '../../helpers/database.js';
  */
 describe('statements sent together (src/db/statement-batch.ts)', () => {
   let db: Knex;
-  const tripsOf = async (run: () => Promise<unknown>): Promise<string[]> => {
-    const seen: string[] = [];
-    const listener = (query: { sql: string }) => seen.push(query.sql);
-    db.on('query', listener);
-    try {
-      await run();
-    } finally {
-      db.removeListener('query', listener);
-    }
-    return seen;
-  };
+  const tripsOf = (run: () => Promise<unknown>): Promise<string[]> => statementsDuring(db, run);
 
   beforeEach(async () => {
     ({ db } = await openTestDatabase());
