@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { formatUtc } from '../dates/storage.js';
 import { engineOf } from './engine.js';
 import { isGaleraNode } from './galera.js';
-import { sendTogether, type Statement } from './statement-batch.js';
 
 /**
  * The change log behind `GET /changes` (docs/contract.md §9). Every repository write method names the
@@ -61,17 +60,15 @@ export function noteChange(trx: Knex, type: ChangeType, id: number, deleted = fa
 }
 
 /**
- * The statements that write a transaction's noted changes, each record's row replaced by one with a
- * new number. On MySQL they first take the shared lock that readers of the committed position wait
- * for (on a Galera node, write the sequence row). Must be the transaction's last statements but the
- * data-version bump: inTransaction sends them together (db/transactions.ts).
+ * Writes a transaction's noted changes, each record's row replaced by one with a new number. On
+ * MySQL it first takes the shared lock that readers of the committed position wait for. Must be the
+ * transaction's last statements.
  */
-export async function changeLogStatements(trx: Knex.Transaction): Promise<Statement[]> {
+export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   const pending = [...(pendingOf.get(trx)?.values() ?? [])];
-  if (pending.length === 0) return [];
-  const statements: Statement[] = [];
-  if (await isGaleraNode(trx)) statements.push({ sql: 'update change_sequence set writes = writes + 1 where id = 1', bindings: [] });
-  else if (engineOf(trx) === 'mysql') statements.push({ sql: 'select id from change_sequence where id = 1 lock in share mode', bindings: [] });
+  if (pending.length === 0) return;
+  if (await isGaleraNode(trx)) await trx('change_sequence').where('id', 1).increment('writes', 1);
+  else if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
   const changedUtc = formatUtc(new Date());
   // In parts of 1,000 rows: one statement for a whole import (cli import, thousands of records) would
   // pass SQLite's limit of 32,766 bound values.
@@ -80,14 +77,8 @@ export async function changeLogStatements(trx: Knex.Transaction): Promise<Statem
     const values = part.map(() => '(?, ?, ?, ?)').join(', ');
     const bindings = part.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
     // REPLACE deletes the record's previous row and inserts a new one, which takes the next number.
-    statements.push({ sql: `REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings });
+    await trx.raw(`REPLACE INTO changes (type, record_id, deleted, changed_utc) VALUES ${values}`, bindings);
   }
-  return statements;
-}
-
-/** Writes a transaction's noted changes at once (changeLogStatements; tests that hold a writer open between its number and its commit). */
-export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
-  await sendTogether(trx, await changeLogStatements(trx));
 }
 
 /** Closes a transaction's change list once it has been written or the work failed: a later note is refused. */

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { sendTogether, type Statement } from './statement-batch.js';
 
 /**
  * The data version: a number that grows with every committed content write (db/transactions.ts).
@@ -56,22 +55,13 @@ export function sharedDataVersion(db: Knex): Promise<number> {
 }
 
 /**
- * The statement that bumps one row, chosen at random. Writes send it as their transaction's last
- * statement (db/transactions.ts), then `bumpFirstRowIfNone` with the rows it changed.
+ * Bumps one row, chosen at random. Writes call it as their transaction's last statement
+ * (db/transactions.ts); migrations and tests that change rows behind the service's back call it alone.
  */
-export function dataVersionBump(): Statement {
+export async function bumpDataVersion(db: Knex): Promise<void> {
   // Stryker disable next-line all: any row in range gives the same sums; the spread only avoids waits and conflicts.
   const slot = crypto.randomInt(1, DATA_VERSION_SLOTS + 1);
-  return { sql: 'update data_version set version = version + 1 where id = ?', bindings: [slot] };
-}
-
-/** Before migration 20261127000002 (a migration that bumps) only row 1 exists: a bump that found no row bumps it. */
-export async function bumpFirstRowIfNone(db: Knex, bumped: number): Promise<void> {
-  if (bumped === 0) await db('data_version').where('id', 1).increment('version', 1);
-}
-
-/** Bumps the version alone: migrations and tests that change rows behind the service's back. */
-export async function bumpDataVersion(db: Knex): Promise<void> {
-  const [bumped] = await sendTogether(db, [dataVersionBump()]);
-  await bumpFirstRowIfNone(db, bumped);
+  const bumped = await db('data_version').where('id', slot).increment('version', 1);
+  // Before migration 20261127000002 (a migration that bumps) only row 1 exists.
+  if (Number(bumped) === 0) await db('data_version').where('id', 1).increment('version', 1);
 }

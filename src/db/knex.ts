@@ -96,9 +96,6 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqlite
           decimalNumbers: true,
           supportBigNumbers: true,
           connectTimeout: timeoutMs,
-          // A write's last statements travel in one round trip (db/statement-batch.ts). Every value is
-          // bound (mysql2 escapes it into the text): no statement is built from a caller's text.
-          multipleStatements: true,
         },
         pool: {
           min: 0,

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { engineOf } from './engine.js';
 import { whereIdIn } from './id-lists.js';
-import { sendTogether, type Statement } from './statement-batch.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.js';
 
 /**
@@ -14,8 +13,8 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
  *   (migration 20261125000100). `lower()` is the connection's (db/sql-functions.ts), the one the
  *   `LIKE` compares, so the index holds exactly the text the `LIKE` reads.
  * - MySQL: `post_search_grams`, one row per distinct trigram of each field of each event, the
- *   trigram in the text columns' collation, written here by every write of an event's text, in the
- *   write's transaction (no triggers on MySQL, docs/production.md "MySQL-compatible engines").
+ *   trigram in the text columns' collation, written here by every write of an event's text (no
+ *   triggers on MySQL, docs/production.md "MySQL-compatible engines").
  */
 
 /** The text fields the search reads, and their number in `post_search_grams.field`. */
@@ -40,42 +39,31 @@ export function searchGramRows(postId: number, fields: Partial<Record<SearchedFi
 
 /** Inserts trigram rows in multi-row statements. */
 export async function insertSearchGrams(trx: Knex, rows: Array<{ post_id: number; field: number; n: number; gram: string }>): Promise<void> {
-  await sendTogether(trx, searchGramInserts(rows));
-}
-
-/** The multi-row INSERTs of some trigram rows. */
-function searchGramInserts(rows: Array<{ post_id: number; field: number; n: number; gram: string }>): Statement[] {
   // Written as SQL: Knex's builder spends more CPU on a few hundred row objects than the server on the rows.
-  const statements: Statement[] = [];
   for (let i = 0; i < rows.length; i += INSERT_ROWS) {
     const part = rows.slice(i, i + INSERT_ROWS);
-    statements.push({
-      sql: `insert into post_search_grams (post_id, field, n, gram) values ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      bindings: part.flatMap((row) => [row.post_id, row.field, row.n, row.gram]),
-    });
+    await trx.raw(
+      `insert into post_search_grams (post_id, field, n, gram) values ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      part.flatMap((row) => [row.post_id, row.field, row.n, row.gram]),
+    );
   }
-  return statements;
 }
 
 /**
  * Writes the new text of some fields of events into the index, in the writer's transaction, after
  * the `posts` rows were written (on MySQL the post's row lock then orders concurrent writers of one
- * event, so the index ends as the last of them left the text): the DELETE and the INSERTs in one round
- * trip (db/statement-batch.ts). `isNew`: the events have no rows yet (skipping the DELETE avoids gap
- * locks between concurrent creates). SQLite's triggers do this.
+ * event, so the index ends as the last of them left the text). `isNew`: the events have no rows yet
+ * (skipping the DELETE avoids gap locks between concurrent creates). SQLite's triggers do this.
  */
 export async function indexSearchText(trx: Knex, ids: number[], fields: Partial<Record<SearchedField, string>>, isNew = false): Promise<void> {
   if (engineOf(trx) !== 'mysql' || ids.length === 0) return;
   const changed = SEARCHED_FIELDS.flatMap((name, field) => (fields[name] === undefined ? [] : [field]));
   if (changed.length === 0) return;
-  const statements: Statement[] = [];
-  if (!isNew)
-    statements.push({
-      sql: `delete from post_search_grams where post_id in (${ids.map(() => '?').join(', ')}) and field in (${changed.map(() => '?').join(', ')})`,
-      bindings: [...ids, ...changed],
-    });
-  statements.push(...searchGramInserts(ids.flatMap((id) => searchGramRows(id, fields))));
-  await sendTogether(trx, statements);
+  if (!isNew) await trx('post_search_grams').whereIn('post_id', ids).whereIn('field', changed).delete();
+  await insertSearchGrams(
+    trx,
+    ids.flatMap((id) => searchGramRows(id, fields)),
+  );
 }
 
 /**

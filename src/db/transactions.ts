@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { bumpFirstRowIfNone, dataVersionBump } from './data-version.js';
-import { changeLogStatements, discardChangeLog, openChangeLog } from './change-log.js';
-import { sendTogether } from './statement-batch.js';
+import { bumpDataVersion } from './data-version.js';
+import { discardChangeLog, openChangeLog, writeChangeLog } from './change-log.js';
 import { signalCommitted } from './commit-signal.js';
 import { isPassingRefusal, isUniqueViolation } from './errors.js';
 
@@ -42,12 +41,9 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
         openChangeLog(trx);
         try {
           const value = await work(trx);
-          // The change log and, last, the data-version bump (its row's lock is then held for the commit
-          // only, data-version.ts): one round trip on MySQL (statement-batch.ts).
-          const tail = [...(await changeLogStatements(trx)), dataVersionBump()];
-          const counts = await sendTogether(trx, tail);
-          if (counts.length !== tail.length) throw new Error(`${tail.length} statements sent, ${counts.length} answers`);
-          await bumpFirstRowIfNone(trx, counts[counts.length - 1]);
+          await writeChangeLog(trx);
+          // Last: the row's lock is held for the commit only (data-version.ts).
+          await bumpDataVersion(trx);
           return value;
         } finally {
           discardChangeLog(trx);

@@ -10,17 +10,15 @@ import { PUBLIC_URL, createOrganizer, createVenue } from '../helpers/events.js';
  * reads in flight on MySQL (docs/performance.md "What limits it"), so a change that adds a statement
  * to one of these fails here; one that removes statements lowers the number below.
  *
- * The numbers are upper bounds, per engine, counting BEGIN and COMMIT and each round trip as one: on
- * MySQL the statements that write an event's search grams travel together, and so do a write's last
- * statements (the change log and its lock, the data-version bump; db/statement-batch.ts); on SQLite
- * each statement is counted. A write before issue 31
+ * The numbers are upper bounds, per engine (MySQL sends a few statements SQLite does not, e.g. the
+ * search index's grams and the change feed's lock), counting BEGIN and COMMIT. A write before issue 31
  * was: create 20 / 22, PATCH 13 / 16, DELETE 14 / 15 (SQLite / MySQL), with a second commit for the
  * data version, and a single event read 2 (the row, then its links). `STATEMENTS_PRINT=1` prints each operation's statements.
  */
 const AT_MOST: Record<string, { sqlite: number; mysql: number }> = {
-  'POST /events (venue, organizer, 2 terms)': { sqlite: 17, mysql: 17 },
-  'PATCH /events/{id} (title, cost)': { sqlite: 9, mysql: 9 },
-  'DELETE /events/{id}': { sqlite: 14, mysql: 13 },
+  'POST /events (venue, organizer, 2 terms)': { sqlite: 17, mysql: 19 },
+  'PATCH /events/{id} (title, cost)': { sqlite: 9, mysql: 12 },
+  'DELETE /events/{id}': { sqlite: 14, mysql: 15 },
   'GET /events/{id}, first': { sqlite: 1, mysql: 1 },
   'GET /events/{id}, repeated': { sqlite: 1, mysql: 1 },
   'GET /events/by-slug/{slug}': { sqlite: 1, mysql: 1 },

@@ -48,8 +48,6 @@ describe('the data version over several rows (src/db/data-version.ts)', () => {
     const bump = statements.findIndex((sql) => /update\W+data_version\W/i.test(sql));
     const commit = statements.findIndex((sql) => /^commit/i.test(sql));
     assert.ok(bump >= 0 && commit === bump + 1, `the bump is the last statement before the commit: ${statements.join(' | ')}`);
-    // On MySQL it travels with the change log (db/statement-batch.ts): last there too.
-    assert.match(statements[bump], /update\W+data_version\W[^;]*$/i);
     assert.equal(statements.filter((sql) => /^commit/i.test(sql)).length, 1);
     await assert.rejects(
       inTransaction(db, async () => {
@@ -68,7 +66,7 @@ describe('the data version over several rows (src/db/data-version.ts)', () => {
       const before = await readDataVersion(db);
       await bumpDataVersion(db);
       assert.equal(await readDataVersion(db), before + 1);
-      // A write's bump, sent with the change log (db/transactions.ts), too.
+      // A write's bump, after its change log (db/transactions.ts), too.
       for (let i = 0; i < 4; i++) await inTransaction(db, async (trx) => noteChange(trx, 'event', 900_100 + i));
       assert.equal(await readDataVersion(db), before + 5);
     } finally {
