@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { bumpDataVersion, DATA_VERSION_SLOTS, readDataVersion } from '../../../src/db/data-version.js';
 import { noteChange } from '../../../src/db/change-log.js';
 import { inTransaction } from '../../../src/db/transactions.js';
-import { openTestDatabase } from '../../helpers/database.js';
+import { openTestDatabase, statementsDuring } from '../../helpers/database.js';
 
 /**
  * The data version is the sum of several rows, one bumped by each process (src/db/data-version.ts,
@@ -36,14 +36,7 @@ describe('the data version over several rows (src/db/data-version.ts)', () => {
   it('grows with a write, inside its transaction: one commit, and nothing when the write fails', async () => {
     const { db } = await openTestDatabase();
     const before = await readDataVersion(db);
-    const statements: string[] = [];
-    const listener = (query: { sql: string }) => statements.push(query.sql);
-    db.on('query', listener);
-    try {
-      await inTransaction(db, async (trx) => trx('change_sequence').where('id', 1).first('id'));
-    } finally {
-      db.removeListener('query', listener);
-    }
+    const statements = await statementsDuring(db, () => inTransaction(db, async (trx) => trx('change_sequence').where('id', 1).first('id')));
     assert.equal(await readDataVersion(db), before + 1);
     const bump = statements.findIndex((sql) => /update\W+data_version\W/i.test(sql));
     const commit = statements.findIndex((sql) => /^commit/i.test(sql));
