@@ -113,9 +113,8 @@ const create = operation({
           parsed.common.slug ?? (sanitizeSlug(parsed.common.title ?? '') || 'event'),
           eventColumns(parsed, true, writer.siteTimezone),
         );
-        const terms = await writeLinks(repositories, eventId, parsed, writer, true);
-        // A new event counts for its terms when it is published: what was just written, not read again.
-        if (columns.status === 'publish') await repositories.terms.countNewEvent(terms);
+        // A new event counts for its terms when it is published: what is written, not read again.
+        await writeLinks(repositories, eventId, parsed, writer, { isNew: true, counting: columns.status === 'publish' ? 'add' : 'none' });
         // A series: its other occurrences are copies of this first event, in the same transaction.
         if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;

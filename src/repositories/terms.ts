@@ -3,6 +3,7 @@ import { likeEscape, slugLookups } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { isUniqueViolation, isUniqueViolationOn, StaleVersion } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
+import { engineOf } from '../db/engine.js';
 import { noteChange, type ChangeType } from '../db/change-log.js';
 import { chunks } from './posts.js';
 import type { Taxonomy } from './taxonomies.js';
@@ -207,6 +208,17 @@ export class TermRepository {
       .increment('published_count', 1);
     // In id order, as the rows read back used to come (the change log numbers them in this order).
     for (const id of [...taxonomyOf.keys()].sort((a, b) => a - b)) noteChange(trx, changeTypeOf(taxonomyOf.get(id)!), id);
+  }
+
+  /**
+   * Locks the rows of terms whose counts this transaction may move, before it links an event to them
+   * (domain/events/writes.ts `TermCounting`): in id order, so two writes lock shared terms in the same
+   * order. MySQL only; SQLite runs one write transaction at a time.
+   */
+  async lockForCounting(termIds: number[]): Promise<void> {
+    const trx = requireTransaction(this.db);
+    if (termIds.length === 0 || engineOf(trx) !== 'mysql') return;
+    for (const part of chunks([...new Set(termIds)].sort((a, b) => a - b))) await trx('terms').whereIn('id', part).orderBy('id').forUpdate().select('id');
   }
 
   /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { testApp, NS, createUsers } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
+import { openTestDatabase } from '../helpers/database.js';
 
 describe('term counts', () => {
   it('count published events only, and follow publishing, retagging, trashing and deleting', async () => {
@@ -41,5 +42,36 @@ describe('term counts', () => {
     assert.deepEqual([await count(red), await count(blue)], [0, 1]);
     expectStatus(await as(http().patch(`${NS}/events/${event.body.id}`)).send({ title: 'Retitled', cost: '$5' }), 200);
     assert.deepEqual([await count(red), await count(blue)], [0, 1]);
+  });
+
+  // On MySQL, linking an event to a term takes a shared lock on the term's row (the foreign key), and
+  // raising its count needs the exclusive one: writes that raised the count after linking deadlocked
+  // pairwise (every create of 8 at once, before the fix), and some ran out of retries (503).
+  it('hold, without a deadlock, when many writes link the same terms at once', async () => {
+    const { http } = await testApp();
+    const { db } = await openTestDatabase();
+    const { editor } = await createUsers();
+    const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
+    const count = async (id: number) => (await http().get(`${NS}/categories/${id}`)).body.count as number;
+    const music = (await as(http().post(`${NS}/categories`)).send({ name: 'Busy music' })).body.id as number;
+    const art = (await as(http().post(`${NS}/categories`)).send({ name: 'Busy art' })).body.id as number;
+    const body = { title: 'Busy', status: 'publish', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', categories: [music, art] };
+    const deadlocks: number[] = [];
+    const listener = (err: { errno?: number }) => {
+      if (err.errno === 1213) deadlocks.push(err.errno);
+    };
+    db.on('query-error', listener);
+    try {
+      const created = await Promise.all(Array.from({ length: 12 }, () => as(http().post(`${NS}/events`)).send(body)));
+      for (const reply of created) expectStatus(reply, 201);
+      const retagged = await Promise.all(created.slice(0, 6).map((reply) => as(http().patch(`${NS}/events/${reply.body.id}`)).send({ categories: [art] })));
+      for (const reply of retagged) expectStatus(reply, 200);
+      const back = await Promise.all(created.slice(0, 6).map((reply) => as(http().patch(`${NS}/events/${reply.body.id}`)).send({ categories: [music, art] })));
+      for (const reply of back) expectStatus(reply, 200);
+    } finally {
+      db.off('query-error', listener);
+    }
+    assert.deepEqual(deadlocks, [], 'no write deadlocked');
+    assert.deepEqual([await count(music), await count(art)], [12, 12]);
   });
 });

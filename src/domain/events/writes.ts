@@ -39,10 +39,28 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
 }
 
 /**
+ * How a write's terms' published counts move, for `writeLinks`: `add`, a new published event counts
+ * for its terms (their counts go up by one here); `lock`, the counts move after the links are written
+ * (`shiftCounts`), so the terms linked are locked first; `none`, they do not move.
+ *
+ * Why before the links: on MySQL, inserting a link takes a shared lock on its term's row (the foreign
+ * key check), and raising the count after it needs that row's exclusive lock. Two writes linking one
+ * term would each hold the shared lock the other waits for: a deadlock on every concurrent pair,
+ * undone by retries (docs/mysql-and-cluster.md "Lock order").
+ */
+export type TermCounting = 'add' | 'lock' | 'none';
+
+/**
  * Writes the venue/organizer/term links of a parsed body, creating what it asks to create.
  * @returns the terms written (of the taxonomies the body sent), with their taxonomy.
  */
-export async function writeLinks(repositories: Repositories, eventId: number, parsed: ParsedEvent, writer: WriteContext, isNew = false): Promise<TaxonomyTerm[]> {
+export async function writeLinks(
+  repositories: Repositories,
+  eventId: number,
+  parsed: ParsedEvent,
+  writer: WriteContext,
+  { isNew = false, counting = 'none' }: { isNew?: boolean; counting?: TermCounting } = {},
+): Promise<TaxonomyTerm[]> {
   const events = repositories.events;
   const ids = async (items: LinkedItem[]) => {
     const out: number[] = [];
@@ -51,30 +69,38 @@ export async function writeLinks(repositories: Repositories, eventId: number, pa
   };
   if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
   if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
-  const written: TaxonomyTerm[] = [];
+  const resolved: Array<[Taxonomy, number[]]> = [];
   for (const [taxonomy, input] of [
     [CATEGORIES, parsed.categories],
     [TAGS, parsed.tags],
   ] as Array<[Taxonomy, TermsInput | undefined]>) {
-    if (!input) continue;
-    const termIds = [...input.ids];
-    for (const name of input.create) {
-      const existing = await repositories.terms.findByName(taxonomy, 0, name);
-      if (existing) {
-        termIds.push(existing.id);
-        continue;
-      }
-      try {
-        termIds.push(await repositories.terms.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
-      } catch (err) {
-        if (!(err instanceof TermNameTaken)) throw err;
-        termIds.push(err.existing.id);
-      }
-    }
-    await events.setTerms(eventId, taxonomy.name, termIds, isNew);
-    written.push(...termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
+    if (input) resolved.push([taxonomy, await termIdsOf(repositories, taxonomy, input)]);
   }
+  const written = resolved.flatMap(([taxonomy, termIds]) => termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
+  // The terms' rows are locked (or their counts raised) before any link to them takes its shared lock.
+  if (counting === 'add') await repositories.terms.countNewEvent(written);
+  if (counting === 'lock') await repositories.terms.lockForCounting(written.map((term) => term.id));
+  for (const [taxonomy, termIds] of resolved) await events.setTerms(eventId, taxonomy.name, termIds, isNew);
   return written;
+}
+
+/** The ids of the terms a body names in one taxonomy: those given, and those named, found or created. */
+async function termIdsOf(repositories: Repositories, taxonomy: Taxonomy, input: TermsInput): Promise<number[]> {
+  const termIds = [...input.ids];
+  for (const name of input.create) {
+    const existing = await repositories.terms.findByName(taxonomy, 0, name);
+    if (existing) {
+      termIds.push(existing.id);
+      continue;
+    }
+    try {
+      termIds.push(await repositories.terms.insert(taxonomy, { name, description: '', parent: 0 }, sanitizeSlug(name) || taxonomy.fallbackSlug, false));
+    } catch (err) {
+      if (!(err instanceof TermNameTaken)) throw err;
+      termIds.push(err.existing.id);
+    }
+  }
+  return termIds;
 }
 
 /**
@@ -98,6 +124,8 @@ export async function writeEvent(
   const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
   const countedBefore = countsMayMove ? await repositories.events.countedTerms(row.id) : [];
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
-  await writeLinks(repositories, row.id, parsed, writer);
+  // Terms that may gain this event are locked before it links to them (`TermCounting`).
+  const gains = countsMayMove && (columns.status ?? row.status) === 'publish';
+  await writeLinks(repositories, row.id, parsed, writer, { counting: gains ? 'lock' : 'none' });
   if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
 }
