@@ -119,13 +119,24 @@ interface MysqlConnection {
 }
 
 /**
- * Every MySQL connection works in UTC. On a Galera node it also waits, before each read, until the
- * node has applied every commit the cluster certified before the read (docs/contract.md §18): a write
- * answered through one node is then seen through every other right after.
+ * The SQL mode every connection of the service works in, whatever the server's default
+ * (docs/mysql-and-cluster.md "SQL mode"). Strict: a value too long for its column is refused (a 400
+ * naming the field), never cut short. No `NO_BACKSLASH_ESCAPES`: the driver escapes the values it
+ * writes into statements with backslashes, which that mode would read as plain characters. No
+ * `ANSI_QUOTES`, `PIPES_AS_CONCAT` or `ONLY_FULL_GROUP_BY`: the statements are written and tested
+ * without them. Every mode named here exists on MySQL 5.7 and 8 and on MariaDB.
+ */
+export const SESSION_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
+/**
+ * Every MySQL connection works in UTC and in the service's SQL mode (one statement). On a Galera
+ * node it also waits, before each read, until the node has applied every commit the cluster
+ * certified before the read (docs/contract.md §18): a write answered through one node is then seen
+ * through every other right after.
  */
 async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
   const query = (sql: string) => new Promise<unknown>((resolve, reject) => conn.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
-  await query("SET time_zone = '+00:00'");
+  await query(`SET time_zone = '+00:00', sql_mode = '${SESSION_SQL_MODE}'`);
   if (saysWsrepOn((await query(WSREP_ON_QUERY)) as WsrepRows)) await query(GALERA_READ_SETTING);
 }
 
