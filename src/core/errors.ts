@@ -51,6 +51,16 @@ export function missingParams(names: string[]): RestError {
   return new RestError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
 }
 
+/** A post the path names does not exist: 404 `rest-{type}-not-found` (`what`: "ID 12", "slug gig"). */
+export function postNotFound(type: string, label: string, what: string): RestError {
+  return new RestError(404, `rest-${type}-not-found`, `${label} with ${what} does not exist.`);
+}
+
+/** A term the path names does not exist: 404 `rest-term-not-found`. */
+export function termNotFound(id: number): RestError {
+  return new RestError(404, 'rest-term-not-found', `Term with ID ${id} does not exist.`);
+}
+
 export function noRoute(): RestError {
   return new RestError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 }

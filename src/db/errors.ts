@@ -99,3 +99,19 @@ export class StaleVersion extends Error {
     super(`record ${id} is not at the expected version`);
   }
 }
+
+/**
+ * A write found no row to change, or a write's answer no row to read back: a concurrent delete
+ * committed between this request's read of the record and its write (or its answer). Thrown inside
+ * the transaction it rolls the write back (nothing is noted in the change log for a record that is
+ * gone); the caller gets the 404 of a record that does not exist (http/error-middleware.ts).
+ */
+export class RecordGone extends Error {
+  constructor(
+    /** `term`, or the post's type (`event`, `venue`, `organizer`). */
+    readonly type: string,
+    readonly id: number,
+  ) {
+    super(`${type} ${id} is gone: deleted by a concurrent request`);
+  }
+}

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { invalidParams, missingParams, noRoute, forbidden, RestError, type ParamProblem } from '../core/errors.js';
-import { isDatabaseUnavailable, tooLongColumn } from '../db/errors.js';
+import { invalidParams, missingParams, noRoute, forbidden, postNotFound, termNotFound, RestError, type ParamProblem } from '../core/errors.js';
+import { isDatabaseUnavailable, RecordGone, tooLongColumn } from '../db/errors.js';
 
 /** The shape of express-openapi-validator's HttpError (it calls `next(err)` with one). */
 interface ValidatorError {
@@ -119,6 +119,10 @@ export function toRestError(err: unknown): RestError {
       case 415:
         return new RestError(415, 'rest_unsupported_media_type', `Unsupported content type: use application/json or application/x-www-form-urlencoded.`);
     }
+  }
+  // A concurrent delete won the race with this request: the record does not exist (any more).
+  if (err instanceof RecordGone) {
+    return err.type === 'term' ? termNotFound(err.id) : postNotFound(err.type, err.type[0].toUpperCase() + err.type.slice(1), `ID ${err.id}`);
   }
   const column = tooLongColumn(err);
   if (column) return invalidParams({ [column]: { message: `${column} is too long.` } });

@@ -6,6 +6,7 @@ import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from './shared/c
 import { createRecord } from './shared/idempotency.js';
 import { singleReadInput } from './shared/password-guesses.js';
 import { invalidParams } from '../core/errors.js';
+import { RecordGone } from '../db/errors.js';
 import { postPolicy, type WriteRequest } from '../policies/posts.js';
 import { HtmlElementBudget } from '../text/html-structure.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../domain/posts/writes.js';
@@ -41,7 +42,7 @@ async function record(ctx: OperationContext, row: EventRow, single = false) {
  */
 async function writtenRecord(ctx: OperationContext, id: number, repositories = ctx.repositories): Promise<{ row: EventRow; built: EventRecord }> {
   const found = await repositories.events.findWithLinks(id);
-  if (!found) throw new Error(`event ${id} vanished after a write`);
+  if (!found) throw new RecordGone('event', id);
   const { links, dataVersion: _version, ...row } = found;
   const [built] = await eventRecords(repositories, [row], ctx.user, ctx.urls, { single: false, links });
   return { row, built };

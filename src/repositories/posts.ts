@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
-import { StaleVersion } from '../db/errors.js';
+import { RecordGone, StaleVersion } from '../db/errors.js';
 import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { whereIdIn } from '../db/id-lists.js';
@@ -185,7 +185,7 @@ export class PostRepository {
       const query = trx('posts').where('id', post.id);
       if (expected !== undefined) query.where('version', expected);
       const changed = await query.update({ ...columns, ...extra, version: trx.raw('version + 1') });
-      if (expected !== undefined && changed === 0) throw new StaleVersion(post.id);
+      if (changed === 0) throw expected !== undefined ? new StaleVersion(post.id) : new RecordGone(post.type, post.id);
     };
     if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {
       await withUniqueSlug(trx, newBaseSlug, takenSlugs(trx, post.type, post.id), (slug) => write({ slug }), `posts:${post.type}`);
@@ -204,7 +204,7 @@ export class PostRepository {
     const query = trx('posts').where('id', post.id);
     if (expected !== undefined) query.where('version', expected);
     const changed = await query.update({ ...modified, status: 'trash', trashed_from: post.status, version: trx.raw('version + 1') });
-    if (expected !== undefined && changed === 0) throw new StaleVersion(post.id);
+    if (changed === 0) throw expected !== undefined ? new StaleVersion(post.id) : new RecordGone(post.type, post.id);
     await this.copyToEvent(post, { ...modified, status: 'trash' });
     noteRecordChange(trx, post.type, post.id);
   }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { likeEscape, slugLookups } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
-import { isUniqueViolation, isUniqueViolationOn, StaleVersion } from '../db/errors.js';
+import { isUniqueViolation, isUniqueViolationOn, RecordGone, StaleVersion } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { noteChange, type ChangeType } from '../db/change-log.js';
@@ -345,7 +345,7 @@ export class TermRepository {
     } catch (err) {
       throw isUniqueViolation(err) ? await onClash() : err;
     }
-    if (expected !== undefined && changed === 0) throw new StaleVersion(term.id);
+    if (changed === 0) throw expected !== undefined ? new StaleVersion(term.id) : new RecordGone('term', term.id);
     noteChange(trx, changeTypeOf(term.taxonomy), term.id);
   }
 

@@ -1,4 +1,5 @@
-import { RestError } from '../../core/errors.js';
+import { postNotFound, RestError } from '../../core/errors.js';
+import { RecordGone } from '../../db/errors.js';
 import type { PostColumns, PostRow } from '../../repositories/posts.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 
@@ -20,7 +21,7 @@ export interface PostKind<Row extends PostRow> {
 
 /** The record a path names: `{id}` (404 if nothing, 400 if an id of another type) or `{slug}` (404). */
 export async function findRecord<Row extends PostRow>(kind: PostKind<Row>, repositories: Repositories, path: { id: number } | { slug: string }): Promise<Row> {
-  const notFound = (what: string) => new RestError(404, `rest-${kind.type}-not-found`, `${kind.Label} with ${what} does not exist.`);
+  const notFound = (what: string) => postNotFound(kind.type, kind.Label, what);
   if ('slug' in path) {
     const row = await kind.findBySlug(repositories, path.slug);
     if (!row) throw notFound(`slug ${path.slug}`);
@@ -35,7 +36,7 @@ export async function findRecord<Row extends PostRow>(kind: PostKind<Row>, repos
 /** Reads a row again after a write (it exists: the write just committed it). */
 export async function reload<Row extends PostRow>(kind: PostKind<Row>, repositories: Repositories, id: number): Promise<Row> {
   const row = await kind.findById(repositories, id);
-  if (!row) throw new Error(`${kind.type} ${id} vanished after a write`);
+  if (!row) throw new RecordGone(kind.type, id);
   return row;
 }
 

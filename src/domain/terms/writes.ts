@@ -1,5 +1,5 @@
 import type { User } from '../../auth/capabilities.js';
-import { invalidParam, RestError } from '../../core/errors.js';
+import { invalidParam, RestError, termNotFound } from '../../core/errors.js';
 import { mayWriteUnfilteredHtml } from '../../policies/posts.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { Taxonomy } from '../../repositories/taxonomies.js';
@@ -21,7 +21,7 @@ export interface TermInput {
 /** The term the path names. Not found: 404 `rest-term-not-found`; an id of the other taxonomy: 400 `rest-invalid-term-id`. */
 export async function findTerm(repositories: Repositories, taxonomy: Taxonomy, id: number): Promise<TermRow> {
   const term = await repositories.terms.findById(id);
-  if (!term) throw new RestError(404, 'rest-term-not-found', `Term with ID ${id} does not exist.`);
+  if (!term) throw termNotFound(id);
   if (term.taxonomy !== taxonomy.name) throw new RestError(400, 'rest-invalid-term-id', 'The specified ID is not a valid term.');
   return term;
 }

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import { createUsers, NS, testApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { expectError } from '../helpers/assertions.js';
+import { openTestDatabase } from '../helpers/database.js';
+
+type Statement = { sql: string; bindings?: unknown[] };
+type Send = (connection: unknown, statement: Statement) => Promise<unknown>;
+
+/**
+ * A write whose record another request deletes between this request's read of it and its write
+ * (src/db/errors.ts `RecordGone`): the 404 of a record that does not exist, and nothing written. It
+ * answered 500 on MySQL (the search index's insert broke its foreign key) and, on either engine, a
+ * write that found no row went on to note a change of the deleted record in the change feed.
+ *
+ * The race is made certain: just before the write's own statement on the record's table, the row is
+ * deleted on the same connection, as if the other request had committed first. The write then rolls
+ * back, that delete with it, so the record is still there afterwards: nothing changed.
+ */
+describe('a write to a record deleted meanwhile answers 404 and changes nothing', () => {
+  let app: TestApp;
+  let db: Knex;
+  let editor: TestUser;
+  // Transactions run on clients made from the client's prototype (Knex's makeTxClient): the hook goes there.
+  let prototype: { query: Send };
+  let query: Send;
+
+  before(async () => {
+    app = await testApp();
+    ({ db } = await openTestDatabase());
+    prototype = Object.getPrototypeOf(db.client);
+    query = prototype.query;
+  });
+
+  beforeEach(async () => {
+    ({ editor } = await createUsers());
+  });
+
+  afterEach(() => {
+    prototype.query = query;
+  });
+
+  /** Deletes row `id` of `table` on the write's connection just before the write's first UPDATE of that table. */
+  function deleteBeforeUpdateOf(table: 'posts' | 'terms', id: number): void {
+    let done = false;
+    prototype.query = async function (this: unknown, connection: unknown, statement: Statement) {
+      const updating = /^update [`"]?(\w+)[`"]?/i.exec(statement.sql)?.[1];
+      if (!done && updating === table && statement.bindings?.includes(id)) {
+        done = true;
+        await query.call(this, connection, { sql: `delete from ${table} where id = ?`, bindings: [id] });
+      }
+      return query.call(this, connection, statement);
+    };
+  }
+
+  const as = (req: ReturnType<ReturnType<TestApp['http']>['get']>) => req.set('Authorization', editor.authorization);
+  const changesOf = async (type: string, id: number) => (await db('changes').where({ type, record_id: id }).select('seq', 'deleted')).map((row) => `${row.seq}:${row.deleted}`);
+
+  it('PATCH of an event', async () => {
+    const created = await as(app.http().post(`${NS}/events`)).send({ title: 'Soon gone', status: 'publish', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
+    assert.equal(created.status, 201);
+    const id = created.body.id as number;
+    const before = await changesOf('event', id);
+    deleteBeforeUpdateOf('posts', id);
+    const res = await as(app.http().patch(`${NS}/events/${id}`)).send({ title: 'Renamed', cost: '$5' });
+    expectError(res, 404, 'rest-event-not-found');
+    assert.equal(res.body.message, `Event with ID ${id} does not exist.`);
+    prototype.query = query;
+    const after = await app.http().get(`${NS}/events/${id}`).expect(200);
+    assert.equal(after.body.title, 'Soon gone', 'the write rolled back');
+    assert.deepEqual(await changesOf('event', id), before, 'no change noted');
+  });
+
+  it('DELETE (to the trash) of a venue', async () => {
+    const created = await as(app.http().post(`${NS}/venues`)).send({ venue: 'Soon gone hall', status: 'publish' });
+    assert.equal(created.status, 201);
+    const id = created.body.id as number;
+    deleteBeforeUpdateOf('posts', id);
+    const res = await as(app.http().delete(`${NS}/venues/${id}`));
+    expectError(res, 404, 'rest-venue-not-found');
+    prototype.query = query;
+    const after = await app.http().get(`${NS}/venues/${id}`).expect(200);
+    assert.equal(after.body.venue, 'Soon gone hall');
+  });
+
+  it('PATCH of a category', async () => {
+    const created = await as(app.http().post(`${NS}/categories`)).send({ name: 'Soon gone category' });
+    assert.equal(created.status, 201);
+    const id = created.body.id as number;
+    const before = await changesOf('category', id);
+    deleteBeforeUpdateOf('terms', id);
+    const res = await as(app.http().patch(`${NS}/categories/${id}`)).send({ description: 'Changed' });
+    expectError(res, 404, 'rest-term-not-found');
+    prototype.query = query;
+    await app.http().get(`${NS}/categories/${id}`).expect(200);
+    assert.deepEqual(await changesOf('category', id), before, 'no change noted');
+  });
+});
