@@ -115,7 +115,7 @@ const create = operation({
           eventColumns(parsed, true, writer.siteTimezone),
         );
         // A new event counts for its terms when it is published: what is written, not read again.
-        await writeLinks(repositories, eventId, parsed, writer, { isNew: true, counting: columns.status === 'publish' ? 'add' : 'none' });
+        await writeLinks(repositories, eventId, parsed, writer, { isNew: true, counting: columns.status === 'publish' ? { add: true } : 'none' });
         // A series: its other occurrences are copies of this first event, in the same transaction.
         if (series) await startSeries(repositories, { id: eventId, ...series.template }, series.starts, series.horizon);
         return eventId;

@@ -211,7 +211,7 @@ export class TermRepository {
   }
 
   /**
-   * Locks the rows of terms whose counts this transaction may move, before it links an event to them
+   * Locks the rows of terms whose counts this transaction may move, before it changes an event's links to them
    * (domain/events/writes.ts `TermCounting`): in id order, so two writes lock shared terms in the same
    * order. MySQL only; SQLite runs one write transaction at a time.
    */

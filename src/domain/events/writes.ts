@@ -41,14 +41,17 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
 /**
  * How a write's terms' published counts move, for `writeLinks`: `add`, a new published event counts
  * for its terms (their counts go up by one here); `lock`, the counts move after the links are written
- * (`shiftCounts`), so the terms linked are locked first; `none`, they do not move.
+ * (`shiftCounts`), so the terms are locked first: those linked and those the event counted for before
+ * (`counted`); `none`, they do not move.
  *
- * Why before the links: on MySQL, inserting a link takes a shared lock on its term's row (the foreign
- * key check), and raising the count after it needs that row's exclusive lock. Two writes linking one
- * term would each hold the shared lock the other waits for: a deadlock on every concurrent pair,
- * undone by retries (docs/mysql-and-cluster.md "Lock order").
+ * Why before the links: on MySQL, replacing an update's links reads the taxonomy's terms under shared
+ * locks (the statement that deletes the old links selects them), inserting a link takes a shared
+ * lock on its term's row (the foreign key check), and a count moved after that needs the row's
+ * exclusive lock. Two writes touching one term would each hold the shared lock the other waits for:
+ * a deadlock on every concurrent pair, undone by retries. Locking first, in id order, makes them
+ * wait their turn instead (docs/mysql-and-cluster.md "Lock order").
  */
-export type TermCounting = 'add' | 'lock' | 'none';
+export type TermCounting = { add: true } | { lock: true; counted: number[] } | 'none';
 
 /**
  * Writes the venue/organizer/term links of a parsed body, creating what it asks to create.
@@ -78,8 +81,8 @@ export async function writeLinks(
   }
   const written = resolved.flatMap(([taxonomy, termIds]) => termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
   // The terms' rows are locked (or their counts raised) before any link to them takes its shared lock.
-  if (counting === 'add') await repositories.terms.countNewEvent(written);
-  if (counting === 'lock') await repositories.terms.lockForCounting(written.map((term) => term.id));
+  if (counting !== 'none' && 'add' in counting) await repositories.terms.countNewEvent(written);
+  if (counting !== 'none' && 'lock' in counting && resolved.length) await repositories.terms.lockForCounting([...written.map((term) => term.id), ...counting.counted]);
   for (const [taxonomy, termIds] of resolved) await events.setTerms(eventId, taxonomy.name, termIds, isNew);
   return written;
 }
@@ -124,8 +127,7 @@ export async function writeEvent(
   const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
   const countedBefore = countsMayMove ? await repositories.events.countedTerms(row.id) : [];
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
-  // Terms that may gain this event are locked before it links to them (`TermCounting`).
-  const gains = countsMayMove && (columns.status ?? row.status) === 'publish';
-  await writeLinks(repositories, row.id, parsed, writer, { counting: gains ? 'lock' : 'none' });
+  // The terms whose counts may move are locked before the links are replaced (`TermCounting`).
+  await writeLinks(repositories, row.id, parsed, writer, { counting: countsMayMove ? { lock: true, counted: countedBefore } : 'none' });
   if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
 }
