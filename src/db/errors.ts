@@ -4,6 +4,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * A row names a row that does not exist (a foreign key): on a write, a record the body named was
+ * deleted by another request after the body was checked.
+ */
+export function isMissingReference(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /** A unique violation on an index that includes `column` (the driver names the key or the columns). */
 export function isUniqueViolationOn(err: unknown, column: string): boolean {
   const text = String((err as { sqlMessage?: string }).sqlMessage ?? (err as Error).message ?? '');

@@ -19,3 +19,14 @@ export function whereIdIn(query: Knex.QueryBuilder, db: Knex, column: string, id
   if (engineOf(db) === 'sqlite') return query.whereRaw('?? in (select value from json_each(?))', [column, JSON.stringify(ids)]);
   return query.whereIn(column, ids as number[]);
 }
+
+/**
+ * Which of `ids` name a row of `table` now: on MySQL a locking read, which sees the latest commit
+ * rather than the transaction's snapshot (a row another request deleted after the snapshot is gone
+ * here). SQLite runs one writer at a time, so its reads are already the latest.
+ */
+export async function idsPresentNow(db: Knex, table: 'posts' | 'terms', ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const query = whereIdIn(db(table), db, 'id', ids);
+  return new Set((await (engineOf(db) === 'mysql' ? query.forShare() : query).pluck('id')).map(Number));
+}

@@ -6,7 +6,7 @@ import { noteChange } from '../db/change-log.js';
 import { RecordGone, StaleVersion } from '../db/errors.js';
 import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
-import { whereIdIn } from '../db/id-lists.js';
+import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -139,6 +139,11 @@ export class PostRepository {
     if (!Number.isSafeInteger(id) || id < 1) return undefined;
     const row = await this.db('posts').where('id', id).first(POST_COLUMNS);
     return row ? toPostRow(row) : undefined;
+  }
+
+  /** Which of these posts exist now, past the transaction's snapshot (db/id-lists.ts `idsPresentNow`). */
+  presentNow(ids: readonly number[]): Promise<Set<number>> {
+    return idsPresentNow(this.db, 'posts', ids);
   }
 
   /** What an id names (an event, venue, organizer or image), or undefined. */

@@ -9,7 +9,7 @@ import { chunks } from './posts.js';
 import type { Taxonomy } from './taxonomies.js';
 import { protectedTextHidden, type ProtectedTextScope } from './read-scope.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
-import { whereIdIn } from '../db/id-lists.js';
+import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {
@@ -78,6 +78,9 @@ function toRow(row: Record<string, unknown>): TermRow {
 /** All Knex for event categories and tags (one table, one ID space). */
 export class TermRepository {
   constructor(private readonly db: Knex) {}
+
+  /** Which of these terms exist now, past the transaction's snapshot (db/id-lists.ts `idsPresentNow`). */
+  presentNow = (ids: readonly number[]): Promise<Set<number>> => idsPresentNow(this.db, 'terms', ids);
 
   async findById(id: number): Promise<TermRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
@@ -211,9 +214,8 @@ export class TermRepository {
   }
 
   /**
-   * Locks the rows of terms whose counts this transaction may move, before it changes an event's links to them
-   * (domain/events/writes.ts `TermCounting`): in id order, so two writes lock shared terms in the same
-   * order. MySQL only; SQLite runs one write transaction at a time.
+   * Locks the terms whose counts this transaction may move, in id order, before it changes an event's links to
+   * them (domain/events/writes.ts `TermCounting`). MySQL only: SQLite runs one write transaction at a time.
    */
   async lockForCounting(termIds: number[]): Promise<void> {
     const trx = requireTransaction(this.db);

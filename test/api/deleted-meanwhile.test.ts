@@ -11,13 +11,15 @@ type Send = (connection: unknown, statement: Statement) => Promise<unknown>;
  * A write whose record another request deletes between this request's read of it and its write
  * (src/db/errors.ts `RecordGone`): the 404 of a record that does not exist, and nothing written. It
  * answered 500 on MySQL (the search index's insert broke its foreign key) and, on either engine, a
- * write that found no row went on to note a change of the deleted record in the change feed.
+ * write that found no row went on to note a change of the deleted record in the change feed. A write
+ * linking a venue, organizer or term deleted meanwhile: the 400 of one that does not exist (it
+ * answered 500: the link broke its foreign key).
  *
  * The race is made certain: just before the write's own statement on the record's table, the row is
  * deleted on the same connection, as if the other request had committed first. The write then rolls
  * back, that delete with it, so the record is still there afterwards: nothing changed.
  */
-describe('a write to a record deleted meanwhile answers 404 and changes nothing', () => {
+describe('a write to a record deleted meanwhile, or linking one, answers 404 or 400 and changes nothing', () => {
   let app: TestApp;
   let db: Knex;
   let editor: TestUser;
@@ -42,10 +44,18 @@ describe('a write to a record deleted meanwhile answers 404 and changes nothing'
 
   /** Deletes row `id` of `table` on the write's connection just before the write's first UPDATE of that table. */
   function deleteBeforeUpdateOf(table: 'posts' | 'terms', id: number): void {
+    deleteBefore(/^update [`"]?(\w+)[`"]?/i, table, table, id);
+  }
+
+  /** Deletes row `id` of `table` on the write's connection just before the write first inserts into `linkTable`. */
+  function deleteBeforeLinkTo(linkTable: 'event_venues' | 'event_terms', table: 'posts' | 'terms', id: number): void {
+    deleteBefore(/^insert into [`"]?(\w+)[`"]?/i, linkTable, table, id);
+  }
+
+  function deleteBefore(statementOn: RegExp, written: string, table: string, id: number): void {
     let done = false;
     prototype.query = async function (this: unknown, connection: unknown, statement: Statement) {
-      const updating = /^update [`"]?(\w+)[`"]?/i.exec(statement.sql)?.[1];
-      if (!done && updating === table && statement.bindings?.includes(id)) {
+      if (!done && statementOn.exec(statement.sql)?.[1] === written && statement.bindings?.includes(id)) {
         done = true;
         await query.call(this, connection, { sql: `delete from ${table} where id = ?`, bindings: [id] });
       }
@@ -94,5 +104,36 @@ describe('a write to a record deleted meanwhile answers 404 and changes nothing'
     prototype.query = query;
     await app.http().get(`${NS}/categories/${id}`).expect(200);
     assert.deepEqual(await changesOf('category', id), before, 'no change noted');
+  });
+
+  it('POST of an event linking a venue (the 400 of a venue that does not exist)', async () => {
+    const venue = await as(app.http().post(`${NS}/venues`)).send({ venue: 'Soon gone venue', status: 'publish' });
+    const id = venue.body.id as number;
+    deleteBeforeLinkTo('event_venues', 'posts', id);
+    const res = await as(app.http().post(`${NS}/events`)).send({
+      title: 'Linked',
+      status: 'publish',
+      start_date: '2030-05-01 10:00:00',
+      end_date: '2030-05-01 11:00:00',
+      venue: id,
+    });
+    const data = expectError(res, 400, 'rest_invalid_param');
+    assert.deepEqual(data.params, { venue: `venue ${id} is not a venue.` });
+    prototype.query = query;
+    await app.http().get(`${NS}/venues/${id}`).expect(200);
+    assert.equal((await app.http().get(`${NS}/events?search=Linked`)).body.total, 0, 'no event was created');
+  });
+
+  it('PATCH of an event linking a category', async () => {
+    const category = await as(app.http().post(`${NS}/categories`)).send({ name: 'Soon gone link' });
+    const id = category.body.id as number;
+    const event = await as(app.http().post(`${NS}/events`)).send({ title: 'Relinked', status: 'publish', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00' });
+    deleteBeforeLinkTo('event_terms', 'terms', id);
+    const res = await as(app.http().patch(`${NS}/events/${event.body.id}`)).send({ categories: [id], title: 'Relinked again' });
+    const data = expectError(res, 400, 'rest_invalid_param');
+    assert.deepEqual(data.params, { categories: `categories contains unknown categories: ${id}.` });
+    prototype.query = query;
+    assert.equal((await app.http().get(`${NS}/events/${event.body.id}`).expect(200)).body.title, 'Relinked');
+    await app.http().get(`${NS}/categories/${id}`).expect(200);
   });
 });

@@ -3,6 +3,9 @@ import type { PostColumns } from '../../repositories/posts.js';
 import { resolveImage, type Body, type WriteContext } from '../posts/writes.js';
 import { createOrReuse } from '../linked/writes.js';
 import { TermNameTaken, type TaxonomyTerm } from '../../repositories/terms.js';
+import { ORGANIZERS, VENUES, type LinkedKind } from '../../repositories/linked-kinds.js';
+import { isMissingReference } from '../../db/errors.js';
+import { invalidParams, type RestError } from '../../core/errors.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.js';
 import { sanitizeSlug } from '../../text/slugs.js';
 import type { Repositories } from '../../repositories/registry.js';
@@ -65,26 +68,54 @@ export async function writeLinks(
   { isNew = false, counting = 'none' }: { isNew?: boolean; counting?: TermCounting } = {},
 ): Promise<TaxonomyTerm[]> {
   const events = repositories.events;
-  const ids = async (items: LinkedItem[]) => {
+  const linked: LinkedIds = [];
+  const ids = async (kind: LinkedKind, items: LinkedItem[]) => {
     const out: number[] = [];
     for (const item of items) out.push('id' in item ? item.id : await createOrReuse(repositories, item.prepared, writer));
+    linked.push([kind, out]);
     return out;
   };
-  if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(parsed.venues), isNew);
-  if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(parsed.organizers), isNew);
-  const resolved: Array<[Taxonomy, number[]]> = [];
-  for (const [taxonomy, input] of [
-    [CATEGORIES, parsed.categories],
-    [TAGS, parsed.tags],
-  ] as Array<[Taxonomy, TermsInput | undefined]>) {
-    if (input) resolved.push([taxonomy, await termIdsOf(repositories, taxonomy, input)]);
+  try {
+    if (parsed.venues) await events.setLinks(eventId, 'event_venues', 'venue_id', await ids(VENUES, parsed.venues), isNew);
+    if (parsed.organizers) await events.setLinks(eventId, 'event_organizers', 'organizer_id', await ids(ORGANIZERS, parsed.organizers), isNew);
+    const resolved: Array<[Taxonomy, number[]]> = [];
+    for (const [taxonomy, input] of [
+      [CATEGORIES, parsed.categories],
+      [TAGS, parsed.tags],
+    ] as Array<[Taxonomy, TermsInput | undefined]>) {
+      if (input) resolved.push([taxonomy, await termIdsOf(repositories, taxonomy, input)]);
+    }
+    linked.push(...resolved);
+    const written = resolved.flatMap(([taxonomy, termIds]) => termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
+    // The terms' rows are locked (or their counts raised) before any link to them takes its shared lock.
+    if (counting !== 'none' && 'add' in counting) await repositories.terms.countNewEvent(written);
+    if (counting !== 'none' && 'lock' in counting && resolved.length) await repositories.terms.lockForCounting([...written.map((term) => term.id), ...counting.counted]);
+    for (const [taxonomy, termIds] of resolved) await events.setTerms(eventId, taxonomy.name, termIds, isNew);
+    return written;
+  } catch (err) {
+    if (!isMissingReference(err)) throw err;
+    throw (await goneLinkProblem(repositories, linked)) ?? err;
   }
-  const written = resolved.flatMap(([taxonomy, termIds]) => termIds.map((id) => ({ id, taxonomy: taxonomy.name })));
-  // The terms' rows are locked (or their counts raised) before any link to them takes its shared lock.
-  if (counting !== 'none' && 'add' in counting) await repositories.terms.countNewEvent(written);
-  if (counting !== 'none' && 'lock' in counting && resolved.length) await repositories.terms.lockForCounting([...written.map((term) => term.id), ...counting.counted]);
-  for (const [taxonomy, termIds] of resolved) await events.setTerms(eventId, taxonomy.name, termIds, isNew);
-  return written;
+}
+
+/** The records a write links, by kind: venues and organizers, or a taxonomy's terms. */
+type LinkedIds = Array<[LinkedKind | Taxonomy, number[]]>;
+
+/**
+ * A link to a record that another request deleted after the body was checked: the 400 the check
+ * gives for a record that does not exist (domain/events/input.ts), and the write rolls back
+ * (docs/contract.md §4). Undefined when every linked record still exists.
+ */
+async function goneLinkProblem(repositories: Repositories, linked: LinkedIds): Promise<RestError | undefined> {
+  for (const [kind, ids] of linked) {
+    const present = await ('nameField' in kind ? repositories.posts : repositories.terms).presentNow(ids);
+    const gone = ids.find((id) => !present.has(id));
+    if (gone === undefined) continue;
+    return 'nameField' in kind
+      ? invalidParams({ [kind.nameField]: `${kind.nameField} ${gone} is not a ${kind.label}.` })
+      : invalidParams({ [kind.collection]: `${kind.collection} contains unknown ${kind.collection}: ${gone}.` });
+  }
+  return undefined;
 }
 
 /** The ids of the terms a body names in one taxonomy: those given, and those named, found or created. */
