@@ -26,21 +26,26 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
   // Transactions run on clients made from the client's prototype (Knex's makeTxClient): the hook goes there.
   let prototype: { query: Send };
   let query: Send;
+  let ownQuery: boolean;
+  /** Takes the hook away: the prototype as it was (the method is usually inherited from Knex's Client). */
+  const restore = () => {
+    if (ownQuery) prototype.query = query;
+    else delete (prototype as { query?: Send }).query;
+  };
 
   before(async () => {
     app = await testApp();
     ({ db } = await openTestDatabase());
     prototype = Object.getPrototypeOf(db.client);
     query = prototype.query;
+    ownQuery = Object.prototype.hasOwnProperty.call(prototype, 'query');
   });
 
   beforeEach(async () => {
     ({ editor } = await createUsers());
   });
 
-  afterEach(() => {
-    prototype.query = query;
-  });
+  afterEach(restore);
 
   /** Deletes row `id` of `table` on the write's connection just before the write's first UPDATE of that table. */
   function deleteBeforeUpdateOf(table: 'posts' | 'terms', id: number): void {
@@ -75,7 +80,7 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
     const res = await as(app.http().patch(`${NS}/events/${id}`)).send({ title: 'Renamed', cost: '$5' });
     expectError(res, 404, 'rest-event-not-found');
     assert.equal(res.body.message, `Event with ID ${id} does not exist.`);
-    prototype.query = query;
+    restore();
     const after = await app.http().get(`${NS}/events/${id}`).expect(200);
     assert.equal(after.body.title, 'Soon gone', 'the write rolled back');
     assert.deepEqual(await changesOf('event', id), before, 'no change noted');
@@ -88,7 +93,7 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
     deleteBeforeUpdateOf('posts', id);
     const res = await as(app.http().delete(`${NS}/venues/${id}`));
     expectError(res, 404, 'rest-venue-not-found');
-    prototype.query = query;
+    restore();
     const after = await app.http().get(`${NS}/venues/${id}`).expect(200);
     assert.equal(after.body.venue, 'Soon gone hall');
   });
@@ -101,7 +106,7 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
     deleteBeforeUpdateOf('terms', id);
     const res = await as(app.http().patch(`${NS}/categories/${id}`)).send({ description: 'Changed' });
     expectError(res, 404, 'rest-term-not-found');
-    prototype.query = query;
+    restore();
     await app.http().get(`${NS}/categories/${id}`).expect(200);
     assert.deepEqual(await changesOf('category', id), before, 'no change noted');
   });
@@ -119,7 +124,7 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
     });
     const data = expectError(res, 400, 'rest_invalid_param');
     assert.deepEqual(data.params, { venue: `venue ${id} is not a venue.` });
-    prototype.query = query;
+    restore();
     await app.http().get(`${NS}/venues/${id}`).expect(200);
     assert.equal((await app.http().get(`${NS}/events?search=Linked`)).body.total, 0, 'no event was created');
   });
@@ -132,7 +137,7 @@ describe('a write to a record deleted meanwhile, or linking one, answers 404 or 
     const res = await as(app.http().patch(`${NS}/events/${event.body.id}`)).send({ categories: [id], title: 'Relinked again' });
     const data = expectError(res, 400, 'rest_invalid_param');
     assert.deepEqual(data.params, { categories: `categories contains unknown categories: ${id}.` });
-    prototype.query = query;
+    restore();
     assert.equal((await app.http().get(`${NS}/events/${event.body.id}`).expect(200)).body.title, 'Relinked');
     await app.http().get(`${NS}/categories/${id}`).expect(200);
   });

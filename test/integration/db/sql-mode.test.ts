@@ -3,7 +3,8 @@ import request from 'supertest';
 import type { Knex } from 'knex';
 import { createApp } from '../../../src/http/app.js';
 import { createLogger } from '../../../src/core/logger.js';
-import { openDatabase, SESSION_SQL_MODE } from '../../../src/db/knex.js';
+import knexFactory from 'knex';
+import { parseDatabaseUrl, SESSION_SQL_MODE } from '../../../src/db/knex.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../../helpers/database.js';
 import { NS, createUser, testConfig } from '../../helpers/app.js';
 
@@ -11,32 +12,39 @@ const modes = (text: string) => new Set(text.split(',').filter(Boolean));
 
 /**
  * The service works in its own SQL mode on every MySQL connection, whatever the server's default
- * (src/db/knex.ts `SESSION_SQL_MODE`, docs/mysql-and-cluster.md "SQL mode"). Here the server's
- * global mode is made hostile while the service opens its connections: backslashes are plain
- * characters (`NO_BACKSLASH_ESCAPES`, which would turn the driver's escaping into broken or different
- * statements), values too long are cut short (no strict mode), double quotes name columns.
+ * (src/db/knex.ts `SESSION_SQL_MODE`, docs/mysql-and-cluster.md "SQL mode"). Here each connection
+ * starts in a hostile mode, as on a server whose default it were, before the service prepares it:
+ * backslashes are plain characters (`NO_BACKSLASH_ESCAPES`, which would turn the driver's escaping
+ * into broken or different statements), values too long are cut short (no strict mode), double
+ * quotes name columns. Only these connections' sessions change; the server's default stays.
  */
 describe('the SQL mode of MySQL connections (src/db/knex.ts)', () => {
-  let admin: Knex;
-  let serverMode: string;
   let db: Knex | undefined;
 
   before(async function () {
-    const { target, db: shared } = await openTestDatabase();
+    const { target } = await openTestDatabase();
     if (target.engine !== 'mysql') return this.skip(); // SQLite has no SQL modes.
-    admin = shared;
-    serverMode = (await admin.raw('SELECT @@GLOBAL.sql_mode AS mode'))[0][0].mode;
-    await admin.raw("SET GLOBAL sql_mode = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES,PIPES_AS_CONCAT'");
-    // Connections opened from here on start in the hostile mode, until the service sets its own.
-    db = openDatabase(TEST_DATABASE_URL).db;
+    const { knexConfig } = parseDatabaseUrl(TEST_DATABASE_URL);
+    type Done = (err: Error | null, conn: unknown) => void;
+    type Conn = { query(sql: string, cb: (err: Error | null) => void): void };
+    const pool = knexConfig.pool as { afterCreate(conn: Conn, done: Done): void };
+    const prepare = pool.afterCreate;
+    db = knexFactory({
+      ...knexConfig,
+      pool: {
+        ...pool,
+        afterCreate(conn: Conn, done: Done) {
+          conn.query("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES,PIPES_AS_CONCAT'", (err) => (err ? done(err, conn) : prepare(conn, done)));
+        },
+      },
+    });
   });
 
   after(async () => {
     await db?.destroy();
-    if (admin && serverMode !== undefined) await admin.raw('SET GLOBAL sql_mode = ?', [serverMode]);
   });
 
-  it('is the service mode on a connection opened while the server defaults to another', async () => {
+  it('is the service mode on a connection that started in another', async () => {
     const [[row]] = await db!.raw('SELECT @@SESSION.sql_mode AS mode');
     assert.deepEqual(modes(row.mode), modes(SESSION_SQL_MODE));
   });
