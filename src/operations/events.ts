@@ -194,7 +194,12 @@ const update = operation({
       () => currentTag(ctx, row.id),
       (expected) => updateInScope({ db: ctx.db, writer, settings: recurrenceSettings(ctx) }, row, body, parsed, scope, expected),
     );
-    const { row: updated, built } = await writtenRecord(ctx, row.id);
+    const { row: updated, built } = await writtenRecord(ctx, row.id).catch((err: unknown) => {
+      // A series write may remove the occurrence in the path (`recurrence: []`, or rules that no
+      // longer hold its start): the answer is then the series' first event, as the write left it (§14).
+      if (err instanceof RecordGone && scope === 'all' && row.seriesId !== null && row.seriesId !== row.id) return writtenRecord(ctx, row.seriesId);
+      throw err;
+    });
     return { status: 200, body: scope === 'single' ? built : withSkipped(built, skipped), version: versionOf('event', updated) };
   },
 });

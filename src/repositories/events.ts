@@ -262,6 +262,17 @@ export class EventRepository {
   }
 
   /**
+   * Every term an event links to, whatever its status, for the terms a write locks first
+   * (domain/events/writes.ts `TermCounting`). A plain read: a locking one would also lock the gap
+   * where the next event's links go, which a writer of that event holding its terms then waits for
+   * (a deadlock seen in test/api/term-counts.test.ts). The caller holds the event's row, so no other
+   * write changes these links meanwhile.
+   */
+  async linkedTermIds(eventId: number): Promise<number[]> {
+    return (await requireTransaction(this.db)('event_terms').where('event_id', eventId).pluck('term_id')).map(Number);
+  }
+
+  /**
    * The terms an event counts for in its terms' `count` (published events only), read under a lock
    * on the event's row on MySQL, so that concurrent writes to one event adjust the counts one after
    * the other from what the previous one left. (SQLite runs one write transaction at a time.)

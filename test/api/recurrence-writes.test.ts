@@ -39,6 +39,18 @@ describe('recurring events: updates and deletes by scope (docs/contract.md §14)
     call(http, method, `${eventPath(id)}${scope ? `?scope=${scope}` : ''}`, as, body);
   const remove = (id: number, query = '', as: TestUser = users.editor) => call(http, 'delete', `${eventPath(id)}${query ? `?${query}` : ''}`, as);
 
+  it('answers the first event when a write of the whole series from a later occurrence removes that occurrence', async () => {
+    const first = await createSeries();
+    const third = (await seriesEvents(first.id))[2];
+    const single = await write('patch', third.id, { recurrence: [], title: 'Just once' }, 'all');
+    expectStatus(single, 200);
+    assert.equal(single.body.id, first.id);
+    assert.equal(single.body.title, 'Just once');
+    assert.deepEqual(single.body.recurrence ?? [], []);
+    assert.deepEqual(single.body.skipped_occurrences, []);
+    expectError(await call(http, 'get', eventPath(third.id), users.editor), 404, 'rest-event-not-found');
+  });
+
   it('changes the whole series from its first event by default, and only one occurrence (an exception) from a later one', async () => {
     const first = await createSeries();
     const before = await seriesEvents(first.id);

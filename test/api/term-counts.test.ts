@@ -68,10 +68,17 @@ describe('term counts', () => {
       for (const reply of retagged) expectStatus(reply, 200);
       const back = await Promise.all(created.slice(0, 6).map((reply) => as(http().patch(`${NS}/events/${reply.body.id}`)).send({ categories: [music, art] })));
       for (const reply of back) expectStatus(reply, 200);
+      // Drafts tagged with a term, published with a category: the tag's count moves too.
+      const tag = (await as(http().post(`${NS}/tags`)).send({ name: 'Busy tag' })).body.id as number;
+      const drafts = await Promise.all(Array.from({ length: 6 }, () => as(http().post(`${NS}/events`)).send({ ...body, status: 'draft', categories: [], tags: [tag] })));
+      for (const reply of drafts) expectStatus(reply, 201);
+      const published = await Promise.all(drafts.map((reply) => as(http().patch(`${NS}/events/${reply.body.id}`)).send({ status: 'publish', categories: [art] })));
+      for (const reply of published) expectStatus(reply, 200);
+      assert.equal((await http().get(`${NS}/tags/${tag}`)).body.count, 6);
     } finally {
       db.off('query-error', listener);
     }
     assert.deepEqual(deadlocks, [], 'no write deadlocked');
-    assert.deepEqual([await count(music), await count(art)], [12, 12]);
+    assert.deepEqual([await count(music), await count(art)], [12, 18]);
   });
 });

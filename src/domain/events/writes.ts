@@ -47,8 +47,8 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
  * (`shiftCounts`), so the terms are locked first: those linked and those the event counted for before
  * (`counted`); `none`, they do not move.
  *
- * Why before the links: on MySQL, replacing an update's links reads the taxonomy's terms under shared
- * locks (the statement that deletes the old links selects them), inserting a link takes a shared
+ * Why before the links: on MySQL, replacing an update's links reads the terms of the old ones under
+ * shared locks (the statement that deletes them checks each one's taxonomy), inserting a link takes a shared
  * lock on its term's row (the foreign key check), and a count moved after that needs the row's
  * exclusive lock. Two writes touching one term would each hold the shared lock the other waits for:
  * a deadlock on every concurrent pair, undone by retries. Locking first, in id order, makes them
@@ -158,7 +158,12 @@ export async function writeEvent(
   const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
   const countedBefore = countsMayMove ? await repositories.events.countedTerms(row.id) : [];
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
-  // The terms whose counts may move are locked before the links are replaced (`TermCounting`).
-  await writeLinks(repositories, row.id, parsed, writer, { counting: countsMayMove ? { lock: true, counted: countedBefore } : 'none' });
+  // The terms whose counts move are locked before the links are replaced (`TermCounting`): those the
+  // event counted for, and when a draft is published with new links, every term it keeps too.
+  const publishing = countsMayMove && (columns.status ?? row.status) === 'publish';
+  const replacesTerms = parsed.categories !== undefined || parsed.tags !== undefined;
+  const counted = replacesTerms && publishing && countedBefore.length === 0 ? await repositories.events.linkedTermIds(row.id) : countedBefore;
+  const countsMove = countedBefore.length > 0 || publishing;
+  await writeLinks(repositories, row.id, parsed, writer, { counting: countsMove ? { lock: true, counted } : 'none' });
   if (countsMayMove) await repositories.terms.shiftCounts(countedBefore, await repositories.events.countedTerms(row.id));
 }
