@@ -3,12 +3,18 @@ import { testApp, NS, createUsers } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 
+/** The app, an editor's requests, and the `count` of a term of one collection, as each test starts. */
+async function setUp(collection: 'categories' | 'tags') {
+  const { http } = await testApp();
+  const { editor } = await createUsers();
+  const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
+  const count = async (id: number) => (await http().get(`${NS}/${collection}/${id}`)).body.count as number;
+  return { http, as, count };
+}
+
 describe('term counts', () => {
   it('count published events only, and follow publishing, retagging, trashing and deleting', async () => {
-    const { http } = await testApp();
-    const { editor } = await createUsers();
-    const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
-    const count = async (id: number) => (await http().get(`${NS}/categories/${id}`)).body.count as number;
+    const { http, as, count } = await setUp('categories');
     const music = (await as(http().post(`${NS}/categories`)).send({ name: 'Music' })).body.id as number;
     const art = (await as(http().post(`${NS}/categories`)).send({ name: 'Art' })).body.id as number;
     const body = { title: 'Gig', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', categories: [music] };
@@ -30,10 +36,7 @@ describe('term counts', () => {
   });
 
   it('follow an update of the tags alone, and stay put through an update of neither status nor terms', async () => {
-    const { http } = await testApp();
-    const { editor } = await createUsers();
-    const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
-    const count = async (id: number) => (await http().get(`${NS}/tags/${id}`)).body.count as number;
+    const { http, as, count } = await setUp('tags');
     const red = (await as(http().post(`${NS}/tags`)).send({ name: 'Red' })).body.id as number;
     const blue = (await as(http().post(`${NS}/tags`)).send({ name: 'Blue' })).body.id as number;
     const event = await as(http().post(`${NS}/events`)).send({ title: 'Tagged', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', tags: [red] });
@@ -48,11 +51,8 @@ describe('term counts', () => {
   // raising its count needs the exclusive one: writes that raised the count after linking deadlocked
   // pairwise (every create of 8 at once, before the fix), and some ran out of retries (503).
   it('hold, without a deadlock, when many writes link the same terms at once', async () => {
-    const { http } = await testApp();
+    const { http, as, count } = await setUp('categories');
     const { db } = await openTestDatabase();
-    const { editor } = await createUsers();
-    const as = (req: ReturnType<ReturnType<typeof http>['get']>) => req.set('Authorization', editor.authorization);
-    const count = async (id: number) => (await http().get(`${NS}/categories/${id}`)).body.count as number;
     const music = (await as(http().post(`${NS}/categories`)).send({ name: 'Busy music' })).body.id as number;
     const art = (await as(http().post(`${NS}/categories`)).send({ name: 'Busy art' })).body.id as number;
     const body = { title: 'Busy', status: 'publish', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 11:00:00', categories: [music, art] };
