@@ -44,7 +44,7 @@ export const RULE_TESTS = [
   'test/api/conditional-writes.test.ts',
   'test/api/changes.test.ts',
   'test/api/idempotent-creates.test.ts',
-  'test/api/remembered-replies.test.ts',
+  'test/api/reply-cache.test.ts',
   'test/api/clean-stored-plain-text.test.ts',
   'test/api/events-ics.test.ts',
   'test/api/write-status.test.ts',

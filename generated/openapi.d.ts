@@ -78,7 +78,7 @@ export interface paths {
         };
         /**
          * Events as an iCalendar feed
-         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events need: those of each event's start and end, a series' every year through its last occurrence; at most 500 zone-years per calendar, docs/limits.md) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`) plus one with `RECURRENCE-ID` per listed exception, all with the series' UID (docs/contract.md §14).
+         * @description The events `GET /events` lists for the same query, for the same caller, as one iCalendar (RFC 5545) calendar to subscribe to (docs/contract.md §11): every matching event, not paged, in the list's order, up to `ICAL_MAX_EVENTS` (default 2,000); when the feed is cut, `X-TEC-Total` gives the full count and `X-TEC-Truncated` is `true`. Takes every parameter of `GET /events` with the same validation and the same 400s (`page` and `per_page` are checked and otherwise ignored), plus `uid`. The calendar carries `VERSION:2.0`, `PRODID`, `CALSCALE:GREGORIAN`, `METHOD:PUBLISH`, `X-WR-CALNAME` and `NAME` (the site name, "Events" and the filtered categories and tags), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL` of one hour, one `VTIMEZONE` per zone used (from the tz database, with an observance per offset change over the years the events need: those of each event's start and end, a series' every year through its last occurrence; at most 500 zone-years per calendar, docs/limits.md) and one `VEVENT` per event. Password-protected events the caller may not edit show only their title and times; unpublished events appear only for callers who may read them, with `STATUS:TENTATIVE`. A recurring series is written whole wherever one of its events is listed: one `VEVENT` (its first event, with `RRULE`/`RDATE`/`EXDATE`, and an `EXDATE` for each changed occurrence the caller may not read) plus one with `RECURRENCE-ID` per changed occurrence the caller may read, listed or not, all with the series' UID; `ICAL_MAX_EVENTS` counts every `VEVENT` (docs/contract.md §14).
          */
         get: operations["listEventsIcs"];
         put?: never;
@@ -103,6 +103,26 @@ export interface paths {
         get: operations["listEventsJsonLd"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an iCalendar file or URL
+         * @description Imports an iCalendar (RFC 5545) calendar (not in the plugin; docs/importing.md "Importing a calendar file"): sent as the body (`Content-Type: text/calendar`), or fetched from `url` (`application/json`) under the service's outbound rule (https to a globally reachable address; http and private networks only within `OUTBOUND_ALLOWED_NETWORKS`, docs/settings.md "Outbound requests"). Each VEVENT becomes an event known by its UID within the source (the URL; every file sent as a body is the one source `upload`), so importing the same calendar again updates what changed and duplicates nothing, also when two imports of it run at once. Each record is written in a transaction of its own; the answer (200) is the report `cli import-ics --json` prints: counts per type, each record skipped on purpose and each that failed, with its UID and reason. Editors and administrators only. At most 5 MiB (413 `rest_request_too_large`) and 2,000 events (400 `rest_invalid_calendar`; docs/limits.md "iCalendar imports"). A text that is no iCalendar: 400 `rest_invalid_calendar`; a refused `url`: 400 `rest_invalid_param`; a source that cannot be reached or answers other than 200: 502 `rest_import_source_unavailable`; no answer within 30 s: 504 `rest_import_source_timeout` (docs/contract.md §20). Nothing is written then.
+         */
+        post: operations["importEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -166,7 +186,7 @@ export interface paths {
         };
         /**
          * One event as iCalendar
-         * @description One event as an iCalendar (RFC 5545) calendar with its `VTIMEZONE` (docs/contract.md §11), under the read rules of `GET /events/{id}`: 403 `event-not-accessible` for an unpublished event the caller may not read, 403 `event-password-protected` without the right `password` (unless the caller may edit it), 403 `event-no-longer-available` for a trashed one (except for editors), 404 `rest-event-not-found` for an ID that names nothing, 400 `rest-invalid-event-id` for an ID of another record type; errors are JSON in the WordPress envelope.
+         * @description One event as an iCalendar (RFC 5545) calendar with its `VTIMEZONE` (docs/contract.md §11), under the read rules of `GET /events/{id}`: 403 `event-not-accessible` for an unpublished event the caller may not read, 403 `event-password-protected` without the right `password` (unless the caller may edit it), 403 `event-no-longer-available` for a trashed one (except for editors), 404 `rest-event-not-found` for an ID that names nothing, 400 `rest-invalid-event-id` for an ID of another record type; errors are JSON in the WordPress envelope. The calendar is right on its own: a recurring series' first event gives the whole series (its rules, its changed occurrences with `RECURRENCE-ID`, an `EXDATE` for each the caller may not read), as `GET /events.ics` writes it; a later occurrence gives that occurrence alone as an event of its own, under its own UID, without `RECURRENCE-ID` (docs/contract.md §14).
          *
          *     The same calendar is also served at `/events/{id}.ics`, an alias kept for links made before this path existed; it is not described here because tools that route by this document cannot match a parameter inside a path segment.
          */
@@ -211,7 +231,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -286,7 +306,7 @@ export interface paths {
         };
         /**
          * Get a venue by ID
-         * @description Returns one venue with its `json_ld`. Unpublished venues need the read right (403 `venue-not-accessible`); password-protected venues need `password` unless the caller may edit them (403 `venue-password-protected`; the plugin returns them masked with 200). Trashed venues are readable by editors and administrators only. An ID that names nothing gives 404 `rest-venue-not-found` (the plugin answers 400); an ID of another record type gives 400 `rest-invalid-venue-id`.
+         * @description Returns one venue with its `json_ld`. Unpublished venues need the read right (403 `venue-not-accessible`); password-protected venues need `password` unless the caller may edit them (403 `venue-password-protected`; the plugin returns them masked with 200). Trashed venues are readable by editors and administrators only. An ID that names nothing gives 404 `rest-venue-not-found` (the plugin answers 400); an ID of another record type gives 400 `rest_invalid_param` on `id`, as in the plugin.
          */
         get: operations["getVenue"];
         /**
@@ -319,7 +339,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -394,7 +414,7 @@ export interface paths {
         };
         /**
          * Get an organizer by ID
-         * @description Returns one organizer with its `json_ld`. Unpublished organizers need the read right (403 `organizer-not-accessible`); password-protected organizers need `password` unless the caller may edit them (403 `organizer-password-protected`; the plugin returns them masked with 200). Trashed organizers are readable by editors and administrators only. An ID that names nothing gives 404 `rest-organizer-not-found` (the plugin answers 400); an ID of another record type gives 400 `rest-invalid-organizer-id`.
+         * @description Returns one organizer with its `json_ld`. Unpublished organizers need the read right (403 `organizer-not-accessible`); password-protected organizers need `password` unless the caller may edit them (403 `organizer-password-protected`; the plugin returns them masked with 200). Trashed organizers are readable by editors and administrators only. An ID that names nothing gives 404 `rest-organizer-not-found` (the plugin answers 400); an ID of another record type gives 400 `rest_invalid_param` on `id`, as in the plugin.
          */
         get: operations["getOrganizer"];
         /**
@@ -427,7 +447,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -472,7 +492,7 @@ export interface paths {
         };
         /**
          * List categories
-         * @description Lists event categories. Empty categories are hidden unless `hide_empty=false`. A page past the last one gives 404 `term-archive-page-not-found` (the plugin answers 200 with an empty list). `rest_url` and the page URLs carry every filter (the plugin drops them).
+         * @description Lists event categories. Empty categories are hidden unless `hide_empty=false`. A page past the last one gives 404 `term-archive-page-not-found` (the plugin answers 200 with an empty list). `rest_url` and the page URLs carry every filter (the plugin drops them). A list is paged through its first 10,000 categories: a page that starts within the list and reaches past them (`page × per_page` over 10,000) gives 400 `rest_invalid_param` naming `page` (docs/limits.md "Term lists").
          */
         get: operations["listCategories"];
         put?: never;
@@ -502,7 +522,7 @@ export interface paths {
         };
         /**
          * Get a category
-         * @description Returns one event category. An ID that names nothing gives 404 `rest-term-not-found` (the plugin answers 400); an ID of another taxonomy gives 400 `rest-invalid-term-id`.
+         * @description Returns one event category. An ID that names nothing gives 404 `rest-term-not-found` (the plugin answers 400); an ID of another taxonomy gives 400 `rest_invalid_param` on `id`, as in the plugin.
          */
         get: operations["getCategory"];
         /**
@@ -538,7 +558,7 @@ export interface paths {
         };
         /**
          * List tags
-         * @description Lists event tags. Empty tags are hidden unless `hide_empty=false`. A page past the last one gives 404 `term-archive-page-not-found` (the plugin answers 200 with an empty list). `rest_url` and the page URLs carry every filter (the plugin drops them).
+         * @description Lists event tags. Empty tags are hidden unless `hide_empty=false`. A page past the last one gives 404 `term-archive-page-not-found` (the plugin answers 200 with an empty list). `rest_url` and the page URLs carry every filter (the plugin drops them). A list is paged through its first 10,000 tags: a page that starts within the list and reaches past them (`page × per_page` over 10,000) gives 400 `rest_invalid_param` naming `page` (docs/limits.md "Term lists").
          */
         get: operations["listTags"];
         put?: never;
@@ -568,7 +588,7 @@ export interface paths {
         };
         /**
          * Get a tag
-         * @description Returns one event tag. An ID that names nothing gives 404 `rest-term-not-found` (the plugin answers 400); an ID of another taxonomy gives 400 `rest-invalid-term-id`.
+         * @description Returns one event tag. An ID that names nothing gives 404 `rest-term-not-found` (the plugin answers 400); an ID of another taxonomy gives 400 `rest_invalid_param` on `id`, as in the plugin.
          */
         get: operations["getTag"];
         /**
@@ -634,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Subscribes `url` to the change feed (not in the plugin): from now on every change to the records of `types` is `POST`ed there as a signed message, in feed order, retried until the receiver answers 2xx (docs/webhooks.md). The webhook starts at the feed's position now (its `cursor`): changes made before are not sent. Answers 201 with the webhook and its `secret`, which is shown only in this answer and when it is rotated. Administrators only. A URL that is not `https` or whose host is or resolves to a private, loopback, link-local or otherwise reserved address is refused with 400 `rest_invalid_param` naming `url`. The service keeps at most 100 webhooks: past that, 409 `rest_webhook_limit_reached` (delete one first).
+         * @description Subscribes `url` to the change feed (not in the plugin): from now on every change to the records of `types` is `POST`ed there as a signed message, in feed order, retried until the receiver answers 2xx (docs/webhooks.md). The webhook starts at the feed's position now (its `cursor`): changes made before are not sent. Answers 201 with the webhook and its `secret`, which is shown only in this answer and when it is rotated. Administrators only. A URL that is not `https` or whose host is or resolves to a private, loopback, link-local or otherwise reserved address is refused with 400 `rest_invalid_param` naming `url` (a name that does not resolve yet is accepted: each delivery resolves it again). The service keeps at most 100 webhooks: past that, 409 `rest_webhook_limit_reached` (delete one first).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -755,10 +775,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description Every subscription, oldest first (not in the plugin), in one answer: there are at most 100. Administrators only: other users get 403, anonymous callers 401.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe to a calendar
+         * @description Subscribes the service to a calendar (not in the plugin): an iCalendar URL (`ical`) or a site running The Events Calendar (`tec-site`). The service fetches it every `refresh_minutes` (at least 5, default 60) and applies it through the import engine: new events are created, changed ones updated, unchanged ones left alone (a local edit stays until the source changes that event), and the events it created that the source no longer has are removed. Every event it manages says so in `managed_by`. The first run is due at once. `categories` (IDs of existing categories) are given to every imported event and `status` is the status they get (default: the source's). Administrators only. The service keeps at most 100 subscriptions: past that, 409 `rest_subscription_limit_reached`.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a subscription
+         * @description One subscription (not in the plugin), with its schedule and its last error. Administrators only.
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription
+         * @description Deletes a subscription and its runs: it is not fetched again. The events it imported stay, as ordinary events: their `managed_by` becomes null (a change of each, in `/changes`). Answers with the subscription as it was. A second delete gives 404. Administrators only.
+         */
+        delete: operations["deleteSubscription"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription
+         * @description Changes a subscription's `url`, `type`, `refresh_minutes`, `categories` or `status`. A new `url` or `type` makes it due now. New `categories` or `status` reach its events at the next run that reads the source. Administrators only.
+         */
+        patch: operations["updateSubscription"];
+        trace?: never;
+    };
+    "/subscriptions/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a subscription now
+         * @description Runs the subscription now, whatever its schedule or back-off, and answers 200 with the run once it has finished (the source fetched with its validators, so an unchanged calendar is a 304 run that writes nothing). A run that takes longer than two thirds of REQUEST_TIMEOUT goes on in the background and the answer is 202 `running`; when another process is running the subscription, it is made due again and the answer is 202 `queued`. Either way the outcome is in `GET /subscriptions/{id}/runs`. The next scheduled run follows `refresh_minutes` after this one. Administrators only.
+         */
+        post: operations["refreshSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's runs
+         * @description The subscription's runs, newest first: when, the source's HTTP status, what was created, updated, left unchanged, removed and failed, and the errors. The newest 100 runs are kept. A page past the last one gives 404 `subscription-runs-page-not-found`. Administrators only.
+         */
+        get: operations["listSubscriptionRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An iCalendar (RFC 5545) text, at most 5 MiB and 2,000 VEVENTs (docs/limits.md "iCalendar imports"). */
+        CalendarText: string;
         /**
          * @description An event category. Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted (`urls` carries `self`, `collection` and `up`).
          * @example {
@@ -779,9 +911,15 @@ export interface components {
          *     }
          */
         Category: {
-            /** @description Term ID. */
+            /**
+             * Format: int64
+             * @description Term ID.
+             */
             id: number;
-            /** @description Number of published events carrying the term. */
+            /**
+             * Format: int64
+             * @description Number of published events carrying the term.
+             */
             count: number;
             /** @description Term description (raw). */
             description: string;
@@ -791,7 +929,10 @@ export interface components {
             slug: string;
             /** @description `tribe_events_cat`. */
             taxonomy: string;
-            /** @description Parent category ID; 0 for a top-level category. */
+            /**
+             * Format: int64
+             * @description Parent category ID; 0 for a top-level category.
+             */
             parent: number;
             /** @description Always an empty array. */
             meta: Record<string, unknown>[];
@@ -805,7 +946,10 @@ export interface components {
         } & components["schemas"]["CategoryFields"];
         /** @description The fields of a category that clients write (`CategoryCreate`, `CategoryUpdate`). */
         CategoryFields: components["schemas"]["TermFields"] & {
-            /** @description Parent category ID; `0` makes it a top-level category. */
+            /**
+             * Format: int64
+             * @description Parent category ID; `0` makes it a top-level category.
+             */
             parent?: number;
         };
         /**
@@ -837,9 +981,15 @@ export interface components {
         CategoryList: {
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
             rest_url: string;
-            /** @description Number of records matching the filters. */
+            /**
+             * Format: int64
+             * @description Number of records matching the filters.
+             */
             total: number;
-            /** @description Number of pages matching the filters (0 when nothing matches). */
+            /**
+             * Format: int64
+             * @description Number of pages matching the filters (0 when nothing matches).
+             */
             total_pages: number;
             categories: components["schemas"]["Category"][];
             /** @description URL of the next page, with every filter of the request; absent on the last page. */
@@ -851,11 +1001,14 @@ export interface components {
         CategoryUpdate: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            /** @description Term description. HTML is cleaned for every role, administrators too, as WordPress cleans term descriptions: only the inline tags `a` (`href`, `title`, `target`), `abbr`, `acronym`, `b`, `blockquote`, `cite`, `code`, `del`, `em`, `i`, `q`, `s`, `strike` and `strong` stay; other tags are removed and their text kept. An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
-            /** @description Parent category ID; `0` makes it a top-level category. */
+            /**
+             * Format: int64
+             * @description Parent category ID; `0` makes it a top-level category.
+             */
             parent?: number;
         };
         /**
@@ -874,6 +1027,7 @@ export interface components {
             cursor: string;
             /** @enum {string} */
             type: "event" | "venue" | "organizer" | "category" | "tag";
+            /** Format: int64 */
             id: number;
             /**
              * @description `upsert`: the record as this caller reads it now, in `record`. `delete`: drop the record if held (deleted, trashed, unpublished, protected or otherwise out of this caller's sight).
@@ -945,7 +1099,7 @@ export interface components {
             /** @description Every cost value as a string, numerically sorted. */
             values: string[];
         };
-        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost. At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
+        /** @description Cost: a string such as `15`, `$15` or `Free - 30$`, a number, or a list of those. The currency symbol and position are inferred from the text. An empty string removes the cost, and so does a lone `"0"` or `0`, as in the plugin (`"0.00"` or `["0"]` is a cost, shown as `Free`). At most 255 characters in all, once cleaned (docs/limits.md); longer is 400 `rest_invalid_param` on `cost`. */
         CostInput: string | number | components["schemas"]["CostItem"][];
         /** @description One item of a `CostInput` list: a string such as `$15`, or a number. */
         CostItem: string | number;
@@ -991,46 +1145,40 @@ export interface components {
             name: string;
             /** @description Term slug. */
             slug: string;
-            /** @description Term group (always 0). */
+            /**
+             * Format: int32
+             * @description Term group (always 0).
+             */
             term_group: number;
-            /** @description Term taxonomy ID. */
+            /**
+             * Format: int64
+             * @description Term taxonomy ID.
+             */
             term_taxonomy_id: number;
             /** @description `tribe_events_cat` for categories, `post_tag` for tags. */
             taxonomy: string;
             /** @description Term description, its first 400 characters only (docs/limits.md); the term's own route has it whole. */
             description: string;
-            /** @description Parent category ID; 0 for top-level categories and for tags. */
+            /**
+             * Format: int64
+             * @description Parent category ID; 0 for top-level categories and for tags.
+             */
             parent: number;
-            /** @description Number of published events carrying the term. */
+            /**
+             * Format: int64
+             * @description Number of published events carrying the term.
+             */
             count: number;
             /** @description Always `raw`. */
             filter: string;
-            /** @description Term ID. */
+            /**
+             * Format: int64
+             * @description Term ID.
+             */
             id: number;
             urls: components["schemas"]["TermUrls"];
         };
-        /**
-         * @description A WordPress-style error. The HTTP status equals `data.status`.
-         * @example {
-         *       "code": "rest_invalid_param",
-         *       "message": "Invalid parameter(s): end_date",
-         *       "data": {
-         *         "status": 400,
-         *         "params": {
-         *           "end_date": "end_date must not be before start_date."
-         *         },
-         *         "details": {
-         *           "end_date": {
-         *             "code": "rest_invalid_param",
-         *             "message": "end_date must not be before start_date.",
-         *             "data": {
-         *               "param": "end_date"
-         *             }
-         *           }
-         *         }
-         *       }
-         *     }
-         */
+        /** @description A WordPress-style error. The HTTP status equals `data.status`. */
         Error: {
             /** @description Machine-readable error code, e.g. `rest_invalid_param`. */
             code: string;
@@ -1040,7 +1188,10 @@ export interface components {
         };
         /** @description Error data. Other keys may appear: some errors carry more (e.g. `term_id` for `term_exists`). A named schema so that generated SDKs type `status` (typescript-fetch 4.3.1 types an inline object as a map). */
         ErrorData: {
-            /** @description HTTP status code. */
+            /**
+             * Format: int32
+             * @description HTTP status code.
+             */
             status: number;
             params?: components["schemas"]["ErrorParams"];
             details?: components["schemas"]["ErrorDetails"];
@@ -1269,6 +1420,7 @@ export interface components {
          *         }
          *       ],
          *       "series_id": null,
+         *       "managed_by": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -1324,7 +1476,10 @@ export interface components {
          *     }
          */
         Event: {
-            /** @description Event ID. */
+            /**
+             * Format: int64
+             * @description Event ID.
+             */
             id: number;
             /** @description `{host of the site URL}?id={id}`. */
             global_id: string;
@@ -1395,8 +1550,12 @@ export interface components {
             venue: components["schemas"]["EventVenue"];
             /** @description Organizers in link order; empty when none (or masked). Only organizers the caller may read are shown. */
             organizer: components["schemas"]["Organizer"][];
-            /** @description An addition to the plugin (docs/contract.md §14): the id of the first event of the recurring series this event is an occurrence of (its own id on the first event), or null for a single event. */
+            /**
+             * Format: int64
+             * @description An addition to the plugin (docs/contract.md §14): the id of the first event of the recurring series this event is an occurrence of (its own id on the first event), or null for a single event.
+             */
             series_id: number | null;
+            managed_by: components["schemas"]["ManagedBy"];
             /** @description Only on occurrences of a recurring series: the series' rules, as the RFC 5545 content lines stored (`RRULE:…`, `RDATE…:…`, `EXDATE…:…`). */
             recurrence?: string[];
             /** @description Only on the first event of a series whose occurrences the rolling horizon could not extend (docs/contract.md §14, docs/limits.md "Recurrence rules"): why, as the 400 of a write of the same rules would say it (`recurrence[0] "RRULE:…": the rule needs too much work to expand …`, or more than RECURRENCE_MAX_OCCURRENCES). The series keeps the occurrences it has and is not extended again until its rules, times or zone are written (which clears this field, or answers 400 with the same reason). */
@@ -1411,7 +1570,7 @@ export interface components {
             start_date: components["schemas"]["DateInput"];
             end_date: components["schemas"]["DateInput"];
         } & components["schemas"]["EventFields"];
-        /** @description The fields of an event that clients write (`EventCreate`, `EventUpdate`). */
+        /** @description The fields of an event that clients write (`EventCreate`, `EventUpdate`). As in the plugin, an update that leaves an event published (by a caller who may publish) also publishes the draft, pending and scheduled venues and organizers it linked before the update; a create does not. */
         EventFields: components["schemas"]["PostFields"] & {
             /** @description Event title. At most 500 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). */
             title?: string;
@@ -1426,9 +1585,9 @@ export interface components {
             /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. On create it defaults to false. */
             all_day?: boolean;
             cost?: components["schemas"]["CostInput"];
-            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. Off when a create leaves it out, as the plugin stores it. */
             show_map?: boolean;
-            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. Off when a create leaves it out, as the plugin stores it. */
             show_map_link?: boolean;
             /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             hide_from_listings?: boolean;
@@ -1495,7 +1654,10 @@ export interface components {
             name: string;
             /** @description This page of the feed (the list's `rest_url`, on `/events.jsonld`). */
             url: string;
-            /** @description The number of matching events, on all pages (`X-WP-Total`). */
+            /**
+             * Format: int64
+             * @description The number of matching events, on all pages (`X-WP-Total`).
+             */
             numberOfItems: number;
             itemListElement: components["schemas"]["EventListItem"][];
         };
@@ -1718,7 +1880,8 @@ export interface components {
          *               ]
          *             }
          *           ],
-         *           "series_id": null
+         *           "series_id": null,
+         *           "managed_by": null
          *         }
          *       ],
          *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/events/?page=1&per_page=1&start_date=2027-03-01+00%3A00%3A00&end_date=2029-02-15+23%3A59%3A59&status=publish",
@@ -1734,21 +1897,31 @@ export interface components {
             next_rest_url?: string;
             /** @description URL of the previous page, with every filter of the request; absent on the first page. */
             previous_rest_url?: string;
-            /** @description Number of records matching the filters. */
+            /**
+             * Format: int64
+             * @description Number of records matching the filters.
+             */
             total: number;
-            /** @description Number of pages matching the filters (0 when nothing matches). */
+            /**
+             * Format: int64
+             * @description Number of pages matching the filters (0 when nothing matches).
+             */
             total_pages: number;
         };
         /** @description One event of the feed, at its position in the whole list (page 2 of 10 per page starts at 11). */
         EventListItem: {
             /** @enum {string} */
             "@type": "ListItem";
+            /** Format: int64 */
             position: number;
             item: components["schemas"]["EventJsonLd"];
         };
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         EventUpdate: {
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            /**
+             * Format: int64
+             * @description Author (user) ID. Setting another user needs the edit-others right.
+             */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
             date?: string;
@@ -1781,9 +1954,9 @@ export interface components {
             /** @description Whether the event lasts all day. When true the start moves to the beginning of its day and the end to the end of its day. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. On create it defaults to false. */
             all_day?: boolean;
             cost?: components["schemas"]["CostInput"];
-            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            /** @description Whether to show a map. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. Off when a create leaves it out, as the plugin stores it. */
             show_map?: boolean;
-            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
+            /** @description Whether to show a map link. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. Off when a create leaves it out, as the plugin stores it. */
             show_map_link?: boolean;
             /** @description Whether to hide the event from the calendar view and from `GET /events`. The values `true`/`false`, `1`/`0`, `yes`/`no` and `on`/`off` are accepted, in any case. */
             hide_from_listings?: boolean;
@@ -1850,21 +2023,138 @@ export interface components {
         Image: {
             /** @description Image URL. */
             url: string;
-            /** @description Image ID (same ID space as events, venues and organizers). */
+            /**
+             * Format: int64
+             * @description Image ID (same ID space as events, venues and organizers).
+             */
             id: number;
             /** @description File extension, e.g. `jpg`. */
             extension: string;
-            /** @description Width in pixels, when known. */
+            /**
+             * Format: int64
+             * @description Width in pixels, when known.
+             */
             width?: number;
-            /** @description Height in pixels, when known. */
+            /**
+             * Format: int64
+             * @description Height in pixels, when known.
+             */
             height?: number;
         };
         /** @description An image object as a GET returns it (`Image`); its `id` names the image, other keys may appear. */
         ImageObjectReference: {
+            /** Format: int64 */
             id: number;
         };
         /** @description Featured image: the http(s) URL of an image or the ID of an image already known to the service. A new URL is recorded without being fetched and gets an ID in the same ID space as events, venues and organizers. Giving a URL, new or already recorded, needs the upload right (authors and up): a contributor who sends a URL gets 400 `rest_invalid_param` and references images by ID. An ID that is not an image, or a non-http(s) URL, is rejected with 400. An empty string or null removes the image. `false`, and the image object of a record as read (its `id`), are accepted too, so records can be sent back as read. */
         ImageReference: number | (string | null) | boolean | components["schemas"]["ImageObjectReference"];
+        ImportCounts: {
+            /** Format: int32 */
+            created: number;
+            /** Format: int32 */
+            updated: number;
+            /** Format: int32 */
+            unchanged: number;
+            /** Format: int32 */
+            removed: number;
+            /** Format: int32 */
+            failed: number;
+        };
+        ImportFromUrl: {
+            /**
+             * @description The calendar's URL: https to a globally reachable address, or http into a network of OUTBOUND_ALLOWED_NETWORKS (docs/settings.md "Outbound requests"). It names the source: importing the same URL again updates what it created.
+             * @example https://calendar.example.org/events.ics
+             */
+            url: string;
+        };
+        ImportRecordNote: {
+            /**
+             * @description The type of the record.
+             * @enum {string}
+             */
+            kind: "user" | "category" | "tag" | "venue" | "organizer" | "event";
+            /** @description Its key at the source (an event's UID; a venue's, organizer's or category's name). */
+            source_id: string;
+            /** @description Why it was skipped or failed. */
+            reason: string;
+        };
+        /**
+         * @description What an import did (or, `dry_run`, would do); the same object `cli import-ics --json` prints.
+         * @example {
+         *       "source": "https://calendar.example.org/events.ics",
+         *       "dry_run": false,
+         *       "keeps_ids": false,
+         *       "counts": {
+         *         "user": {
+         *           "created": 0,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         },
+         *         "category": {
+         *           "created": 1,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         },
+         *         "tag": {
+         *           "created": 0,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         },
+         *         "venue": {
+         *           "created": 1,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         },
+         *         "organizer": {
+         *           "created": 0,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         },
+         *         "event": {
+         *           "created": 2,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0
+         *         }
+         *       },
+         *       "failures": [],
+         *       "skipped": [
+         *         {
+         *           "kind": "event",
+         *           "source_id": "cancelled-2027@example.org",
+         *           "reason": "it is cancelled (STATUS:CANCELLED)."
+         *         }
+         *       ]
+         *     }
+         */
+        ImportReport: {
+            /** @description Where the calendar came from (its URL, or `upload`). */
+            source: string;
+            dry_run: boolean;
+            /** @description Whether the source's ids are kept (never for a calendar). */
+            keeps_ids: boolean;
+            counts: {
+                user: components["schemas"]["ImportCounts"];
+                category: components["schemas"]["ImportCounts"];
+                tag: components["schemas"]["ImportCounts"];
+                venue: components["schemas"]["ImportCounts"];
+                organizer: components["schemas"]["ImportCounts"];
+                event: components["schemas"]["ImportCounts"];
+            };
+            failures: components["schemas"]["ImportRecordNote"][];
+            skipped: components["schemas"]["ImportRecordNote"][];
+        };
         /** @description schema.org data (`Event`, `Place` or `Person`), present only in single GET responses. Deterministic: e-mail addresses are not randomly entity-encoded. Other keys may appear (the schema.org properties of each type): the object is open, as every OpenAPI 3.0 object is unless it says otherwise (openapi/README.md "Open objects"). */
         JsonLd: {
             /** @description `http://schema.org`; present on the top-level object of an event. */
@@ -1947,6 +2237,22 @@ export interface components {
                 href: string;
             }[];
         };
+        /**
+         * @description An addition to the plugin (docs/importing.md "Subscribing to a calendar"): the subscription that imported this event and keeps it up to date, and the event's key at its source (an iCalendar UID, or the event's id on the site it comes from); null for every other event. Read-only: a write that sends it back has it ignored, as every read-only field. A local edit of a managed event is kept until the source changes that event again.
+         * @example {
+         *       "subscription": 1,
+         *       "source_id": "7kq2c9v1h3m8t0aab@google.com"
+         *     }
+         */
+        ManagedBy: {
+            /**
+             * Format: int64
+             * @description The subscription's ID (`GET /subscriptions/{id}`).
+             */
+            subscription: number;
+            /** @description The event's key at the source. */
+            source_id: string;
+        } | null;
         /**
          * @description The WordPress namespace index: every route of the namespace with its methods and arguments.
          * @example {
@@ -2064,7 +2370,10 @@ export interface components {
          *     }
          */
         Organizer: {
-            /** @description Organizer ID. */
+            /**
+             * Format: int64
+             * @description Organizer ID.
+             */
             id: number;
             /** @description Author user ID, as a string. */
             author?: string;
@@ -2111,12 +2420,15 @@ export interface components {
             organizer?: string;
             /** @description Phone number. */
             phone?: string;
-            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
+            /** @description E-mail address, as text (tags stripped); as in the plugin, any text is accepted, and only a value that is an address becomes a `mailto:` link in pages, iCalendar and JSON-LD. */
             email?: string;
         };
         /** @description An organizer given inside an event: either `{id}` of an existing organizer, or the organizer create fields (`organizer`, the name, is then required). */
         OrganizerInput: {
-            /** @description ID of an existing organizer to link; the other fields are then ignored. */
+            /**
+             * Format: int64
+             * @description ID of an existing organizer to link; the other fields are then ignored.
+             */
             id?: number;
         } & components["schemas"]["OrganizerFields"];
         /**
@@ -2157,9 +2469,15 @@ export interface components {
             next_rest_url?: string;
             /** @description URL of the previous page, with every filter of the request; absent on the first page. */
             previous_rest_url?: string;
-            /** @description Number of records matching the filters. */
+            /**
+             * Format: int64
+             * @description Number of records matching the filters.
+             */
             total: number;
-            /** @description Number of pages matching the filters (0 when nothing matches). */
+            /**
+             * Format: int64
+             * @description Number of pages matching the filters (0 when nothing matches).
+             */
             total_pages: number;
         };
         /** @description Organizers of the event, in order: an organizer ID (number or numeric string; a string may list several IDs separated by commas or whitespace: `12, 14`, `12 14`), a `{id}` object, an object with the organizer create fields (a new organizer is created, or an identical existing one reused), or a list mixing those. An empty array, an empty string or null unlinks all organizers; an absent field changes nothing (the plugin unlinks all organizers when the field is omitted on update). At most 5 organizers per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `organizer`. */
@@ -2168,7 +2486,10 @@ export interface components {
         OrganizerReferenceItem: number | string | components["schemas"]["OrganizerInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         OrganizerUpdate: {
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            /**
+             * Format: int64
+             * @description Author (user) ID. Setting another user needs the edit-others right.
+             */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
             date?: string;
@@ -2192,12 +2513,15 @@ export interface components {
             organizer?: string;
             /** @description Phone number. */
             phone?: string;
-            /** @description E-mail address; a value that is not an e-mail address is rejected with 400 (the plugin accepts any string). */
+            /** @description E-mail address, as text (tags stripped); as in the plugin, any text is accepted, and only a value that is an address becomes a `mailto:` link in pages, iCalendar and JSON-LD. */
             email?: string;
         };
         /** @description Fields that events, venues and organizers share, in their create and update bodies. (`EventFields`, `VenueFields` and `OrganizerFields` add their own.) */
         PostFields: {
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            /**
+             * Format: int64
+             * @description Author (user) ID. Setting another user needs the edit-others right.
+             */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
             date?: string;
@@ -2246,6 +2570,323 @@ export interface components {
             _links?: components["schemas"]["Links"];
         };
         /**
+         * @description A calendar the service fetches on a schedule and applies through the import engine (docs/importing.md "Subscribing to a calendar"). Keys appear in this order.
+         * @example {
+         *       "id": 1,
+         *       "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+         *       "type": "ical",
+         *       "refresh_minutes": 60,
+         *       "categories": [
+         *         2
+         *       ],
+         *       "status": "publish",
+         *       "created": "2026-12-03 09:00:00",
+         *       "modified": "2026-12-03 09:00:00",
+         *       "last_run": "2026-12-03 10:00:00",
+         *       "next_run": "2026-12-03 11:00:01",
+         *       "failures": 0,
+         *       "last_error": null
+         *     }
+         */
+        Subscription: {
+            /**
+             * Format: int64
+             * @description Subscription ID.
+             */
+            id: number;
+            /** @description The source's URL. */
+            url: string;
+            type: components["schemas"]["SubscriptionType"];
+            /**
+             * Format: int64
+             * @description Minutes between runs that read the source.
+             */
+            refresh_minutes: number;
+            /** @description Category IDs every imported event gets, beside those its source gives. */
+            categories: number[];
+            /** @description The status imported events get (`publish`, `draft`, `pending` or `private`); null keeps the source's (`publish` for an iCalendar event). */
+            status: string | null;
+            /** @description When the subscription was created (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            created: string;
+            /** @description When an administrator last changed it (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            modified: string;
+            /** @description When its last run started (UTC, `YYYY-MM-DD HH:MM:SS`); null before the first. */
+            last_run: string | null;
+            /** @description When it is due next (UTC, `YYYY-MM-DD HH:MM:SS`); a time in the past means as soon as a process is free. */
+            next_run: string;
+            /**
+             * Format: int64
+             * @description Failed runs in a row (the source could not be read); each doubles the pause before the next run, up to a day.
+             */
+            failures: number;
+            /** @description Why the last run failed; null after a run that read the source. */
+            last_error: string | null;
+        };
+        /**
+         * @description A new subscription.
+         * @example {
+         *       "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+         *       "type": "ical",
+         *       "refresh_minutes": 60,
+         *       "categories": [
+         *         2
+         *       ],
+         *       "status": "publish"
+         *     }
+         */
+        SubscriptionCreate: {
+            /** @description The source's URL: `https`, or plain `http` only when OUTBOUND_ALLOWED_NETWORKS is set; no user name, password or fragment; a host given as an IP address must be one the service may reach (docs/importing.md "Subscribing to a calendar"). Refused with 400 `rest_invalid_param` naming `url`. */
+            url: string;
+            type: components["schemas"]["SubscriptionType"];
+            /**
+             * Format: int64
+             * @description Minutes between runs, 5 to 10,080 (a week); 60 when not sent.
+             * @default 60
+             */
+            refresh_minutes?: number;
+            /** @description IDs of existing categories every imported event gets (by ID, not name: a renamed category stays); an ID that names no category is refused with 400 `rest_invalid_param`. */
+            categories?: number[];
+            /**
+             * @description The status imported events get; when not sent, the source's (`publish` for an iCalendar event).
+             * @enum {string}
+             */
+            status?: "publish" | "draft" | "pending" | "private";
+        };
+        /**
+         * @description The subscription was deleted; `previous` is the subscription as it was.
+         * @example {
+         *       "deleted": true,
+         *       "previous": {
+         *         "id": 1,
+         *         "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+         *         "type": "ical",
+         *         "refresh_minutes": 60,
+         *         "categories": [
+         *           2
+         *         ],
+         *         "status": "publish",
+         *         "created": "2026-12-03 09:00:00",
+         *         "modified": "2026-12-03 09:00:00",
+         *         "last_run": "2026-12-03 10:00:00",
+         *         "next_run": "2026-12-03 11:00:01",
+         *         "failures": 0,
+         *         "last_error": null
+         *       }
+         *     }
+         */
+        SubscriptionDeleted: {
+            /** @description Always `true`. */
+            deleted: boolean;
+            previous: components["schemas"]["Subscription"];
+        };
+        /**
+         * @description Every subscription, oldest first.
+         * @example {
+         *       "subscriptions": [
+         *         {
+         *           "id": 1,
+         *           "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+         *           "type": "ical",
+         *           "refresh_minutes": 60,
+         *           "categories": [
+         *             2
+         *           ],
+         *           "status": "publish",
+         *           "created": "2026-12-03 09:00:00",
+         *           "modified": "2026-12-03 09:00:00",
+         *           "last_run": "2026-12-03 10:00:00",
+         *           "next_run": "2026-12-03 11:00:01",
+         *           "failures": 0,
+         *           "last_error": null
+         *         }
+         *       ]
+         *     }
+         */
+        SubscriptionList: {
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        /**
+         * @description The run was not finished in this answer: another process is running the subscription (`queued`: it runs again as soon as that run ends), or the run started here goes on in the background (`running`). Its outcome will be in `GET /subscriptions/{id}/runs`.
+         * @example {
+         *       "status": "queued",
+         *       "subscription": {
+         *         "id": 1,
+         *         "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+         *         "type": "ical",
+         *         "refresh_minutes": 60,
+         *         "categories": [
+         *           2
+         *         ],
+         *         "status": "publish",
+         *         "created": "2026-12-03 09:00:00",
+         *         "modified": "2026-12-03 09:00:00",
+         *         "last_run": "2026-12-03 10:00:00",
+         *         "next_run": "2026-12-03 10:05:00",
+         *         "failures": 0,
+         *         "last_error": null
+         *       }
+         *     }
+         */
+        SubscriptionQueued: {
+            /**
+             * @description `queued` or `running`, as above.
+             * @enum {string}
+             */
+            status: "queued" | "running";
+            subscription: components["schemas"]["Subscription"];
+        };
+        /**
+         * @description One run of a subscription: when it started, what the source answered, and what the import engine did to the subscription's events. Keys appear in this order.
+         * @example {
+         *       "id": 12,
+         *       "subscription": 1,
+         *       "cause": "schedule",
+         *       "started": "2026-12-03 10:00:00",
+         *       "duration_ms": 840,
+         *       "http_status": 200,
+         *       "outcome": "applied",
+         *       "created": 2,
+         *       "updated": 1,
+         *       "unchanged": 37,
+         *       "removed": 1,
+         *       "failed": 1,
+         *       "errors": [
+         *         "event 4f1c@example.org: end_date must not be before start_date."
+         *       ]
+         *     }
+         */
+        SubscriptionRun: {
+            /**
+             * Format: int64
+             * @description Run ID.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The subscription's ID.
+             */
+            subscription: number;
+            /**
+             * @description `schedule` (it was due) or `refresh` (`POST /subscriptions/{id}/refresh`).
+             * @enum {string}
+             */
+            cause: "schedule" | "refresh";
+            /** @description When the run started (UTC, `YYYY-MM-DD HH:MM:SS`). */
+            started: string;
+            /**
+             * Format: int64
+             * @description How long it took, in milliseconds.
+             */
+            duration_ms: number;
+            /**
+             * Format: int64
+             * @description The source's HTTP status (304 when it had not changed); null when no answer came.
+             */
+            http_status: number | null;
+            /**
+             * @description `applied`: the source was read and applied (some events may still have failed: `failed`, `errors`); `not-modified`: the source answered 304, nothing was read or written; `failed`: the source could not be read (nothing was written, and the next run backs off).
+             * @enum {string}
+             */
+            outcome: "applied" | "not-modified" | "failed";
+            /**
+             * Format: int64
+             * @description Events created.
+             */
+            created: number;
+            /**
+             * Format: int64
+             * @description Events the source changed, written again.
+             */
+            updated: number;
+            /**
+             * Format: int64
+             * @description Events the source did not change (not written, so local edits stay).
+             */
+            unchanged: number;
+            /**
+             * Format: int64
+             * @description Events the subscription had created that the source no longer has (or cancelled), deleted.
+             */
+            removed: number;
+            /**
+             * Format: int64
+             * @description Events that broke the API's rules, with their reasons in `errors`.
+             */
+            failed: number;
+            /** @description Why the run failed, or each record that failed (`event UID: reason`, also venues, organizers and categories that failed), at most 50. */
+            errors: string[];
+        };
+        /**
+         * @description A page of a subscription's runs, newest first.
+         * @example {
+         *       "rest_url": "https://events.example.org/wp-json/tribe/events/v1/subscriptions/1/runs?page=1",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "runs": [
+         *         {
+         *           "id": 12,
+         *           "subscription": 1,
+         *           "cause": "refresh",
+         *           "started": "2026-12-03 10:00:00",
+         *           "duration_ms": 35,
+         *           "http_status": 304,
+         *           "outcome": "not-modified",
+         *           "created": 0,
+         *           "updated": 0,
+         *           "unchanged": 0,
+         *           "removed": 0,
+         *           "failed": 0,
+         *           "errors": []
+         *         }
+         *       ]
+         *     }
+         */
+        SubscriptionRunList: {
+            /** @description This page's URL. */
+            rest_url: string;
+            /**
+             * Format: int64
+             * @description Runs kept (the newest 100).
+             */
+            total: number;
+            /**
+             * Format: int64
+             * @description Pages of runs.
+             */
+            total_pages: number;
+            runs: components["schemas"]["SubscriptionRun"][];
+            /** @description The next page, when there is one. */
+            next_rest_url?: string;
+            /** @description The previous page, when there is one. */
+            previous_rest_url?: string;
+        };
+        /**
+         * @description `ical`: an iCalendar URL (Google Calendar, Outlook, Apple Calendar, any `.ics` feed), fetched with If-None-Match / If-Modified-Since; `tec-site`: a site running The Events Calendar, read through its REST API (the site's address or its `/wp-json/tribe/events/v1` root), what an anonymous visitor sees.
+         * @enum {string}
+         */
+        SubscriptionType: "ical" | "tec-site";
+        /**
+         * @description The fields to change; the others stay. A new `url` or `type` makes the subscription due now and forgets the source's validators. New `categories` or `status` reach every event at the next run (each is written again). Keys not listed here are ignored, as everywhere in this API.
+         * @example {
+         *       "refresh_minutes": 30,
+         *       "status": "draft"
+         *     }
+         */
+        SubscriptionUpdate: {
+            /** @description A new URL, checked as SubscriptionCreate's `url` is. */
+            url?: string;
+            type?: components["schemas"]["SubscriptionType"];
+            /**
+             * Format: int64
+             * @description Minutes between runs, 5 to 10,080.
+             */
+            refresh_minutes?: number;
+            /** @description Category IDs every imported event gets (replaces the list). */
+            categories?: number[];
+            /** @description The status imported events get (`publish`, `draft`, `pending` or `private`); null to keep the source's. */
+            status?: string | null;
+        };
+        /**
          * @description An event tag (tags are event tags only). Keys appear in this order. Unlike the plugin, no WordPress `_links` key is emitted.
          * @example {
          *       "id": 3,
@@ -2263,9 +2904,15 @@ export interface components {
          *     }
          */
         Tag: {
-            /** @description Term ID. */
+            /**
+             * Format: int64
+             * @description Term ID.
+             */
             id: number;
-            /** @description Number of published events carrying the term. */
+            /**
+             * Format: int64
+             * @description Number of published events carrying the term.
+             */
             count: number;
             /** @description Term description (raw). */
             description: string;
@@ -2312,9 +2959,15 @@ export interface components {
         TagList: {
             /** @description URL of this page (collection URL with a trailing slash), with every filter of the request, URL-encoded. */
             rest_url: string;
-            /** @description Number of records matching the filters. */
+            /**
+             * Format: int64
+             * @description Number of records matching the filters.
+             */
             total: number;
-            /** @description Number of pages matching the filters (0 when nothing matches). */
+            /**
+             * Format: int64
+             * @description Number of pages matching the filters (0 when nothing matches).
+             */
             total_pages: number;
             tags: components["schemas"]["Tag"][];
             /** @description URL of the next page, with every filter of the request; absent on the last page. */
@@ -2326,7 +2979,7 @@ export interface components {
         TagUpdate: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            /** @description Term description. HTML is cleaned for every role, administrators too, as WordPress cleans term descriptions: only the inline tags `a` (`href`, `title`, `target`), `abbr`, `acronym`, `b`, `blockquote`, `cite`, `code`, `del`, `em`, `i`, `q`, `s`, `strike` and `strong` stay; other tags are removed and their text kept. An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
@@ -2335,13 +2988,14 @@ export interface components {
         TermFields: {
             /** @description Term name. A name already used at the same level is rejected with 400 `term_exists`. */
             name?: string;
-            /** @description Term description (HTML allowed, sanitised for users without `unfiltered_html`). An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
+            /** @description Term description. HTML is cleaned for every role, administrators too, as WordPress cleans term descriptions: only the inline tags `a` (`href`, `title`, `target`), `abbr`, `acronym`, `b`, `blockquote`, `cite`, `code`, `del`, `em`, `i`, `q`, `s`, `strike` and `strong` stay; other tags are removed and their text kept. An empty string is rejected with 400, as in the plugin, so a description is replaced, never cleared. At most 2,000 characters (docs/limits.md); longer is 400 `rest_invalid_param` naming the field. The limit holds for the text as stored, once cleaned (an escaped `<` counts as the four characters of `&lt;`). HTML nesting more than 100 elements deep, or with more than 5,000 start tags (a `<` followed by a letter), is rejected with 400 `rest_invalid_param` naming the field, for every role, as is a write whose HTML fields bring more than 5,000 start tags together (docs/limits.md). */
             description?: string;
             /** @description Term slug; derived from the name when not given. A slug used by another term is rejected with 400 `term_exists` on update. */
             slug?: string;
         };
         /** @description An embedded term as a GET returns it (`EmbeddedTerm`); its `id` names the term, other keys may appear. */
         TermObjectReference: {
+            /** Format: int64 */
             id: number;
         };
         /** @description A term given by ID, slug or name, or an embedded term object as a GET returns it. */
@@ -2410,7 +3064,10 @@ export interface components {
          *     }
          */
         Venue: {
-            /** @description Venue ID. */
+            /**
+             * Format: int64
+             * @description Venue ID.
+             */
             id: number;
             /** @description Author user ID, as a string. */
             author?: string;
@@ -2500,7 +3157,10 @@ export interface components {
         };
         /** @description A venue given inside an event: either `{id}` of an existing venue, or the venue create fields (`venue`, the name, is then required). */
         VenueInput: {
-            /** @description ID of an existing venue to link; the other fields are then ignored. */
+            /**
+             * Format: int64
+             * @description ID of an existing venue to link; the other fields are then ignored.
+             */
             id?: number;
         } & components["schemas"]["VenueFields"];
         /**
@@ -2550,9 +3210,15 @@ export interface components {
             next_rest_url?: string;
             /** @description URL of the previous page, with every filter of the request; absent on the first page. */
             previous_rest_url?: string;
-            /** @description Number of records matching the filters. */
+            /**
+             * Format: int64
+             * @description Number of records matching the filters.
+             */
             total: number;
-            /** @description Number of pages matching the filters (0 when nothing matches). */
+            /**
+             * Format: int64
+             * @description Number of pages matching the filters (0 when nothing matches).
+             */
             total_pages: number;
         };
         /** @description Venue of the event: a venue ID (number or numeric string; a string may list several IDs separated by commas or whitespace, as `wp_parse_list` reads them: `12, 14`, `12 14`), a `{id}` object, an object with the venue create fields (a new venue is created, or an identical existing one reused), or a list of those (several venues are allowed). `0`, an empty string, null or an empty array unlinks the venue (the plugin cannot unlink); an absent field changes nothing. At most 3 venues per event, however they are given (docs/limits.md); more is 400 `rest_invalid_param` on `venue`. */
@@ -2561,7 +3227,10 @@ export interface components {
         VenueReferenceItem: number | string | components["schemas"]["VenueInput"];
         /** @description All fields are optional and only the fields sent change (the plugin resets several omitted fields). Unknown fields, and read-only fields copied from a response (`id`, `url`, `rest_url`, `utc_*`, `*_details`, `cost_details`, `timezone_abbr`, `global_id`...), are ignored. */
         VenueUpdate: {
-            /** @description Author (user) ID. Setting another user needs the edit-others right. */
+            /**
+             * Format: int64
+             * @description Author (user) ID. Setting another user needs the edit-others right.
+             */
             author?: number;
             /** @description Publication date, in the event's time zone for events and in the site time zone for venues and organizers; any `DateInput` form. */
             date?: string;
@@ -2627,7 +3296,10 @@ export interface components {
          *     }
          */
         Webhook: {
-            /** @description Webhook ID. */
+            /**
+             * Format: int64
+             * @description Webhook ID.
+             */
             id: number;
             /** @description Where messages are sent. */
             url: string;
@@ -2652,14 +3324,17 @@ export interface components {
             created: string;
             /** @description The feed cursor of the last change acknowledged or skipped (not of its types), as `GET /changes` takes it in `after`: delivery continues after it. A new webhook starts at the feed's position when it was created. */
             cursor: string;
-            /** @description Failed attempts at the next message. */
+            /**
+             * Format: int64
+             * @description Failed attempts at the next message.
+             */
             failed_attempts: number;
             /** @description When the next attempt is due (UTC, `YYYY-MM-DD HH:MM:SS`) while the webhook is `failing`; null otherwise. */
             next_attempt: string | null;
         };
         /** @description A new webhook. */
         WebhookCreate: {
-            /** @description Where messages go: an `https` URL without user name, password or fragment. A URL whose host is, or resolves to, a loopback, private, link-local, unique-local, carrier-grade NAT, multicast, reserved or unspecified address is refused with 400 `rest_invalid_param` naming `url`, unless the service's `WEBHOOK_ALLOWED_NETWORKS` lists its network (only those may use `http`). */
+            /** @description Where messages go: an `https` URL without user name, password or fragment. A URL whose host is, or resolves to, a loopback, private, link-local, unique-local, carrier-grade NAT, multicast, reserved or unspecified address is refused with 400 `rest_invalid_param` naming `url`, unless the service's `WEBHOOK_ALLOWED_NETWORKS` lists its network (only those may use `http`). A host name that does not resolve yet is accepted; every delivery resolves it again and checks the addresses it connects to. */
             url: string;
             types?: components["schemas"]["WebhookTypes"];
             /**
@@ -2717,7 +3392,10 @@ export interface components {
          *     }
          */
         WebhookDelivery: {
-            /** @description Attempt ID. */
+            /**
+             * Format: int64
+             * @description Attempt ID.
+             */
             id: number;
             /** @description The message's `webhook-id` header, the same on every attempt at one message. */
             message_id: string;
@@ -2729,13 +3407,22 @@ export interface components {
             action: string | null;
             /** @description The message's `type`, such as `event.updated`, `tag.deleted` or `webhook.ping`. */
             message_type: string;
-            /** @description Which attempt at the message this was (1 for the first). */
+            /**
+             * Format: int64
+             * @description Which attempt at the message this was (1 for the first).
+             */
             attempt: number;
-            /** @description The receiver's HTTP status; null when no answer came (see `error`). */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when no answer came (see `error`).
+             */
             status_code: number | null;
             /** @description Why the attempt failed when the receiver's status does not say it (a refused connection, a timeout, a refused address); null otherwise. */
             error: string | null;
-            /** @description How long the attempt took, in milliseconds. */
+            /**
+             * Format: int64
+             * @description How long the attempt took, in milliseconds.
+             */
             duration_ms: number;
             /** @description When the attempt was made (UTC, `YYYY-MM-DD HH:MM:SS`). */
             attempted: string;
@@ -2769,9 +3456,15 @@ export interface components {
         WebhookDeliveryList: {
             /** @description URL of this page. */
             rest_url: string;
-            /** @description Number of attempts in the log. */
+            /**
+             * Format: int64
+             * @description Number of attempts in the log.
+             */
             total: number;
-            /** @description Number of pages. */
+            /**
+             * Format: int64
+             * @description Number of pages.
+             */
             total_pages: number;
             deliveries: components["schemas"]["WebhookDelivery"][];
             /** @description URL of the next page. */
@@ -2855,7 +3548,7 @@ export interface components {
         WebhookWithSecret: components["schemas"]["Webhook"] & components["schemas"]["WebhookSecret"];
     };
     responses: {
-        /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id`, `rest-invalid-venue-id`, `rest-invalid-organizer-id`, `rest-invalid-term-id` (the ID names a record of another type), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
+        /** @description Invalid request. Codes: `rest_invalid_param` (`data.params` maps each bad name to a reason, e.g. unparseable dates, end before start, an event date more than 100 years from today, a body that does not decompress as its `Content-Encoding` says (on `body`), `ticketed=true`, one of `geoloc_lat`/`geoloc_lng` without the other, unknown category/tag/venue/organizer IDs, bad image), `rest_missing_callback_param` (`data.params` lists the missing names), `rest_invalid_json`, `rest-invalid-event-id` (an event path's ID names a record of another type; for venues, organizers and terms that is `rest_invalid_param` on `id`), `term_exists` (duplicate term name or slug, with `data.term_id`), `could-not-create-venue`, `could-not-create-organizer`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2987,7 +3680,7 @@ export interface components {
                 "application/json": components["schemas"]["OpenApiDocument"];
             };
         };
-        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 429 (`rest_too_many_requests`, with `Retry-After`: too many failed authentications, or wrong passwords for one record), 500 (`rest_internal_error`, never with a stack trace; `rest_response_too_large` when a single record would pass `REPLY_LIMIT`: a page of several records that would pass it is 400 `rest_invalid_param` on `per_page`, docs/limits.md), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 10 s). */
+        /** @description Any other error: 400 `rest_invalid_host` (a `Host` header that is not an RFC 3986 host and port of at most 253 + 6 characters, or, without `PUBLIC_URL`, a host not in `ALLOWED_HOSTS`), 413 (body too large), 415 (unsupported content type), 503 (`rest_database_unavailable` or `rest_request_timeout`, with `Retry-After`; the former also while the service's database node is joining a cluster, catching up or cut off from it, or keeps refusing a statement for more than 10 s). 429 and 500 have their own responses. */
         Error: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -3129,7 +3822,7 @@ export interface components {
                 "application/json": components["schemas"]["Event"];
             };
         };
-        /** @description The caller may not do this. Codes: `rest_forbidden` (missing capability), `event-not-accessible`, `venue-not-accessible`, `organizer-not-accessible` (unpublished record the caller may not read), `event-password-protected`, `venue-password-protected`, `organizer-password-protected` (missing or wrong `password`), `event-no-longer-available`, `venue-no-longer-available`, `organizer-no-longer-available` (trashed record, for callers who are not editors), and `rest_forbidden` when a contributor asks for `private` status. */
+        /** @description The caller may not do this. Codes: `rest_forbidden` (missing capability; a caller whose role may change or delete no record of the type, such as a subscriber, gets it before the record is looked up, so also for an ID that names nothing), `event-not-accessible`, `venue-not-accessible`, `organizer-not-accessible` (unpublished record the caller may not read), `event-password-protected`, `venue-password-protected`, `organizer-password-protected` (missing or wrong `password`), `event-no-longer-available`, `venue-no-longer-available`, `organizer-no-longer-available` (trashed record, for callers who are not editors), and `rest_forbidden` when a contributor asks for `private` status. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -3172,6 +3865,76 @@ export interface components {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 Allow: components["headers"]["Allow"];
                 Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 400. Codes: `rest_invalid_calendar` (the text is no iCalendar, or holds more than 2,000 events, 20,000 components or 100 parameters on a line), `rest_invalid_param` (on `url`: not an absolute https URL, or its host is or resolves to an address the outbound rule refuses; on `dry_run`), `rest_invalid_json`. */
+        ImportBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The import's report (also when some records failed; each is listed with its reason). */
+        ImportReport: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ImportReport"];
+            };
+        };
+        /** @description 504 `rest_import_source_timeout`: the calendar at `url` did not arrive within 30 s. */
+        ImportSourceTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 502 `rest_import_source_unavailable`: the calendar at `url` could not be fetched (no connection, or an answer other than 200). */
+        ImportSourceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 413 `rest_request_too_large`: the calendar sent, or the answer at `url`, is larger than 5 MiB. */
+        ImportTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 500: `rest_internal_error`, a fault of the service (never with a stack trace; the `X-Request-Id` finds it in the log), or `rest_response_too_large` when a single record would pass `REPLY_LIMIT` (a page of several records that would pass it is 400 `rest_invalid_param` on `per_page`, docs/limits.md). */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3309,6 +4072,142 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The new subscription (due at once: its first run follows within moments). */
+        SubscriptionCreated: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Subscription"];
+            };
+        };
+        /** @description The subscription was deleted with its runs; `previous` is the subscription as it was. The events it imported stay, as ordinary events (`managed_by` null). */
+        SubscriptionDeletedAnswer: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionDeleted"];
+            };
+        };
+        /** @description The subscription. */
+        SubscriptionFound: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Subscription"];
+            };
+        };
+        /** @description 409 `rest_subscription_limit_reached`: there are already 100 subscriptions, the most the service keeps (`data.limit`). Delete one that is no longer needed first. */
+        SubscriptionLimitReached: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Every subscription, oldest first. */
+        SubscriptionListed: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionList"];
+            };
+        };
+        /** @description Not found. Codes: `rest_subscription_invalid_id` (an ID that names no subscription), `subscription-runs-page-not-found` (a page of runs past the last one), `rest_no_route` (unknown path or method). */
+        SubscriptionNotFound: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                Vary: components["headers"]["Vary"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The run, finished: what the source answered and what was done. */
+        SubscriptionRan: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionRun"];
+            };
+        };
+        /** @description Accepted: the run goes on in the background, or follows the one another process is running. */
+        SubscriptionRefreshQueued: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionQueued"];
+            };
+        };
+        /** @description A page of the subscription's runs, newest first. */
+        SubscriptionRunListed: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                Vary: components["headers"]["Vary"];
+                "X-TEC-Total": components["headers"]["XTecTotal"];
+                "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                "X-WP-Total": components["headers"]["XWpTotal"];
+                "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionRunList"];
+            };
+        };
+        /** @description The subscription as changed. */
+        SubscriptionUpdated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Subscription"];
+            };
+        };
         /** @description The tag. */
         Tag: {
             headers: {
@@ -3383,6 +4282,17 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Tag"];
+            };
+        };
+        /** @description 429 `rest_too_many_requests`, with `Retry-After`: too many failed authentications from this client (every operation checks the credentials it is sent; `AUTH_FAILURE_LIMIT` per login and `AUTH_FAILURE_ADDRESS_LIMIT` per address within `AUTH_FAILURE_WINDOW`), or, on a request with `password`, too many wrong passwords for one record (`PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`). The service has no other quota: other answers carry no rate-limit headers. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterRequired"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description Authentication failed or is missing. Codes: `rest_forbidden` (a write without credentials), `rest_invalid_credentials` (credentials presented but wrong, on any request). Writes are authenticated before anything about the record is revealed. */
@@ -3676,7 +4586,7 @@ export interface components {
          *     A filtered answer is partial, which `x-partial-response: true` on this parameter marks for tools: it follows the operation's response schema for every key it holds, and lacks the keys not selected even where the schema lists them as `required`. Validate it with `required` ignored; a validator that knows no such marker (Prism) reports each left-out required key as missing, and nothing else. The schemas keep their `required` lists (and the SDKs their non-optional fields) for the whole answers every other request gets (docs/api-guide.md "Compatibility leniencies").
          */
         Fields: string[];
-        /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+        /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
         Force: boolean;
         /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         HasEvents: boolean;
@@ -3693,7 +4603,12 @@ export interface components {
         IfMatch: string;
         /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
         IfNoneMatch: string;
-        /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
+        /**
+         * @description Check everything and write nothing; the report says what the import would do (`dry_run` is `true`).
+         * @example true
+         */
+        ImportDryRun: boolean;
+        /** @description Only records linked to this event. Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no linked records here. */
         LinkedEvent: number;
         /** @description Sort key (an addition to the plugin): `date` (publication), `modified` (last modification, `modified_utc`), `title` (case-insensitive) or `id`. Equal keys are ordered by id, in the same direction, so consecutive pages never repeat or skip a record. Without it the plugin's order applies: publication date, newest first. */
         LinkedOrderBy: "date" | "modified" | "title" | "id";
@@ -3711,13 +4626,13 @@ export interface components {
          */
         OrganizerIdPath: number;
         /**
-         * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+         * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
          * @example springfield-music-society
          */
         OrganizerSlugPath: string;
         /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
         Page: number;
-        /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+        /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
         Password: string;
         /** @description Records per page. Values above 50 are clamped to 50. */
         PerPage: number;
@@ -3726,12 +4641,19 @@ export interface components {
         /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
         SeriesScope: "this" | "following" | "all";
         /**
-         * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+         * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
          * @example spring-concert
          */
         SlugPath: string;
         /** @description Filter by publication status. When absent, callers see what they may read: published records, plus their own unpublished ones (contributors, authors) or everyone's (editors, administrators). Callers without edit rights may only pass `publish` (otherwise 400). `any` is accepted from callers who may edit (the plugin rejects it). Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         Status: ("publish" | "future" | "draft" | "pending" | "private" | "trash" | "any")[];
+        /**
+         * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+         * @example 1
+         */
+        SubscriptionIdPath: number;
+        /** @description Runs per page, 1 to 100. */
+        SubscriptionRunsPerPage: number;
         /**
          * @description Numeric ID of the tag. An ID that names nothing gives 404; an ID that names a record of another type gives 400.
          * @example 3
@@ -3739,7 +4661,7 @@ export interface components {
         TagIdPath: number;
         /** @description Alias of `post`; wins when both are sent. */
         TermEvent: number;
-        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+        /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Ignored when `include` is given, as WordPress ignores it. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
         TermExclude: number[];
         /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
         TermHideEmpty: boolean;
@@ -3749,7 +4671,7 @@ export interface components {
         TermOrder: "asc" | "desc";
         /** @description Term attribute to sort by (default `name`, case-insensitive). */
         TermOrderBy: "name" | "slug" | "id" | "term_id" | "description" | "count" | "term_group" | "include" | "include_slugs" | "parent" | "none";
-        /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
+        /** @description Only terms assigned to this event, whatever their counts (`hide_empty` does not apply, as in WordPress). Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no terms here. */
         TermPost: number;
         /** @description Only terms with exactly this slug. */
         TermSlug: string;
@@ -3759,7 +4681,7 @@ export interface components {
          */
         VenueIdPath: number;
         /**
-         * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+         * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
          * @example town-hall
          */
         VenueSlugPath: string;
@@ -3773,7 +4695,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. */
+        /** @description The methods of this route the caller may use, as WordPress's `rest_send_allow_header` lists them: `GET` for anonymous callers and users who may not write this kind of record, the route's write methods too for users whose role may (whether one given record may be changed is still decided by the write itself). In the order GET, DELETE, POST, PUT, PATCH. Left out when the caller may use none of them: the webhook routes, for anyone but an administrator. */
         Allow: string;
         /** @description How long a shared cache (Varnish, nginx, a CDN) or a browser may keep this answer (docs/contract.md §19, settings `CACHE_MAX_AGE`, `CACHE_STALE_SECONDS` and `CACHE_NOT_FOUND_MAX_AGE`). An anonymous GET or HEAD answered 200 or 304 gets `public, max-age=60, stale-while-revalidate=300, stale-if-error=300` with the default settings (`no-cache` when `CACHE_MAX_AGE` is 0: kept, but revalidated with its `ETag` every time); an anonymous 404 or 410 gets `public, max-age=10` (at most `CACHE_MAX_AGE`; `no-store` when 0). A request with `Authorization` (right or wrong credentials) gets WordPress's `no-cache, must-revalidate, max-age=0, no-store, private` (and `Expires` in the past); one with a `Cookie` or a `password` parameter gets `private, no-store`. Writes, other errors, the change feed and the webhooks are always `no-store`. */
         CacheControl: string;
@@ -3789,8 +4711,10 @@ export interface components {
         Location: string;
         /** @description Strong entity tag of one record's answer (docs/contract.md §10), `"{kind}-{id}-{version}.{digest}"`: the record's stored version, which every write of it increments, and a digest of this representation, so it changes whenever the record is written and differs between representations (a masked protected record, what another caller may see, `_fields`, a changed embedded venue). Send it in `If-None-Match` (304 while unchanged) or in `If-Match` on a write of the record. Write answers carry the tag of the record as written (of the answer's representation); a 412 carries the record's current tag as a GET by the caller would get it. */
         RecordETag: string;
-        /** @description Seconds to wait before trying again (429 and 503 only). */
+        /** @description Seconds to wait before trying again (503 only; a 429 always has it). */
         RetryAfter: number;
+        /** @description Seconds to wait before trying again. */
+        RetryAfterRequired: number;
         /** @description The request headers this answer depends on, for caches (docs/contract.md §19): `Origin` (the CORS headers echo it) and `Authorization` (an editor gets more at the same URL than an anonymous caller), and `X-Forwarded-Proto` when `TRUST_PROXY` is set and `PUBLIC_URL` is not (the absolute URLs in the answer take their scheme from it). */
         Vary: string;
         /** @description The request's ID: the caller's own `X-Request-Id` when it sent one of at most 128 letters, digits and `._:-`, otherwise a new UUID. Every answer carries it; 5xx errors are logged with it. */
@@ -3839,7 +4763,10 @@ export interface operations {
         responses: {
             200: components["responses"]["NamespaceIndex"];
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -3864,7 +4791,10 @@ export interface operations {
         responses: {
             200: components["responses"]["Documentation"];
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -3948,6 +4878,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4005,6 +4937,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4083,6 +5017,8 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4160,13 +5096,66 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    importEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Check everything and write nothing; the report says what the import would do (`dry_run` is `true`).
+                 * @example true
+                 */
+                dry_run?: components["parameters"]["ImportDryRun"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example BEGIN:VCALENDAR
+                 *     VERSION:2.0
+                 *     PRODID:-//Example//Calendar//EN
+                 *     BEGIN:VEVENT
+                 *     UID:jazz-night-2027@example.org
+                 *     DTSTAMP:20270101T000000Z
+                 *     DTSTART;TZID=Europe/Berlin:20270612T200000
+                 *     DTEND;TZID=Europe/Berlin:20270612T230000
+                 *     SUMMARY:Jazz night
+                 *     LOCATION:Town Hall
+                 *     END:VEVENT
+                 *     END:VCALENDAR
+                 */
+                "text/calendar": components["schemas"]["CalendarText"];
+                /**
+                 * @example {
+                 *       "url": "https://calendar.example.org/events.ics"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportFromUrl"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ImportReport"];
+            400: components["responses"]["ImportBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ImportTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ImportSourceUnavailable"];
+            504: components["responses"]["ImportSourceTimeout"];
             default: components["responses"]["Error"];
         };
     };
     getEvent: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -4196,6 +5185,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4249,6 +5240,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4302,15 +5295,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteEvent: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
                 /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
                 scope?: components["parameters"]["SeriesScope"];
@@ -4337,6 +5332,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4390,13 +5387,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getEventIcs: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /** @description The form of each event's `UID`: `id` (the default), `{id}@{host}`, which stays the same when the event is rescheduled, so calendars update it in place; `plugin`, the plugin's `{id}-{start}-{end}@{host}` (start and end in unix seconds), which changes with the event's times. `{host}` is the host name of the site URL. */
                 uid?: components["parameters"]["IcsUid"];
@@ -4422,6 +5421,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4446,7 +5447,7 @@ export interface operations {
                 ends_after?: components["parameters"]["EventsEndsAfter"];
                 /** @description When false, date filters include whole days; when true, the given times are used exactly. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 strict_dates?: components["parameters"]["EventsStrictDates"];
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -4476,13 +5477,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getEventBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -4497,7 +5500,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -4512,6 +5515,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4527,7 +5532,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -4565,6 +5570,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4580,7 +5587,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -4618,15 +5625,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteEventBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
                 /** @description An addition to the plugin (docs/contract.md §14), for events of a recurring series: what a write of this event applies to. `this`: this occurrence only (an update makes it an exception, which later changes of the series leave alone; a delete removes it with an `EXDATE`); `following`: this occurrence and the following ones (an update splits the series: it ends before this occurrence and a new series starts here with the change; a delete ends the series before it); `all`: the whole series (an update of the first event and of every occurrence that follows the series, regenerating the occurrences when the rules or times change; a delete trashes the whole series, or deletes it with `force`). Defaults: `all` on the series' first event (where a delete always means the whole series, and `following` means `all`), `this` on a later occurrence. Ignored for single events. On writes it is read from the query string, whatever the method. Rights: the event in the path, and for a write beyond it the series' first event (403 otherwise); every other occurrence in the scope is written only when the caller may edit it (an update) or delete it (a delete): the others are left as they are and listed in the answer's `skipped_occurrences`. */
                 scope?: components["parameters"]["SeriesScope"];
@@ -4637,7 +5646,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -4653,6 +5662,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4668,7 +5679,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404.
+                 * @description Slug of the record: the stored slug as given (a path parameter is URL-decoded), else its WordPress query form (lower-cased, non-ASCII percent-encoded), so a slug stored as `%e3%82%a4...` is found by `イ...` and by `%e3%82%a4...` encoded as a value. A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example spring-concert
                  */
                 slug: components["parameters"]["SlugPath"];
@@ -4706,6 +5717,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4718,7 +5731,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
+                /** @description Only records linked to this event. Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no linked records here. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 has_events?: components["parameters"]["HasEvents"];
@@ -4755,6 +5768,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4805,13 +5820,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getVenue: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -4841,6 +5858,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4885,6 +5904,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -4929,13 +5950,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteVenue: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
             };
             header?: {
@@ -4960,6 +5983,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5004,13 +6029,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getVenueBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -5025,7 +6052,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -5040,6 +6067,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5052,7 +6081,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -5084,6 +6113,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5096,7 +6127,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -5128,13 +6159,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteVenueBySlug: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
             };
             header?: {
@@ -5143,7 +6176,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -5159,6 +6192,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5171,7 +6206,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the venue (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the venue (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example town-hall
                  */
                 slug: components["parameters"]["VenueSlugPath"];
@@ -5203,6 +6238,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5215,7 +6252,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Only records linked to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no linked records. */
+                /** @description Only records linked to this event. Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no linked records here. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description True: only records linked to at least one event that is not a draft or pending and that the caller may read (a password-protected event the caller may not edit has no links); false: only records with no such event. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 has_events?: components["parameters"]["HasEvents"];
@@ -5252,6 +6289,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5294,13 +6333,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getOrganizer: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -5330,6 +6371,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5372,6 +6415,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5414,13 +6459,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteOrganizer: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
             };
             header?: {
@@ -5445,6 +6492,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5487,13 +6536,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     getOrganizerBySlug: {
         parameters: {
             query?: {
-                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. */
+                /** @description Password of a password-protected record. A single GET of a protected record without the right password gives 403 `event-password-protected` (`venue-password-protected`, `organizer-password-protected`; the plugin returns venues and organizers masked with 200); users who may edit the record pass without it. An empty value is rejected with 400. Wrong passwords are counted per client and record: past `PASSWORD_FAILURE_LIMIT` within `PASSWORD_FAILURE_WINDOW`, every password attempt on that record gets 429 `rest_too_many_requests` with `Retry-After`. A value longer than a password can be (255 characters) is 400. */
                 password?: components["parameters"]["Password"];
                 /**
                  * @description WordPress's global `_fields`: only these keys of the answer are returned, in the record's order. Names are separated by commas or whitespace; a dot names a key inside an object (`venue.venue`, `image.url`, also inside each object of a nested list such as `organizer.organizer`), and naming the object itself keeps it whole. On lists the names apply to each record and the envelope (`rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`) stays whole; the paging URLs do not carry `_fields`. Names that match nothing are left out, so keys the schema requires may be absent from a filtered answer. Errors are never filtered. At most 100 names.
@@ -5508,7 +6559,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -5523,6 +6574,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5535,7 +6588,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -5565,6 +6618,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5577,7 +6632,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -5607,13 +6662,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
     deleteOrganizerBySlug: {
         parameters: {
             query?: {
-                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
+                /** @description When true the record is deleted permanently instead of being moved to the trash. Whoever may delete the record may use it (the plugin has no such parameter and always trashes). The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. As in WordPress, it may also be sent in a JSON or form body (`{"force":true}`), whose value wins over the query's. */
                 force?: components["parameters"]["Force"];
             };
             header?: {
@@ -5622,7 +6679,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -5638,6 +6695,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5650,7 +6709,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404.
+                 * @description Slug of the organizer (exact match). A slug that names nothing gives 404; one longer than a slug can be (200 characters) matches no route (404 `rest_no_route`).
                  * @example springfield-music-society
                  */
                 slug: components["parameters"]["OrganizerSlugPath"];
@@ -5680,6 +6739,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5692,7 +6753,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Ignored when `include` is given, as WordPress ignores it. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
                 /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
@@ -5704,7 +6765,7 @@ export interface operations {
                 hide_empty?: components["parameters"]["TermHideEmpty"];
                 /** @description Only categories with this parent ID; `0` lists top-level categories (the plugin rejects `0`). */
                 parent?: number;
-                /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
+                /** @description Only terms assigned to this event, whatever their counts (`hide_empty` does not apply, as in WordPress). Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no terms here. */
                 post?: components["parameters"]["TermPost"];
                 /** @description Alias of `post`; wins when both are sent. */
                 event?: components["parameters"]["TermEvent"];
@@ -5731,6 +6792,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5771,6 +6834,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5804,6 +6869,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5848,6 +6915,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5892,6 +6961,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5919,6 +6990,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5963,6 +7036,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -5975,7 +7050,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Limit results to records matching the string: events whose title, description or excerpt contains it; venues and organizers with a text field containing every word; terms whose name or slug contains it. At most 200 characters (longer is 400 `rest_invalid_param`; the plugin has no limit). */
                 search?: components["parameters"]["Search"];
-                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
+                /** @description Term IDs to exclude. Each must be an existing term of this taxonomy. Ignored when `include` is given, as WordPress ignores it. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 exclude?: components["parameters"]["TermExclude"];
                 /** @description Restrict the list to these term IDs. Each must be an existing term of this taxonomy. Items may be separated by commas or whitespace, as WordPress's `wp_parse_list` reads them (`a=1,2`, `a=1, 2`, `a=1 2`; empty items such as `a=1,,2` are dropped); repeated (`a=1&a=2`) and bracket (`a[]=1&a[]=2`) forms are accepted too. At most 100 items. */
                 include?: components["parameters"]["TermInclude"];
@@ -5985,7 +7060,7 @@ export interface operations {
                 orderby?: components["parameters"]["TermOrderBy"];
                 /** @description Hide terms assigned to no published event. Defaults to true, so a new term does not appear until an event uses it. The values `true`, `false`, `1`, `0`, `yes`, `no`, `on` and `off` are accepted, in any case. */
                 hide_empty?: components["parameters"]["TermHideEmpty"];
-                /** @description Only terms assigned to this event (an event ID the caller may read; anything else gives 400). A password-protected event the caller may not edit has no terms. */
+                /** @description Only terms assigned to this event, whatever their counts (`hide_empty` does not apply, as in WordPress). Any event may be named, trashed and unpublished ones too (as in the plugin); an ID that names no event gives 400. An event the caller may not read, and a password-protected event the caller may not edit, have no terms here. */
                 post?: components["parameters"]["TermPost"];
                 /** @description Alias of `post`; wins when both are sent. */
                 event?: components["parameters"]["TermEvent"];
@@ -6012,6 +7087,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6050,6 +7127,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6083,6 +7162,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6125,6 +7206,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6167,6 +7250,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6194,6 +7279,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6236,6 +7323,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6271,6 +7360,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["CursorExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6288,8 +7379,11 @@ export interface operations {
         responses: {
             200: components["responses"]["WebhookList"];
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6321,6 +7415,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["WebhookLimitReached"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6344,9 +7440,12 @@ export interface operations {
         responses: {
             200: components["responses"]["Webhook"];
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6369,6 +7468,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6406,6 +7507,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
             409: components["responses"]["WebhookExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6428,6 +7531,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6460,6 +7565,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };
@@ -6482,6 +7589,211 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionListed"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://calendar.google.com/calendar/ical/example%40gmail.com/public/basic.ics",
+                 *       "type": "ical",
+                 *       "refresh_minutes": 60,
+                 *       "categories": [
+                 *         2
+                 *       ],
+                 *       "status": "publish"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["SubscriptionCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SubscriptionLimitReached"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionFound"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionDeletedAnswer"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "refresh_minutes": 30,
+                 *       "status": "draft"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionUpdate"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SubscriptionUpdated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    refreshSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionRan"];
+            202: components["responses"]["SubscriptionRefreshQueued"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listSubscriptionRuns: {
+        parameters: {
+            query?: {
+                /** @description Page of the archive (1-based). A page past the last one gives 404 `*-archive-page-not-found`, on term lists too (the plugin answers 200 with an empty list for terms). */
+                page?: components["parameters"]["Page"];
+                /** @description Runs per page, 1 to 100. */
+                per_page?: components["parameters"]["SubscriptionRunsPerPage"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request. When the answer would be the same, it is 304 Not Modified without a body. A request that also says `Cache-Control: no-cache` always gets the whole answer (`fetch` adds that header to a request with `If-None-Match` unless its cache mode is `no-cache`). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Numeric ID of the subscription. An ID that names no subscription gives 404 `rest_subscription_invalid_id`.
+                 * @example 1
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionRunListed"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             default: components["responses"]["Error"];
         };
     };

@@ -4,6 +4,7 @@
 //   npm run sdk -- typescript sdk/ts     the same, into another folder
 //   npm run sdk -- python                any generator of openapi-generator 4.3.1, into sdk/python/
 //   npm run sdk -- java sdk/java-client  with an explicit output folder
+//   npm run sdk -- php | go              PHP (Guzzle) and Go (standard library only): docs/sdks.md
 //
 // TypeScript: @hey-api/openapi-ts, an npm package that runs offline and types the document's unions
 // (`Event.venue` is `Venue | Array<Venue>`, `Event.image` is `Image | false`), with its own fetch
@@ -44,27 +45,45 @@ const PROPERTIES = {
   // union types and the JSON all agree.
   'typescript-fetch': 'supportsES6=true,typescriptThreePlus=true,modelPropertyNaming=original',
   python: 'packageName=tec_events_client,projectName=tec-events-client',
+  // The package `tecevents`, module example.org/tec/tecevents (GIT_ARGUMENTS): the team renames it in go.mod.
+  go: 'packageName=tecevents',
+  php: 'invokerPackage=TecEvents,composerVendorName=example,composerProjectName=tec-events-client',
   // java.net.http (no HTTP library) and java.time (no threetenbp): with the templates below, the SDK
   // needs only jackson-databind, -core and -annotations, which Debian packages.
   java: 'library=native,dateLibrary=java8,hideGenerationTimestamp=true,groupId=org.example,artifactId=tec-events-client,apiPackage=org.example.tec.api,modelPackage=org.example.tec.model,invokerPackage=org.example.tec',
 };
 
+/** Options outside `-p`: go.mod's module path is {git host}/{user}/{repository}. */
+const GIT_ARGUMENTS = { go: ['--git-host', 'example.org', '--git-user-id', 'tec', '--git-repo-id', 'tecevents'] };
+
 /**
- * Custom templates (`-t`): 4.3.1's Java models import swagger-annotations and jackson-databind-nullable,
- * and its ApiClient registers jackson's JSR-310 module, three jars only Maven Central has; the copies
- * in scripts/sdk-templates/java/ drop them, and send date-times with their seconds (docs/sdks.md, "Java").
+ * Custom templates (`-t`): copies of 4.3.1's templates where its defaults are wrong here, each marked at
+ * its top (docs/sdks.md). Java: the models import swagger-annotations and jackson-databind-nullable and
+ * the ApiClient registers jackson's JSR-310 module, three jars only Maven Central has; date-times keep
+ * their seconds. PHP: Guzzle 7 and psr7 2 (Debian's), no empty bearer token, no PHP 8 deprecations. Go:
+ * the standard library alone (no oauth2, no antihax/optional), unions as json.RawMessage. In every
+ * language a 304 is an answer, not an exception.
  */
-const TEMPLATES = { java: 'scripts/sdk-templates/java' };
+const TEMPLATES = {
+  java: 'scripts/sdk-templates/java',
+  go: 'scripts/sdk-templates/go',
+  php: 'scripts/sdk-templates/php',
+  python: 'scripts/sdk-templates/python',
+};
 
 /**
  * What each language's SDK holds for a named union (a schema that is `oneOf`/`anyOf`, such as
  * `EventVenue`, a venue or a list of venues). 4.3.1 writes such a schema as a model with no fields, or
- * as nothing at all, in both languages; mapped to a type that holds any JSON, the value passes through
+ * as nothing at all; mapped to a type that holds any JSON, the value passes through
  * untouched and the client narrows it (docs/sdks.md, "What each language gets").
  */
 const UNION_TYPES = {
   java: { type: 'JsonNode', import: 'com.fasterxml.jackson.databind.JsonNode' },
   python: { type: 'object' },
+  // The decoded JSON as it came (stdClass, array or scalar); ObjectSerializer.mustache passes it through.
+  php: { type: 'mixed' },
+  // Go: the type mapping does not apply to a schema's name; scripts/sdk-templates/go/model.mustache
+  // writes each union as `json.RawMessage`.
 };
 
 /** The names of the document's component schemas that are unions. */
@@ -79,6 +98,7 @@ function generatorOptions() {
   const args = [];
   if (PROPERTIES[generator]) args.push('-p', PROPERTIES[generator]);
   if (TEMPLATES[generator]) args.push('-t', path.join(root, TEMPLATES[generator]));
+  if (GIT_ARGUMENTS[generator]) args.push(...GIT_ARGUMENTS[generator]);
   const union = UNION_TYPES[generator];
   if (union) {
     args.push(

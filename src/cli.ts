@@ -10,6 +10,9 @@ import { migrateLatest } from './db/migrate.js';
 import { UserError, UserRepository } from './repositories/users.js';
 import { BACKUP_COMMANDS, BACKUP_USAGE, runBackupCommand } from './ops/commands.js';
 import { portableCommand } from './ops/portable.js';
+import { IMPORT_SITE_USAGE, importSiteCommand } from './ops/import-site.js';
+import { IMPORT_ICS_USAGE, importIcsCommand } from './ops/import-ics.js';
+import { WEBHOOKS_DELIVER_USAGE, webhooksDeliverCommand } from './ops/webhooks-deliver.js';
 
 // Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
 process.env.TZ = 'UTC';
@@ -26,6 +29,9 @@ const USAGE = `Usage: npm run -s cli -- <command>
 ${BACKUP_USAGE}
   export FILE [--force]                              write every record to FILE as JSON Lines (docs/export-format.md)
   import FILE                                        read an export into an empty database (users get no secrets)
+${IMPORT_SITE_USAGE}
+${IMPORT_ICS_USAGE}
+${WEBHOOKS_DELIVER_USAGE}
 
 ROLE is one of administrator, editor, author, contributor, subscriber.
 Secrets are generated (about 142 random bits) unless --secret gives one of at least 8 characters.
@@ -46,6 +52,12 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      credentials: { type: 'string' },
+      author: { type: 'string' },
+      prune: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      map: { type: 'string' },
+      'per-page': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -70,6 +82,13 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (group === 'export' || group === 'import') return await portableCommand(db, group, action, values.force);
+    if (group === 'import-site') {
+      const { credentials, author, prune, map, json } = values;
+      const perPage = values['per-page'] === undefined ? undefined : Number(values['per-page']);
+      return await importSiteCommand(db, config, action, { credentials, author, prune, dryRun: values['dry-run'], json, map, perPage });
+    }
+    if (command === 'webhooks deliver') return await webhooksDeliverCommand(db, config);
+    if (group === 'import-ics') return await importIcsCommand(db, config, action, { dryRun: values['dry-run'], json: values.json });
     const users = new UserRepository(db);
     const needLogin = (): string => {
       if (!login) throw new UsageError(`${command} needs a LOGIN`);

@@ -4,21 +4,24 @@
  * forks the workers (which share the port), replaces a worker that dies, and passes a shutdown on.
  */
 import cluster, { type Worker } from 'node:cluster';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { openDatabase } from './db/knex.js';
+import { startWalCheckpointer } from './db/wal-checkpointer.js';
+import { getOnce, warmUpOperations } from './http/warm-up.js';
 import { migrateLatest } from './db/migrate.js';
 import { holdServiceLease } from './db/service-lease.js';
 import { createApp } from './http/app.js';
 import { extendHorizons } from './domain/events/occurrences.js';
 import { warmUpExpansion } from './dates/recurrence.js';
-import { NAMESPACE } from './openapi/document.js';
+import { listOperations, loadDocument, NAMESPACE } from './openapi/document.js';
 import { serveClusterMetrics } from './http/metrics.js';
 import { Registry } from 'prom-client';
+import { startDeliveryThread } from './webhooks/thread.js';
 import { startWebhookDelivery } from './webhooks/worker.js';
+import { startSubscriptionScheduler } from './importing/scheduler.js';
 import { webhookMetrics } from './webhooks/metrics.js';
 import { startCachePurger } from './cache/purger.js';
 import { purgeMetrics } from './cache/metrics.js';
@@ -36,11 +39,22 @@ async function main(): Promise<void> {
 
 /** Migrates, then listens; stops cleanly on SIGTERM/SIGINT. */
 async function runServer(config: Config, logger: Logger, { migrate }: { migrate: boolean }): Promise<void> {
-  const { db, target } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous, log: databaseLog(logger) });
+  const onFile = config.databaseUrl.startsWith('sqlite') && config.databaseUrl !== 'sqlite::memory:';
+  // On a SQLite file, a thread of its own checkpoints the write-ahead log, never a commit on the event loop (db/wal-checkpointer.ts).
+  const { db, target } = openDatabase(config.databaseUrl, {
+    timeoutMs: config.dbTimeoutSeconds * 1000,
+    sqliteSynchronous: config.sqliteSynchronous,
+    checkpointsElsewhere: onFile,
+    log: databaseLog(logger),
+  });
   if (migrate) await applyMigrations(db, logger);
+  const checkpointer = onFile
+    ? startWalCheckpointer((target.knexConfig.connection as { filename: string }).filename, (message) =>
+        logger.warn({ err: message }, 'a checkpoint of the write-ahead log failed; the next one tries again'),
+      )
+    : undefined;
   // On a SQLite file, `cli restore` must see that this process uses it (db/service-lease.ts): it holds
   // a lease until it stops.
-  const onFile = target.engine === 'sqlite' && config.databaseUrl !== 'sqlite::memory:';
   const lease = onFile ? holdServiceLease(db, (err) => logger.warn({ err }, 'renewing the service lease failed')) : undefined;
 
   // One registry for `/metrics`, the requests' and the webhook deliveries' (webhooks/metrics.ts).
@@ -63,6 +77,8 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
 
   // The validator compiles the document on its first request: do that now, not on a client's time.
   await getOnce(`${local}${config.basePath}/${NAMESPACE}`);
+  // So does each operation on its first request: the reads anyone may call answer once now (http/warm-up.ts).
+  await warmUpOperations(`${local}${config.basePath}/${NAMESPACE}`, listOperations(loadDocument()));
   await warmUpExpansion();
   logger.info({ url: namespaceUrl, engine: target.engine, database: target.description }, `listening on ${namespaceUrl}`);
 
@@ -80,7 +96,15 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
 
   // Webhooks (docs/webhooks.md "Guarantees"): every process delivers unless WEBHOOK_DELIVERY=off; the
   // leases in the webhooks' rows keep each webhook to one process at a time.
-  const delivery = config.webhooks.deliver ? startWebhookDelivery({ db, config, logger, metrics: metricsRegistry && webhookMetrics(metricsRegistry) }) : undefined;
+  // By default on a worker thread of its own (WEBHOOK_THREAD), never on this one's time; an in-memory
+  // database is this connection's alone, so its deliveries stay here.
+  const deliveryOptions = { db, config, logger, metrics: metricsRegistry && webhookMetrics(metricsRegistry) };
+  const onThread = config.webhooks.thread && config.databaseUrl !== 'sqlite::memory:';
+  const delivery = config.webhooks.deliver ? (onThread ? startDeliveryThread(deliveryOptions) : startWebhookDelivery(deliveryOptions)) : undefined;
+
+  // Subscriptions (docs/importing.md "Subscribing to a calendar"): every process runs due ones unless
+  // SUBSCRIPTION_SCHEDULER=off; the leases in their rows keep each to one process at a time.
+  const scheduler = config.subscriptions.schedule ? startSubscriptionScheduler({ db, config, logger }) : undefined;
 
   // PURGE_URL (docs/caching.md "Making writes visible at once"): every process follows the feed and bans what each write altered.
   const purgeUrl = config.purgeUrl;
@@ -96,13 +120,17 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
     // Deliveries stop alongside the requests: attempts in flight finish (within WEBHOOK_TIMEOUT) and
     // the leases are given up, so another process takes the webhooks over at once; before the pool closes.
     const deliveryStopped = delivery?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'));
+    // Runs under way finish (bounded) and the subscriptions' leases are given up, before the pool closes.
+    const schedulerStopped = scheduler?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the subscription scheduler failed'));
 
     server.close(() => {
       clearInterval(idleSweep);
       Promise.resolve(lease?.stop())
         .then(() => deliveryStopped)
+        .then(() => schedulerStopped)
         // Once the requests have finished: the purger bans what they wrote (one last round, within 2 s), then stops.
         .then(() => purger?.stop())
+        .then(() => checkpointer?.stop())
         .then(() => db.destroy())
         .then(
           () => {
@@ -124,23 +152,6 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
   process.on('SIGINT', () => stop('SIGINT'));
   // A worker whose primary has gone can accept nothing more: finish and leave rather than linger.
   if (cluster.isWorker) process.once('disconnect', () => stop('primary gone'));
-}
-
-/**
- * One GET whose answer is read and dropped; resolves however it ends. Over node:http, not the global
- * `fetch`: the first `fetch` of a process loads undici and compiles its WebAssembly HTTP parser, which
- * took the resident peak up by about 40 MB for a second and kept 19 MB (docs/performance.md "Memory").
- */
-function getOnce(url: string): Promise<void> {
-  return new Promise((resolve) => {
-    // agent: false: a connection of its own, closed after the answer (none left in the global pool).
-    http
-      .get(url, { agent: false }, (res) => {
-        res.resume();
-        res.on('close', resolve);
-      })
-      .on('error', () => resolve());
-  });
 }
 
 /** knex's own messages (failed connection attempts while the database is away) as JSON log lines. */

@@ -24,7 +24,9 @@ export interface InProcessService {
 export async function startInProcess(url: string, connections = 1): Promise<InProcessService> {
   const { db } = openDatabase(url);
   await migrateLatest(db);
-  const app = createApp({ config: { ...loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), validateResponses: false }, db, logger: createLogger('silent') });
+  // REPLY_CACHE=off probes the service without its reply cache.
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, REPLY_CACHE: process.env.REPLY_CACHE });
+  const app = createApp({ config: { ...config, validateResponses: false }, db, logger: createLogger('silent') });
   const server = http.createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;

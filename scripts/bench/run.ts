@@ -11,6 +11,7 @@
  *   npm run bench -- --soak MINUTES [...]  (a steady mix for a long time, memory sampled each minute: see scripts/bench/soak.ts)
  *   npm run bench -- --webhooks [...]  (3 webhooks: delivery lag and the writes' throughput with and without: see scripts/bench/webhooks.ts)
  *   npm run bench -- --cache [...]     (1,000 subscribers polling public URLs through Varnish: what the origin saw; see scripts/bench/cache.ts)
+ *   npm run bench -- --terms [...]     (term lists on 1,000,000 tags: latency and the loop's longest hold; see scripts/bench/terms.ts)
  *
  * --scale       runs the list scenarios at 10k, 100k and 1M events (--scale-sizes to change) and
  *               prints how latency grows; one connection and a 60 s timeout unless --connections /
@@ -38,6 +39,7 @@ import {
   freePort, machineBusyMs, memoryOf, parseArgs, round, startNode, stopChild, table, waitForHttp, type Child,
 } from './common.js';
 import { cacheBench } from './cache.js';
+import { termsBench } from './terms.js';
 import { clusterBench } from './cluster.js';
 import { soakBench } from './soak.js';
 import { webhooksBench } from './webhooks.js';
@@ -646,6 +648,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--webhooks')) return webhooksBench(process.argv.slice(2));
   // And the shared cache's (cache.ts).
   if (process.argv.includes('--cache')) return cacheBench(process.argv.slice(2));
+  // And the term lists on a table of many tags (terms.ts).
+  if (process.argv.includes('--terms')) return termsBench(process.argv.slice(2));
   const opts = options();
   const started = new Date();
   fs.mkdirSync(BENCH_DB_DIR, { recursive: true });

@@ -22,7 +22,7 @@ import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes.js';
 import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
-import { fillSearchGrams } from '../../src/db/migrations/20261125000101_fill_post_search.js';
+import { fillSearchTexts } from '../../src/db/migrations/20261204000101_fill_search_texts.js';
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
@@ -415,10 +415,10 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     }
 
     // The search index (docs/contract.md §15): SQLite's triggers indexed every event as it was
-    // inserted; MySQL's trigram table is written by the repositories, so here in one pass.
+    // inserted; MySQL's shared texts are written by the repositories, so here in one pass.
     if (target.engine === 'mysql') {
       const indexing = Date.now();
-      await fillSearchGrams(db, MIGRATION_TOOLS);
+      await fillSearchTexts(db, MIGRATION_TOOLS);
       process.stderr.write(`search index: ${((Date.now() - indexing) / 1000).toFixed(1)}s\n`);
     }
 
@@ -432,7 +432,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       await db.raw('ANALYZE');
       await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     } else {
-      await db.raw('ANALYZE TABLE post_search_grams, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
+      await db.raw('ANALYZE TABLE search_text_grams, post_search_texts, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
     }
     process.stderr.write(`analyze: ${((Date.now() - analyse) / 1000).toFixed(1)}s (now ${nowSql} UTC)\n`);
     const seconds = round((Date.now() - started) / 1000, 1);

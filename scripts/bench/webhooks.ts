@@ -5,6 +5,7 @@
  *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
  *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
  *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
+ *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios]
  *
  * A small calendar is seeded afresh (seed.ts: a SQLite file under bench/results/db/ by default; a
  * MySQL database has its tables dropped, its name must contain "bench" or pass --force), the service
@@ -25,6 +26,12 @@
  *    again with them paused. The ratio is "with" over the mean of the two "without" runs (the first
  *    ran on a colder process).
  *
+ * 5. Reads (webhook-scenarios.ts): closed-loop GETs while open-loop creates run at --rate, with the
+ *    webhooks delivering and again with them paused.
+ * 6. Fan-out: --fanout webhooks, creates at --fanout-rate for --duration, every message expected.
+ * 7. Fairness: --hanging webhooks at a receiver that never answers and one healthy, creates at
+ *    --fanout-rate: the healthy one's lag.
+ *
  * Prints the tables and writes bench/results/webhooks-<engine>-<time>.json. The exit code is 1 if a
  * lag message is missing, a message fails verification, or a write was answered with an error.
  */
@@ -39,9 +46,10 @@ import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkData
 import { seedCalendar } from './seed.js';
 import { samplesOf, type Samples } from './scenarios.js';
 import { buildService, startAsNpmStart } from './service.js';
+import { deleteHooks, fairness, fanOut, readsUnderWrites, type ScenarioLag } from './webhook-scenarios.js';
 
 const SPEC = {
-  webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', tsx: 'boolean', help: 'boolean',
+  webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', fanout: 'number', 'fanout-rate': 'number', hanging: 'number', 'skip-scenarios': 'boolean', tsx: 'boolean', help: 'boolean',
 } as const;
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
@@ -51,7 +59,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** Writes sent but not answered beyond which sends are skipped (and counted): the service is not keeping up. */
 const MAX_IN_FLIGHT = 256;
 
-interface Options {
+export interface Options {
   database: string;
   force: boolean;
   rate: number;
@@ -63,6 +71,10 @@ interface Options {
   warmup: number;
   events: number;
   skipThroughput: boolean;
+  fanout: number;
+  fanoutRate: number;
+  hanging: number;
+  skipScenarios: boolean;
   tsx: boolean;
 }
 
@@ -169,11 +181,15 @@ function options(argv: string[]): Options {
     warmup: number('warmup', 10, 0, 60),
     events: number('events', 1000, 100, 100_000),
     skipThroughput: Boolean(args['skip-throughput']),
+    fanout: number('fanout', 100, 1, 100),
+    fanoutRate: number('fanout-rate', 20, 1, 200),
+    hanging: number('hanging', 30, 1, 99),
+    skipScenarios: Boolean(args['skip-scenarios']),
     tsx: Boolean(args.tsx),
   };
 }
 
-function eventBody(samples: Samples, title: string): string {
+export function eventBody(samples: Samples, title: string): string {
   const day = new Date(Date.now() + Math.floor(1 + Math.random() * 300) * 86_400_000).toISOString().slice(0, 10);
   return JSON.stringify({
     title,
@@ -196,7 +212,7 @@ function uniqueTitle(prefix: string, n: number): string {
 // ---------------------------------------------------------------------------------------------
 // The receiver
 
-interface Receiver {
+export interface Receiver {
   port: number;
   arrivals: Arrival[];
   /** Messages whose signature did not verify (or whose webhook was unknown), with why. */
@@ -264,14 +280,14 @@ async function startReceiver(): Promise<Receiver> {
 // ---------------------------------------------------------------------------------------------
 // The phases
 
-interface Usage {
+export interface Usage {
   seconds: number;
   serviceCores?: number;
   machineCores?: number;
 }
 
 /** Cores used by the service and by the whole machine between two calls (this process and the database included in the machine's). */
-function usageMeter(pid: number): () => Usage {
+export function usageMeter(pid: number): () => Usage {
   const start = { at: Date.now(), service: cpuMsOf(pid), machine: machineBusyMs() };
   return () => {
     const seconds = (Date.now() - start.at) / 1000;
@@ -305,7 +321,7 @@ async function closedLoopCreates(base: string, samples: Samples, seconds: number
   return { label, rps: round(result.requests.average, 1), requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, usage };
 }
 
-async function send(base: string, method: string, route: string, body?: string): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
+export async function send(base: string, method: string, route: string, body?: string): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
   const res = await fetch(base + route, { method, headers: JSON_WRITE, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await res.text();
   let json: Record<string, unknown> | undefined;
@@ -333,7 +349,7 @@ async function createPool(base: string, samples: Samples, count: number): Promis
   return ids;
 }
 
-interface LagLoad {
+export interface LagLoad {
   writes: Write[];
   sent: number;
   errors: string[];
@@ -342,7 +358,7 @@ interface LagLoad {
 }
 
 /** Open-loop writes: every 20 ms, as many as the clock says are due since the start (rate × elapsed), none waiting for another's answer; a late timer sends the writes it owes at once. */
-async function openLoopWrites(base: string, samples: Samples, opts: Options, pool: number[], pid: number): Promise<LagLoad> {
+export async function openLoopWrites(base: string, samples: Samples, opts: Options, pool: number[], pid: number): Promise<LagLoad> {
   const writes: Write[] = [];
   const errors: string[] = [];
   const pending = new Set<Promise<void>>();
@@ -392,7 +408,7 @@ async function openLoopWrites(base: string, samples: Samples, opts: Options, poo
 }
 
 /** Waits until every write has reached every webhook (or the time is up); the seconds waited. */
-async function waitForArrivals(receiver: Receiver, writes: Write[], hooks: number[], seconds: number): Promise<number> {
+export async function waitForArrivals(receiver: Receiver, writes: Write[], hooks: number[], seconds: number): Promise<number> {
   const started = performance.now();
   const deadline = started + seconds * 1000;
   while (performance.now() < deadline && matchLag(writes, receiver.arrivals, hooks).missing.length) await new Promise((r) => setTimeout(r, 250));
@@ -439,6 +455,8 @@ export async function webhooksBench(argv: string[]): Promise<void> {
   const receiver = await startReceiver();
   const service = await startService(opts);
   const throughput: Throughput[] = [];
+  const reads: Array<Throughput & { writes: LagLoad }> = [];
+  const scenarios: ScenarioLag[] = [];
   let warmup: Throughput | undefined;
   let lag: LagLoad | undefined;
   let waited: number | undefined;
@@ -468,6 +486,8 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     waited = await waitForArrivals(receiver, lag.writes, hooks, opts.wait);
     catchUp = catchUpOf(meter(), receiver.arrivals.length - arrived);
     if (!opts.skipThroughput) {
+      log(`reads with ${opts.rate} creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
+      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
       log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       const before = receiver.arrivals.length;
       const result = await closedLoopCreates(service.base, samples, opts.duration, opts.connections, `with ${opts.hooks} webhooks`, service.child.pid);
@@ -483,15 +503,24 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       for (const id of hookIds) await send(service.base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ status: 'paused' }));
       log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
       throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks (paused), after', service.child.pid));
+      log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
+      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused`, service.child.pid));
+    }
+    if (!opts.skipScenarios) {
+      await deleteHooks(service.base, hookIds);
+      log(`fan-out: ${opts.fanout} webhooks, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
+      scenarios.push(await fanOut(service.base, samples, receiver, opts, opts.fanout, opts.fanoutRate, service.child.pid));
+      log(`fairness: ${opts.hanging} hanging webhooks + 1 healthy, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
+      scenarios.push(await fairness(service.base, samples, receiver, opts, opts.hanging, opts.fanoutRate, service.child.pid));
     }
   } finally {
     await stopChild(service.child);
     await receiver.close();
   }
-  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver });
+  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver, reads, scenarios });
 }
 
-function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver }): void {
+function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver; reads: Array<Throughput & { writes: LagLoad }>; scenarios: ScenarioLag[] }): void {
   const { throughput, lag, hooks, receiver } = run;
   const match = matchLag(lag?.writes ?? [], receiver.arrivals, hooks);
   const lags = match.lags;
@@ -501,6 +530,8 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     missing: match.missing.length,
     unverified: receiver.unverified.length,
     throughputRatio: throughputRatio(throughput),
+    readsRatio: run.reads.length === 2 && run.reads[1].rps > 0 ? round(run.reads[0].rps / run.reads[1].rps, 3) : undefined,
+    cores: os.cpus().length,
   };
   const lines = [
     `Webhooks: ${opts.hooks} webhooks on ${describeUrl(opts.database)} (${engine}), one process; lag: ${opts.rate} writes/s open-loop for ${opts.duration}s; throughput: ${opts.connections} connections for ${opts.duration}s; code ${codeFingerprint()}`,
@@ -545,6 +576,26 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     // autocannon counts the answers within the duration; the creates in flight at its end are delivered too.
     if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);
   }
+  if (run.reads.length) {
+    lines.push(
+      '',
+      table(
+        ['closed-loop GET /events (list page or one event)', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
+        run.reads.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
+      ),
+      `reads with / with the webhooks paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`,
+    );
+  }
+  if (run.scenarios.length) {
+    lines.push(
+      '',
+      table(
+        ['scenario', 'messages expected', 'received', 'missing', 'duplicates', 'lag p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'service / machine cores'],
+        run.scenarios.map((s) => [s.label, s.expected, s.received, s.missing, s.duplicates, s.lagMs.p50, s.lagMs.p95, s.lagMs.p99, s.lagMs.max, `${s.usage.serviceCores ?? '-'} / ${s.usage.machineCores ?? '-'}`]),
+      ),
+      'targets: fan-out every message and p95 < 2,000 ms; fairness (the healthy webhook) p95 < 2,000 ms',
+    );
+  }
   const text = lines.join('\n');
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const file = path.join(RESULTS_DIR, `webhooks-${engine}-${stamp}.json`);
@@ -563,6 +614,8 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     throughput,
     warmup: run.warmup,
     drain: run.drain,
+    reads: run.reads.map(({ writes, ...rest }) => ({ ...rest, writes: { answered: writes.writes.length, errors: writes.errors.length, skipped: writes.skipped } })),
+    scenarios: run.scenarios,
     missing: match.missing.slice(0, 100),
     unverified: receiver.unverified.slice(0, 100),
     writeErrors: lag?.errors.slice(0, 100),
@@ -576,6 +629,8 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     summary.writes.errors && `${summary.writes.errors} WRITES FAILED`,
     summary.writes.skipped && `${summary.writes.skipped} WRITES SKIPPED`,
     throughputErrors && `${throughputErrors} CLOSED-LOOP ERRORS`,
+    ...run.scenarios.filter((s) => s.missing).map((s) => `${s.missing} MESSAGES MISSING in ${s.label}`),
+    ...run.reads.filter((t) => t.non2xx + t.errors + t.writes.errors.length).map((t) => `ERRORS in ${t.label}`),
   ].filter(Boolean);
   if (problems.length) {
     process.stdout.write(`\n!!! ${problems.join(', ')} !!!\n`);

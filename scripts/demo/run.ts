@@ -66,7 +66,9 @@ async function main(): Promise<void> {
 
 /** Migrates the database, listens on PORT (default 8080) and seeds the demonstration calendar. */
 async function startSeeded(databaseUrl: string) {
-  const config = loadConfig({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '8080', ...process.env, DATABASE_URL: databaseUrl });
+  // Loopback is an allowed outbound network, so that `POST /events/import` may read the demo's own
+  // feed, as the contract kit does (docs/contract-testing.md).
+  const config = loadConfig({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '8080', OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8', ...process.env, DATABASE_URL: databaseUrl });
   const { db } = openDatabase(config.databaseUrl);
   await migrateLatest(db);
   // Seeding twice would give other ids and a duplicate login: refuse a database that has rows.

@@ -81,6 +81,15 @@ async function addWebhook(db: Knex, ownerId: number, url: string, description: s
   });
 }
 
+/**
+ * A subscription (docs/importing.md "Subscribing to a calendar"), as an administrator creates one; no
+ * scheduler runs in the demo, and its URL is a closed local port, so a refresh is a quick failed run.
+ */
+async function addSubscription(db: Knex, ownerId: number, url: string): Promise<number> {
+  const nowUtc = formatUtc(new Date());
+  return inStateWriteTransaction(db, (repositories) => repositories.subscriptions.create({ url, type: 'ical', refreshMinutes: 60, categories: [], status: null, ownerId, nowUtc }));
+}
+
 export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData> {
   const adminId = await addUsers(db);
   const admin = `Basic ${Buffer.from(`${DEMO_USERS.administrator.login}:${DEMO_USERS.administrator.secret}`).toString('base64')}`;
@@ -159,6 +168,10 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
   const webhook = await addWebhook(db, adminId, 'https://hooks.example.org/calendar', 'website sync');
   const goneWebhook = await addWebhook(db, adminId, 'https://hooks.example.org/disposable', 'Disposable webhook');
 
+  // Subscription 1 is the one the document's examples name; subscription 2 is the one the suite deletes.
+  const subscription = await addSubscription(db, adminId, 'http://127.0.0.1:9/demo.ics');
+  const goneSubscription = await addSubscription(db, adminId, 'http://127.0.0.1:9/disposable.ics');
+
   await post('/tags', IN_FLIGHT_BODY, { 'Idempotency-Key': 'demo-key-done' });
   await holdKeyInFlight(db, adminId, 'demo-key-done');
 
@@ -188,6 +201,8 @@ export async function seedDemo(db: Knex, namespaceUrl: string): Promise<DemoData
       ...ids('tag', goneTags),
       webhookId: String(webhook),
       webhookDeleteId: String(goneWebhook),
+      subscriptionId: String(subscription),
+      subscriptionDeleteId: String(goneSubscription),
       inFlightKey: IN_FLIGHT_KEY,
       inFlightName: IN_FLIGHT_BODY.name,
       ...Object.fromEntries(

@@ -1,6 +1,6 @@
 /**
  * Roles and capabilities, as The Events Calendar grants them to WordPress's stock roles
- * (docs/plugin-behaviour.md §4.1), plus the service's own `manage_webhooks`. Events, venues and
+ * (docs/plugin-behaviour.md §4.1), plus the service's own `manage_webhooks` and `manage_subscriptions`. Events, venues and
  * organizers get the same capability family, so one family (`*_posts`) serves all three. Every
  * permission check consults this table.
  */
@@ -28,7 +28,9 @@ export type Capability =
   /** Write HTML without sanitising: WordPress `unfiltered_html`. */
   | 'unfiltered_html'
   /** Create, read, change and delete webhooks (docs/webhooks.md): WordPress `manage_options`, administrators only. */
-  | 'manage_webhooks';
+  | 'manage_webhooks'
+  /** Create, read, change, run and delete subscriptions (docs/importing.md "Subscribing to a calendar"): administrators only. */
+  | 'manage_subscriptions';
 
 const EDITOR: Capability[] = [
   'read',
@@ -49,7 +51,7 @@ const EDITOR: Capability[] = [
 ];
 
 const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
-  administrator: new Set<Capability>([...EDITOR, 'manage_webhooks']),
+  administrator: new Set<Capability>([...EDITOR, 'manage_webhooks', 'manage_subscriptions']),
   editor: new Set(EDITOR),
   author: new Set<Capability>(['read', 'edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts', 'manage_event_categories', 'upload_files']),
   contributor: new Set<Capability>(['read', 'edit_posts', 'delete_posts']),

@@ -183,7 +183,7 @@ export interface ZoneNeed {
  * through its last occurrence (a client expands its rules over them); any other event the years of
  * its start and of its end, the only times it names.
  */
-export function zoneNeeds(event: CalendarEvent): ZoneNeed[] {
+export function zoneNeeds(event: Pick<CalendarEvent, 'start' | 'spanUtc' | 'recurrence'>): ZoneNeed[] {
   if (event.start.kind !== 'local') return [];
   const zoneName = event.start.zoneName;
   const first = Number(event.spanUtc[0].slice(0, 4));
@@ -274,11 +274,22 @@ function eventProperties(event: CalendarEvent): Property[] {
 }
 
 /**
+ * The events of a long calendar a chunk at a time, each chunk made when the writer asks for it (so
+ * only one chunk's events live at a time), and the zones they need, known beforehand: the VTIMEZONEs
+ * come before the events.
+ */
+export interface EventChunks {
+  needs: ZoneNeed[];
+  chunks: AsyncIterable<CalendarEvent[]>;
+}
+
+/**
  * A whole calendar as UTF-8 bytes: header, one VTIMEZONE per zone used, the events; CRLF line ends,
  * folded lines. Each line is written as bytes as soon as it is made (core/byte-builder.ts), so a feed
  * of many events keeps no strings across the turns it takes (docs/performance.md "Memory").
  */
-export async function calendar(header: CalendarHeader, events: CalendarEvent[], zoneOf: (name: string) => Zone | undefined): Promise<Buffer> {
+export async function calendar(header: CalendarHeader, events: CalendarEvent[] | EventChunks, zoneOf: (name: string) => Zone | undefined): Promise<Buffer> {
+  const source = Array.isArray(events) ? { needs: events.flatMap(zoneNeeds), chunks: [events] } : events;
   const out = new ByteBuilder();
   const line = (name: string, value: string, params?: Array<[string, string]>) => out.write(contentLine({ name, value, params }));
   out.write('BEGIN:VCALENDAR\r\n');
@@ -296,19 +307,21 @@ export async function calendar(header: CalendarHeader, events: CalendarEvent[], 
   line('REFRESH-INTERVAL', 'PT1H', [['VALUE', 'DURATION']]);
   line('X-PUBLISHED-TTL', 'PT1H');
   // One VTIMEZONE per zone, over the years its events need (within the calendar's budget of years).
-  for (const [name, runs] of coveredYears(events.flatMap(zoneNeeds))) {
+  for (const [name, runs] of coveredYears(source.needs)) {
     const zone = zoneOf(name);
     if (!zone) continue;
     const described: Array<{ run: YearRun; changes: Transition[] }> = [];
     for (const run of runs) described.push({ run, changes: await transitionsOfYears(zone, run[0], run[1]) });
     for (const text of zoneBlock(name, zone, described)) out.write(foldLine(text));
   }
-  for (const event of events) {
-    // Thousands of events take longer to write than one turn of the event loop may (docs/limits.md).
-    await loopTurn();
-    out.write('BEGIN:VEVENT\r\n');
-    for (const prop of eventProperties(event)) out.write(contentLine(prop));
-    out.write('END:VEVENT\r\n');
+  for await (const chunk of source.chunks) {
+    for (const event of chunk) {
+      // Thousands of events take longer to write than one turn of the event loop may (docs/limits.md).
+      await loopTurn();
+      out.write('BEGIN:VEVENT\r\n');
+      for (const prop of eventProperties(event)) out.write(contentLine(prop));
+      out.write('END:VEVENT\r\n');
+    }
   }
   out.write('END:VCALENDAR\r\n');
   return out.finish();

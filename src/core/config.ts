@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
-import { parseBooleanWord } from '../text/booleans.js';
+import { byteSize, cacheSeconds, ConfigError, parseFlag, positiveInteger, positiveNumber } from './setting-values.js';
 import { parseHost, type HostAndPort } from './host.js';
 
 /**
@@ -43,6 +43,11 @@ export interface Config {
   bodyLimit: string;
   /** Largest reply body, in bytes (REPLY_LIMIT, same format as BODY_LIMIT); a larger one is refused, 500. */
   replyLimit: number;
+  /**
+   * Keep whole replies to reads while no write commits (REPLY_CACHE, `on` by default; `off` builds
+   * every reply anew): operations/shared/replies.ts, docs/architecture.md "The reply cache".
+   */
+  replyCache: boolean;
   /** Validate every response against the OpenAPI document (VALIDATE_RESPONSES); on in tests, off by default. */
   validateResponses: boolean;
   /** Failed authentications one client address may make per login and window before that login gets 429 there (AUTH_FAILURE_LIMIT). */
@@ -105,8 +110,22 @@ export interface Config {
   cacheNotFoundMaxAge: number;
   /** Webhook deliveries (docs/webhooks.md); see WebhookSettings. */
   webhooks: WebhookSettings;
+  /** Every request the service makes to an address a caller chose (core/outbound.ts, docs/settings.md "Outbound requests"). */
+  outbound: OutboundSettings;
+  /** Subscriptions (docs/importing.md "Subscribing to a calendar"); see SubscriptionSettings. */
+  subscriptions: SubscriptionSettings;
   /** Base URL of the HTTP cache told of every write with BAN requests (PURGE_URL, docs/caching.md "Making writes visible at once"); undefined: none. */
   purgeUrl: string | undefined;
+}
+
+export interface OutboundSettings {
+  /**
+   * Networks (CIDR) requests may reach although not globally reachable, and the only ones plain `http`
+   * may use: OUTBOUND_ALLOWED_NETWORKS, or when that is unset its older name WEBHOOK_ALLOWED_NETWORKS.
+   */
+  allowedNetworks: string[];
+  /** Seconds a fetch of a calendar may take in all, redirects included (OUTBOUND_FETCH_TIMEOUT, default 30). */
+  fetchTimeoutSeconds: number;
 }
 
 /** How this process delivers webhooks (docs/webhooks.md "Settings"). */
@@ -119,13 +138,27 @@ export interface WebhookSettings {
   retryDelaysSeconds: number[];
   /** How long a process holds a webhook it delivers without renewing (WEBHOOK_LEASE_SECONDS). */
   leaseSeconds: number;
-  /** Networks (CIDR) a webhook may point into although private, and the only ones `http` URLs may use (WEBHOOK_ALLOWED_NETWORKS). */
-  allowedNetworks: string[];
-  /** Deliveries in flight at once per process (WEBHOOK_CONCURRENCY). */
+  /** Delivery slots per process (WEBHOOK_CONCURRENCY): webhooks reading and building their next messages at once (sending holds none). */
   concurrency: number;
+  /** Delivery log rows kept per webhook, the newest (WEBHOOK_LOG_MAX). */
+  logMaxRows: number;
+  /** Days a delivery log row is kept at most (WEBHOOK_LOG_DAYS). */
+  logDays: number;
+  /** Deliver on a worker thread of the process (WEBHOOK_THREAD, on by default) rather than on the thread that answers requests. */
+  thread: boolean;
 }
 
-export class ConfigError extends Error {}
+/** How this process runs subscriptions (docs/importing.md "Subscribing to a calendar", settings in docs/settings.md). */
+export interface SubscriptionSettings {
+  /** Run due subscriptions from this process (SUBSCRIPTION_SCHEDULER, on by default); off leaves them to other processes of the database. */
+  schedule: boolean;
+  /** Subscriptions run at once per process (SUBSCRIPTION_CONCURRENCY). */
+  concurrency: number;
+  /** Seconds between looks for due subscriptions (SUBSCRIPTION_POLL_SECONDS). */
+  pollSeconds: number;
+}
+
+export { ConfigError };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -162,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimit: env.BODY_LIMIT ?? '1mb',
     replyLimit: byteSize('REPLY_LIMIT', env.REPLY_LIMIT, 8 * 1024 * 1024),
+    replyCache: parseFlag('REPLY_CACHE', env.REPLY_CACHE, true),
     validateResponses: parseFlag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, false),
     authFailureLimit,
     authFailureAddressLimit,
@@ -190,8 +224,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutSeconds: positiveNumber('WEBHOOK_TIMEOUT', env.WEBHOOK_TIMEOUT, 10),
       retryDelaysSeconds: secondsList('WEBHOOK_RETRY_DELAYS', env.WEBHOOK_RETRY_DELAYS, DEFAULT_RETRY_DELAYS),
       leaseSeconds: positiveNumber('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 30),
-      allowedNetworks: networkList('WEBHOOK_ALLOWED_NETWORKS', env.WEBHOOK_ALLOWED_NETWORKS),
       concurrency: positiveInteger('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 8),
+      logMaxRows: positiveInteger('WEBHOOK_LOG_MAX', env.WEBHOOK_LOG_MAX, 1000),
+      logDays: positiveInteger('WEBHOOK_LOG_DAYS', env.WEBHOOK_LOG_DAYS, 30),
+      thread: parseFlag('WEBHOOK_THREAD', env.WEBHOOK_THREAD, true),
+    },
+    outbound: { allowedNetworks: outboundNetworks(env), fetchTimeoutSeconds: positiveNumber('OUTBOUND_FETCH_TIMEOUT', env.OUTBOUND_FETCH_TIMEOUT, 30) },
+    subscriptions: {
+      schedule: parseFlag('SUBSCRIPTION_SCHEDULER', env.SUBSCRIPTION_SCHEDULER, true),
+      concurrency: positiveInteger('SUBSCRIPTION_CONCURRENCY', env.SUBSCRIPTION_CONCURRENCY, 2),
+      pollSeconds: positiveNumber('SUBSCRIPTION_POLL_SECONDS', env.SUBSCRIPTION_POLL_SECONDS, 30),
     },
     purgeUrl: optionalUrl('PURGE_URL', env.PURGE_URL),
   };
@@ -211,6 +253,12 @@ function secondsList(name: string, value: string | undefined, fallback: number[]
 }
 
 /** A comma-separated list of CIDR networks (`10.0.0.0/8`, `fd00::/8`), checked by ipaddr.js. */
+/** OUTBOUND_ALLOWED_NETWORKS when it is set (even empty), else WEBHOOK_ALLOWED_NETWORKS, its older name. */
+function outboundNetworks(env: NodeJS.ProcessEnv): string[] {
+  if (env.OUTBOUND_ALLOWED_NETWORKS !== undefined) return networkList('OUTBOUND_ALLOWED_NETWORKS', env.OUTBOUND_ALLOWED_NETWORKS);
+  return networkList('WEBHOOK_ALLOWED_NETWORKS', env.WEBHOOK_ALLOWED_NETWORKS);
+}
+
 function networkList(name: string, value: string | undefined): string[] {
   if (value === undefined || value.trim() === '') return [];
   return value.split(',').map((entry) => {
@@ -310,48 +358,6 @@ function normaliseBasePath(value: string): string {
   const trimmed = value.replace(/\/+$/, '');
   if (trimmed !== '' && !/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new ConfigError(`BASE_PATH must be a URL path such as /wp-json, got "${value}"`);
   return trimmed;
-}
-
-/** A size as BODY_LIMIT takes it (`512kb`, `8mb`, `1048576`), in bytes (1 kb = 1024). */
-function byteSize(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
-  const bytes = match ? Math.floor(Number(match[1]) * 1024 ** ['b', 'kb', 'mb', 'gb'].indexOf((match[2] ?? 'b').toLowerCase())) : NaN;
-  if (!(bytes >= 1024)) throw new ConfigError(`${name} must be a size of at least 1kb such as 8mb, got "${value}"`);
-  return bytes;
-}
-
-function positiveInteger(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
-  return number;
-}
-
-/**
- * Seconds of a `Cache-Control` directive: written as digits alone (they go into the header as they
- * are), 0 included, at most 2147483648, the largest delta-seconds a cache must understand (RFC 9111 §1.2.2).
- */
-function cacheSeconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value.trim() === '') return fallback;
-  const text = value.trim();
-  if (!/^\d{1,10}$/.test(text) || Number(text) > 2_147_483_648) throw new ConfigError(`${name} must be a whole number of seconds from 0 to 2147483648, got "${value}"`);
-  return Number(text);
-}
-
-/** Durations: any positive number of seconds (`0.5` is half a second). */
-function positiveNumber(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new ConfigError(`${name} must be a positive number of seconds, got "${value}"`);
-  return number;
-}
-
-function parseFlag(name: string, value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  const flag = parseBooleanWord(value);
-  if (flag !== undefined) return flag;
-  throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
 /** IANA names known to the runtime, plus WordPress-style `UTC`, `UTC+5`, `UTC-3.5`. */

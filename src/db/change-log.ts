@@ -1,3 +1,4 @@
+import { loopTurn } from '../core/loop-turns.js';
 import type { Knex } from 'knex';
 import { formatUtc } from '../dates/storage.js';
 import { engineOf } from './engine.js';
@@ -70,10 +71,12 @@ export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
   if (await isGaleraNode(trx)) await trx('change_sequence').where('id', 1).increment('writes', 1);
   else if (engineOf(trx) === 'mysql') await trx('change_sequence').where('id', 1).forShare().first('id');
   const changedUtc = formatUtc(new Date());
-  // In parts of 1,000 rows: one statement for a whole import (cli import, thousands of records) would
-  // pass SQLite's limit of 32,766 bound values.
-  for (let i = 0; i < pending.length; i += 1000) {
-    const part = pending.slice(i, i + 1000);
+  // In parts of 250 rows: one statement for a whole import (cli import, thousands of records) would
+  // pass SQLite's limit of 32,766 bound values, and a series write's thousand changes would hold the
+  // loop in one stretch (a turn between parts, core/loop-turns.ts).
+  for (let i = 0; i < pending.length; i += 250) {
+    await loopTurn();
+    const part = pending.slice(i, i + 250);
     const values = part.map(() => '(?, ?, ?, ?)').join(', ');
     const bindings = part.flatMap((change) => [change.type, change.id, change.deleted ? 1 : 0, changedUtc]);
     // REPLACE deletes the record's previous row and inserts a new one, which takes the next number.
@@ -84,22 +87,4 @@ export async function writeChangeLog(trx: Knex.Transaction): Promise<void> {
 /** Closes a transaction's change list once it has been written or the work failed: a later note is refused. */
 export function discardChangeLog(trx: Knex.Transaction): void {
   pendingOf.delete(trx);
-}
-
-/**
- * The committed position: the highest change number such that every smaller one has committed or
- * rolled back (see the top of this file), never below the purge mark (the newest change may have been
- * a purged tombstone). On MySQL it briefly holds writers back: it waits for those that have taken
- * numbers and delays new ones until it has read.
- */
-export async function committedPosition(db: Knex): Promise<number> {
-  const read = async (handle: Knex, gate: { purged?: unknown } | undefined) => {
-    const row = await handle('changes').max({ top: 'seq' }).first();
-    return Math.max(Number(row?.top ?? 0), Number(gate?.purged ?? 0));
-  };
-  // SQLite, and a Galera node (where numbers become visible in commit order, see the top of this file).
-  if (engineOf(db) !== 'mysql' || (await isGaleraNode(db))) return read(db, await db('change_sequence').where('id', 1).first('purged'));
-  // A read-only transaction: it writes nothing, so it needs neither the change log nor a data-version bump.
-  // eslint-disable-next-line no-restricted-syntax
-  return db.transaction(async (trx) => read(trx, await trx('change_sequence').where('id', 1).forUpdate().first('purged')));
 }

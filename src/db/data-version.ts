@@ -26,41 +26,34 @@ export async function readDataVersion(db: Knex): Promise<number> {
   return Number(row?.version ?? 0);
 }
 
-const pendingReads = new WeakMap<Knex, Promise<number>>();
+/** The rows a transaction holds as write locks (db/write-locks.ts), smallest first. */
+const heldSlots = new WeakMap<Knex, number[]>();
 
 /**
- * `readDataVersion` for reads that check what they remember (db/versioned-cache.ts): the requests
- * that ask in the same turn of the event loop share one statement. Under load a turn starts several
- * reads (http/read-turns.ts), and a remembered read costs little more than this statement, on the
- * service and on the database; each would otherwise send its own.
- *
- * Still exact: the statement is sent after the turn, when every request that joined it has arrived;
- * any write committed before any of them arrived is in its answer (a request joins only a statement
- * not yet sent). A transaction reads its own (it sees its uncommitted writes).
+ * Bumps these rows (ids 1 to DATA_VERSION_SLOTS) in id order, and keeps their locks until the
+ * transaction ends: the write locks of db/write-locks.ts. A row this transaction already holds is not
+ * written again. Each bump grows the sum like any other, so the version stays exact.
  */
-export function sharedDataVersion(db: Knex): Promise<number> {
-  if (db.isTransaction) return readDataVersion(db);
-  let read = pendingReads.get(db);
-  if (!read) {
-    read = new Promise<number>((resolve, reject) =>
-      setImmediate(() => {
-        // Sent now: whoever asks from here on waits for the next one.
-        pendingReads.delete(db);
-        readDataVersion(db).then(resolve, reject);
-      }),
-    );
-    pendingReads.set(db, read);
-  }
-  return read;
+export async function lockDataVersionSlots(trx: Knex.Transaction, slots: readonly number[]): Promise<void> {
+  const held = heldSlots.get(trx) ?? [];
+  const wanted = [...new Set(slots)].filter((slot) => !held.includes(slot)).sort((a, b) => a - b);
+  // In id order, so two writes wanting the same rows wait for each other instead of deadlocking.
+  for (const slot of wanted) await trx('data_version').where('id', slot).increment('version', 1);
+  heldSlots.set(
+    trx,
+    [...held, ...wanted].sort((a, b) => a - b),
+  );
 }
 
 /**
- * Bumps one row, chosen at random. Writes call it as their transaction's last statement
- * (db/transactions.ts); migrations and tests that change rows behind the service's back call it alone.
+ * Bumps one row, chosen at random (or, in a transaction holding write locks, the first row it holds:
+ * no other row's lock is taken then, which could wait on another lock holder). Writes call it as their
+ * transaction's last statement (db/transactions.ts); migrations and tests that change rows behind the
+ * service's back call it alone.
  */
 export async function bumpDataVersion(db: Knex): Promise<void> {
   // Stryker disable next-line all: any row in range gives the same sums; the spread only avoids waits and conflicts.
-  const slot = crypto.randomInt(1, DATA_VERSION_SLOTS + 1);
+  const slot = heldSlots.get(db)?.[0] ?? crypto.randomInt(1, DATA_VERSION_SLOTS + 1);
   const bumped = await db('data_version').where('id', slot).increment('version', 1);
   // Before migration 20261127000002 (a migration that bumps) only row 1 exists.
   if (Number(bumped) === 0) await db('data_version').where('id', 1).increment('version', 1);

@@ -29,6 +29,11 @@ export interface DatabaseOptions {
    * the last commits (never corrupt the file). See docs/settings.md "Commit durability".
    */
   sqliteSynchronous?: SqliteSynchronous;
+  /**
+   * SQLite: the connection leaves checkpoints of the write-ahead log to a thread of its own
+   * (db/wal-checkpointer.ts), which the caller starts: a commit never copies the log into the file.
+   */
+  checkpointsElsewhere?: boolean;
 }
 
 export type SqliteSynchronous = 'full' | 'normal';
@@ -37,7 +42,7 @@ export type SqliteSynchronous = 'full' | 'normal';
  * Parses DATABASE_URL: `sqlite:PATH`, `sqlite::memory:` or `mysql://user:pass@host:port/db`.
  * All per-engine tuning lives here so both engines return the same values to the repositories.
  */
-export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqliteSynchronous = 'full' }: DatabaseOptions = {}): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqliteSynchronous = 'full', checkpointsElsewhere = false }: DatabaseOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length);
     if (filename === '') throw new Error('DATABASE_URL sqlite: needs a path or :memory:');
@@ -66,6 +71,7 @@ export function parseDatabaseUrl(databaseUrl: string, { timeoutMs = 5000, sqlite
             // benchmark run fell by about 10 MB (docs/performance.md "Memory"); pages not cached here
             // are read from the operating system's file cache.
             conn.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+            if (checkpointsElsewhere) conn.pragma('wal_autocheckpoint = 0');
             reusePreparedStatements(conn as unknown as PreparingConnection);
             done(null, conn);
           },
@@ -136,7 +142,10 @@ export const SESSION_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,
  */
 async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
   const query = (sql: string) => new Promise<unknown>((resolve, reject) => conn.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
-  await query(`SET time_zone = '+00:00', sql_mode = '${SESSION_SQL_MODE}'`);
+  // optimizer_search_depth 0: the server picks how deep to search join orders. Its default (62) tries
+  // every order, and a search of several words joins about 20 tables (db/search-index.ts): MariaDB
+  // then spent longer than a request's timeout choosing a plan for a 4-word search.
+  await query(`SET time_zone = '+00:00', sql_mode = '${SESSION_SQL_MODE}', optimizer_search_depth = 0`);
   if (saysWsrepOn((await query(WSREP_ON_QUERY)) as WsrepRows)) await query(GALERA_READ_SETTING);
 }
 

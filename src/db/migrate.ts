@@ -3,7 +3,8 @@ import { loginKey } from '../auth/login-keys.js';
 import { sanitizeTextField } from '../text/plain-text.js';
 import { bumpDataVersion } from './data-version.js';
 import type { MigrationTools } from './migrations/helpers.js';
-import { insertSearchGrams, searchGramRows } from './search-index.js';
+import { insertSearchGrams, searchGramRows } from './legacy-search-grams.js';
+import { indexNewSearchTexts } from './search-index.js';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
@@ -36,6 +37,11 @@ import * as addEventSeriesHorizonError from './migrations/20261129000100_add_eve
 import * as createPasswordGuesses from './migrations/20261130000100_create_password_guesses.js';
 import * as addChangeHistories from './migrations/20261130000200_add_change_histories.js';
 import * as createWebhooks from './migrations/20261201000100_create_webhooks.js';
+import * as createImportOrigins from './migrations/20261202000100_create_import_origins.js';
+import * as createSubscriptions from './migrations/20261203000100_create_subscriptions.js';
+import * as createSearchTexts from './migrations/20261204000100_create_search_texts.js';
+import * as fillSearchTexts from './migrations/20261204000101_fill_search_texts.js';
+import * as dropPostSearchGrams from './migrations/20261204000102_drop_post_search_grams.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -43,7 +49,7 @@ interface Migration {
 }
 
 /** What the data migrations borrow from the application (see MigrationTools). */
-export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams };
+export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams, indexNewSearchTexts };
 
 /**
  * The migrations, in order. They are imported rather than discovered on disk so that the same list
@@ -84,6 +90,11 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261130000100_create_password_guesses', createPasswordGuesses],
   ['20261130000200_add_change_histories', addChangeHistories],
   ['20261201000100_create_webhooks', createWebhooks],
+  ['20261202000100_create_import_origins', createImportOrigins],
+  ['20261203000100_create_subscriptions', createSubscriptions],
+  ['20261204000100_create_search_texts', createSearchTexts],
+  ['20261204000101_fill_search_texts', fillSearchTexts],
+  ['20261204000102_drop_post_search_grams', dropPostSearchGrams],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -31,7 +31,7 @@ export function pauseBefore(attempt: number): number {
  * concurrent writer made it fail in a way a new attempt resolves. Every multi-table write goes
  * through here, so a failure half-way leaves nothing behind and concurrent writes never answer 500.
  * The records the work changed are written to the change log (change-log.ts, docs/contract.md §9),
- * then the data version grows (data-version.ts) as the transaction's last statement, so remembered
+ * then the data version grows (data-version.ts) as the transaction's last statement, so cached
  * lists and replies are recomputed from the commit on; one commit per write.
  */
 export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
@@ -60,10 +60,10 @@ export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) =
 }
 
 /**
- * Runs `work` in a transaction, retried like `inTransaction`, for state that no remembered reply and
+ * Runs `work` in a transaction, retried like `inTransaction`, for state that no cached reply and
  * no change feed shows (webhooks and their delivery log, docs/webhooks.md): no change log is written
  * and the data version does not move, so delivering a message never makes the service recompute the
- * calendar's replies.
+ * calendar's replies. Also for reads that lock (db/committed-position.ts), which a deadlock may roll back.
  */
 export async function inStateTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -18,6 +18,8 @@ const WRITE_CAPABILITY: Record<string, Capability> = {
   // Reads need it too (docs/webhooks.md): the document keeps them from anonymous callers, and this
   // lists them only for administrators.
   webhooks: 'manage_webhooks',
+  // Administrators only, reads too (docs/importing.md "Subscribing to a calendar"), as webhooks.
+  subscriptions: 'manage_subscriptions',
 };
 
 interface AllowedMethod {
@@ -37,7 +39,8 @@ function methodsOf(route: DocumentRoute): AllowedMethod[] {
  * `Allow` on every answer of a route of the document, as WordPress's `rest_send_allow_header` sends
  * it: the route's methods the caller may use. Reads are open to everyone; a write method is listed
  * when the caller's role has the right every write of that collection needs (whether one given
- * record may be changed is decided by the write itself, after its input and the record). Mounted
+ * record may be changed is decided by the write itself, after its input and the record); left out
+ * when the caller may use none of them (the webhook routes, for all but administrators). Mounted
  * once before authentication, so that answers refused early carry the anonymous list, and once
  * after it, when the caller is known.
  */
@@ -55,7 +58,11 @@ export function allowHeader(routes: DocumentRoutes): RequestHandler {
     if (route) {
       const list = lists.get(route)!;
       const user = req.user as User | undefined;
-      res.set('Allow', user === undefined ? list.anonymous : allowedTo(user, list.methods));
+      const allowed = user === undefined ? list.anonymous : allowedTo(user, list.methods);
+      // No method for this caller (the webhook routes, for all but administrators): no header rather
+      // than an empty one, which validating proxies (Prism) report as missing.
+      if (allowed === '') res.removeHeader('Allow');
+      else res.set('Allow', allowed);
     }
     next();
   };

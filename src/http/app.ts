@@ -11,23 +11,27 @@ import { inputShapesOf, nonFiniteInput, normaliseBody, queryParser, type InputSh
 import { invalidParam } from '../core/errors.js';
 import { authenticate } from './authentication.js';
 import { authFailureLimiter } from '../operations/shared/auth-failures.js';
-import { BodyGate, jsonDepthLimit, MAX_BODY_DEPTH } from './body-gate.js';
+import { deleteParametersFromBody } from './delete-parameters.js';
+import { BodyGate, calendarBody, jsonDepthLimit, MAX_BODY_DEPTH } from './body-gate.js';
 import { healthz, readyz } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { requestTimeout } from '../operations/shared/timeouts.js';
 import { errorMiddleware, noRouteHandler } from './error-middleware.js';
 import type { Urls } from '../core/urls.js';
 import { hostGuard } from './host.js';
-import type { Operation, OperationContext, OperationId, OperationTable, Reply } from '../operations/shared/operation.js';
+import { typeProblemsOf, type Operation, type OperationContext, type OperationId, type OperationTable, type Reply } from '../operations/shared/operation.js';
+import { deferTypeProblems } from './param-stages.js';
 import { Repositories } from '../repositories/registry.js';
+import { RelatedRowCache } from '../repositories/related-row-cache.js';
 import { UserRepository } from '../repositories/users.js';
 import { buildRouteTable } from '../operations/namespace-index.js';
 import { docsPage } from '../operations/docs-page.js';
 import { publicPages } from '../operations/pages.js';
 import { restIndex, restRouteParameter } from '../operations/rest-index.js';
 import { createOperationTable } from '../operations/handlers.js';
-import { replyCache, replyKey, serializedReply } from '../operations/shared/replies.js';
-import { readTurns, readsInFlightFor, READS_PER_TURN } from './read-turns.js';
+import { createReplyCache, replyKey, serializedReply, type ReplyCache } from '../operations/shared/replies.js';
+import { readerOf } from '../policies/posts.js';
+import { readQueue, readsInFlightFor, READS_PER_ITERATION } from './read-queue.js';
 import { engineOf } from '../db/engine.js';
 import { jsonParts, replyTooLarge, sendSerialized } from '../operations/shared/reply-body.js';
 import { entityTag } from '../operations/shared/conditional.js';
@@ -38,7 +42,7 @@ import { DocumentRoutes } from './document-routes.js';
 import { pathAliases } from './aliases.js';
 import { responseFields } from './fields.js';
 import { corsLists, corsPolicy, securityHeaders, wordpressHeaders } from './headers.js';
-import { resolveAll, type Resolver } from '../webhooks/destinations.js';
+import { resolveAll, type Resolver } from '../core/outbound.js';
 import { openApiValidator } from './validator.js';
 import { requestLog } from './request-log.js';
 import { cacheHeaders, cachePolicy } from './cache-policy.js';
@@ -51,7 +55,7 @@ export interface AppOptions {
   now?: () => Date;
   /**
    * How a webhook URL's host is resolved when a webhook is created or its URL changed
-   * (webhooks/destinations.ts): DNS; tests without a network inject a table of names.
+   * (core/outbound.ts): DNS; tests without a network inject a table of names.
    */
   resolveHost?: Resolver;
   /** The registry `/metrics` serves (METRICS=on), shared with the webhook deliveries (main.ts); a new one when not given. */
@@ -97,9 +101,15 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
   useBodies(app, config, documentRoutes, shapes);
-  app.use(openApiValidator(document, config, namespaceRoot, operations));
+  // Booleans that are no booleans are answered after the other parameters' checks (http/param-stages.ts).
+  app.use(deferTypeProblems(shapes));
+  app.use(openApiValidator(document, config, namespaceRoot));
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
-  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now));
+  // The one cache of whole replies (operations/shared/replies.ts), REPLY_CACHE=off: none.
+  const replies = config.replyCache ? createReplyCache(db, config.replyLimit) : undefined;
+  // The rows event records embed, kept for the reads of every request (repositories/related-row-cache.ts).
+  const relatedRows = new RelatedRowCache();
+  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now, { replies, relatedRows }));
   app.use(noRouteHandler);
   app.use(errorMiddleware());
   return app;
@@ -119,15 +129,15 @@ function configure(app: Express, config: Config, shapes: InputShapes): void {
   app.set('trust proxy', config.trustProxy);
 }
 
-/** Metrics, the request log with its request id, the request timeout, and how many reads start per turn. */
+/** Metrics, the request log with its request id, the request timeout, and the read queue. */
 function useLoggingAndPacing(app: Express, config: Config, db: Knex, logger: Logger, metrics: Metrics | undefined): void {
   if (metrics) app.use(metrics.record);
   // The request id and one line per request (http/request-log.ts).
   app.use(requestLog(app, logger));
   app.use(requestTimeout(config.requestTimeoutSeconds));
-  // A few reads start per turn of the event loop, writes at once (http/read-turns.ts).
+  // A few reads start per iteration of the event loop, writes at once (http/read-queue.ts).
   const poolMax = Number((db.client.config as { pool?: { max?: number } }).pool?.max ?? 1);
-  app.use(readTurns(READS_PER_TURN, readsInFlightFor(engineOf(db), poolMax)).middleware);
+  app.use(readQueue(READS_PER_ITERATION, readsInFlightFor(engineOf(db), poolMax)).middleware);
 }
 
 /** Security headers, the Host check, WordPress's headers and CORS, with the lists the document gives. */
@@ -200,14 +210,21 @@ function useAuthentication(app: Express, config: Config, db: Knex, allow: Reques
 function useBodies(app: Express, config: Config, routes: DocumentRoutes, shapes: InputShapes): void {
   const bodies = new BodyGate(routes);
   app.use(bodies.refuseAnonymousWrites);
-  const stages = inSeries([
+  const parsers = [
     bodies.parseFor(express.json({ limit: config.bodyLimit, verify: jsonDepthLimit(MAX_BODY_DEPTH) })),
     // Form bodies: qs stops at body-parser's default depth of 32, the same bound (400 past it).
     bodies.parseFor(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 1000 })),
-    emptyBodyAsEmptyObject,
-    normaliseBody(shapes),
-  ]);
-  app.use((req, res, next) => (WRITES_WITH_BODIES.has(req.method) || bodies.takesBody(req) ? stages(req, res, next) : next()));
+    // An iCalendar body, only for the operation that takes one, up to the import's bound.
+    bodies.parseFor(calendarBody(routes)),
+  ];
+  const stages = inSeries([...parsers, emptyBodyAsEmptyObject, normaliseBody(shapes)]);
+  // A DELETE's parameters may come in its body, as WordPress reads them: into the query string.
+  const deleteStages = inSeries([...parsers, deleteParametersFromBody(routes)]);
+  app.use((req, res, next) => {
+    if (WRITES_WITH_BODIES.has(req.method) || bodies.takesBody(req)) return stages(req, res, next);
+    if (bodies.isDelete(req)) return deleteStages(req, res, next);
+    next();
+  });
 }
 
 /** The methods whose request without a body is one with no parameters (`emptyBodyAsEmptyObject`). */
@@ -267,10 +284,16 @@ const emptyBodyAsEmptyObject: RequestHandler = (req, _res, next) => {
 
 /**
  * Runs the operation the validator matched through its stages (operations/shared/operation.ts): parse, then the
- * remembered reply if there is one, else load, authorize and execute; then sends the reply.
+ * cached reply if there is one, else load, authorize and execute; then sends the reply.
  */
-function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Config, db: Knex, now: () => Date): RequestHandler {
-  const replies = replyCache(db, config.replyLimit);
+function dispatch(
+  table: OperationTable,
+  keyed: ReadonlySet<string>,
+  config: Config,
+  db: Knex,
+  now: () => Date,
+  { replies, relatedRows }: { replies: ReplyCache | undefined; relatedRows: RelatedRowCache },
+): RequestHandler {
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
     const operationId = matched?.schema?.operationId as OperationId | undefined;
@@ -285,7 +308,7 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
       urls: res.locals.urls as Urls,
       config,
       db,
-      repositories: new Repositories(db),
+      repositories: new Repositories(db, relatedRows),
       now,
       query: req.query as never,
       path: (matched?.pathParams ?? req.params) as never,
@@ -295,19 +318,27 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
     if (infinite !== undefined) throw invalidParam(infinite, `${infinite} is not a finite number.`);
     const handle = async (): Promise<Reply> => {
       const input = await operation.parse(ctx);
+      // Booleans that are no booleans (http/param-stages.ts): a write answers them before it changes
+      // anything; a read once its own checks passed, which WordPress makes first.
+      const typeProblems = typeProblemsOf(ctx);
+      if (typeProblems && req.method !== 'GET' && req.method !== 'HEAD') throw typeProblems;
       const run = async (): Promise<Reply> => {
+        operation.permit?.(ctx.user, input);
         const target = await operation.load(ctx, input);
         await operation.authorize(ctx.user, target, input);
         return operation.execute(ctx, input, target);
       };
-      const remembered = operation.remember?.(ctx, input);
-      return remembered ? replies.get(replyKey(ctx, remembered.parts), run, remembered.moving) : run();
+      // A cached reply skips load, authorize and execute: its key holds the caller's read scope.
+      const cached = replies && operation.cache?.(ctx, input);
+      const reply = await (cached ? replies.get(replyKey(readerOf(ctx.user), ctx, cached.parts), run, cached.moving) : run());
+      if (typeProblems) throw typeProblems;
+      return reply;
     };
     // A create sent with Idempotency-Key runs once per key (operations/shared/idempotency.ts).
     const reply = await withIdempotencyKey(ctx, keyed, handle);
     // A text answer (an iCalendar feed) is within REPLY_LIMIT as every answer, refused before any
     // header of it is set (the list feed is cut to the limit; one event's feed is far below it). A
-    // reply serialised as JSON is no text answer: its body is not read here, since a remembered one
+    // reply serialised as JSON is no text answer: its body is not read here, since a cached one
     // keeps only its bytes and would parse them back (operations/shared/replies.ts).
     const textBytes = reply.textBytes?.length ?? (reply.serialized === undefined && typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : 0);
     if (textBytes > config.replyLimit) throw replyTooLarge(config.replyLimit);
@@ -320,7 +351,7 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
     // A JSON answer of another media type (the JSON-LD feed) goes the JSON way below, under its own type.
     if (reply.contentType !== undefined) res.set('Content-Type', reply.contentType);
     if (reply.contentType !== undefined && (reply.textBytes !== undefined || typeof reply.body === 'string')) {
-      // A text answer (an iCalendar feed): sent as it is (a remembered one from its bytes); a record's
+      // A text answer (an iCalendar feed): sent as it is (a cached one from its bytes); a record's
       // strong ETag (operations/shared/conditional.ts) or Express's weak one, and its 304.
       const text = reply.textBytes ?? String(reply.body);
       if (reply.version) res.set('ETag', (reply.etag ??= entityTag(reply.version, text, reply.contentType)));
@@ -338,7 +369,7 @@ function dispatch(table: OperationTable, keyed: ReadonlySet<string>, config: Con
       // selects keys (http/fields.ts).
       res.json(reply.body);
     } else {
-      // What res.json sends, byte for byte, with the JSON kept on the reply: a remembered reply
+      // What res.json sends, byte for byte, with the JSON kept on the reply: a cached reply
       // (operations/shared/replies.ts) is serialised once, not on every request. A reply over REPLY_LIMIT is
       // refused before any of it is sent; one over 1 MB is streamed (operations/shared/reply-body.ts).
       const serialized = serializedReply(reply, config.replyLimit);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Request, RequestHandler } from 'express';
-import { forbidden } from '../core/errors.js';
+import express, { type Request, type RequestHandler } from 'express';
+import { forbidden, RestError } from '../core/errors.js';
+import { ICS_MAX_BYTES } from '../importing/ics.js';
 import type { DocumentRoutes } from './document-routes.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have (form bodies: the same, through qs). */
@@ -34,15 +35,20 @@ export class BodyGate {
     return this.routes.operationsFor(req).some((op) => op.bodySchema !== undefined);
   }
 
+  /** Whether the request names a DELETE operation, whose parameters may come in a body (http/delete-parameters.ts). */
+  isDelete(req: Request): boolean {
+    return req.method === 'DELETE' && this.routes.operationsFor(req).length > 0;
+  }
+
   /**
-   * Runs a body parser only for requests naming an operation that takes a body. A request whose
-   * client left before its body was read goes no further: body-parser would let it through with no
-   * body at all (it takes a finished request for one already parsed), and the operation would run
-   * on input the caller never sent.
+   * Runs a body parser only for requests naming an operation that takes a body (or a DELETE
+   * operation). A request whose client left before its body was read goes no further: body-parser
+   * would let it through with no body at all (it takes a finished request for one already parsed),
+   * and the operation would run on input the caller never sent.
    */
   parseFor(parser: RequestHandler): RequestHandler {
     return (req, res, next) => {
-      if (!this.takesBody(req)) return next();
+      if (!this.takesBody(req) && !this.isDelete(req)) return next();
       if (req.body === undefined && clientLeft(req)) return next(bodyLost());
       parser(req, res, next);
     };
@@ -104,4 +110,24 @@ export function jsonDepth(text: Buffer | string, stopAbove = Infinity): number {
     }
   }
   return deepest;
+}
+
+/** The operation whose body may be an iCalendar text (docs/importing.md "Importing a calendar file"). */
+const CALENDAR_OPERATION = 'importEvents';
+
+/**
+ * The parser of `text/calendar` bodies, for POST /events/import alone, up to the import's size bound
+ * (docs/limits.md "iCalendar imports"): past it, 413 saying so, before the rest is read.
+ */
+export function calendarBody(routes: DocumentRoutes): RequestHandler {
+  const parse = express.text({ type: 'text/calendar', limit: ICS_MAX_BYTES });
+  return (req, res, next) => {
+    if (!routes.operationsFor(req).some((op) => op.operationId === CALENDAR_OPERATION)) return next();
+    parse(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') {
+        return next(new RestError(413, 'rest_request_too_large', `The calendar is larger than ${ICS_MAX_BYTES} bytes (5 MiB), the most an import reads.`));
+      }
+      next(err);
+    });
+  };
 }

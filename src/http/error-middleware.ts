@@ -117,7 +117,11 @@ export function toRestError(err: unknown): RestError {
       case 413:
         return new RestError(413, 'rest_request_too_large', 'The request body is too large.');
       case 415:
-        return new RestError(415, 'rest_unsupported_media_type', `Unsupported content type: use application/json or application/x-www-form-urlencoded.`);
+        return new RestError(
+          415,
+          'rest_unsupported_media_type',
+          'Unsupported content type: use application/json or application/x-www-form-urlencoded (text/calendar or application/json for POST /events/import).',
+        );
     }
   }
   // A concurrent delete won the race with this request: the record does not exist (any more).

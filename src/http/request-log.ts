@@ -22,7 +22,7 @@ type Logged = Request & { [LINE]?: RequestLine; [LOG]?: Logger };
  * cookies, and no bodies), and `req.log` for the lines the pipeline writes about a request on the
  * way. The lines are those pino-http wrote, field for field (`req` {id, method, url}, `res` {status},
  * `responseTime`, "request completed" / "request aborted" / "request errored"), at a fraction of its
- * cost on a remembered read (docs/performance.md "What limits it"): pino-http made two child loggers
+ * cost on a cached read (docs/performance.md "What limits it"): pino-http made two child loggers
  * per request, each serialising the request (its query string parsed again), whether or not a line
  * was written; here `req.log` is made only when something logs through it.
  */

@@ -6,7 +6,7 @@ import { changeFeed } from '../records/change-feed.js';
 
 /**
  * `GET /changes`, the change feed (docs/contract.md §9): anyone may follow it and receives only what
- * they may read (records/change-feed.ts decides per record). Never remembered (operations/shared/replies.ts): it
+ * they may read (records/change-feed.ts decides per record). Never cached (operations/shared/replies.ts): it
  * reads up to the feed's committed position (db/change-log.ts), not by the data version, and may wait.
  */
 export const changeOperations = {

@@ -30,13 +30,14 @@ function calendarReply<Op extends 'listEventsIcs' | 'getEventIcs'>(reply: Omit<R
 async function listFeed(ctx: OperationContext<'listEventsIcs'>, parsed: ParsedList): Promise<Reply<'listEventsIcs'>> {
   const max = ctx.config.icalMaxEvents;
   const { rows, total, changeCursor, categories, tags } = await findListed(ctx, parsed, max, 0);
-  const entries = await eventFeedEntries(ctx.repositories, await feedRows(ctx.repositories, ctx.user, rows), ctx.user, { single: false });
+  const written = await feedRows(ctx.repositories, ctx.user, rows, max);
+  const entries = await eventFeedEntries(ctx.repositories, written.rows, ctx.user, { single: false });
   const name = listFeedName(siteOf(ctx.config.siteName, ctx.urls.site), categories, tags);
   const options = { host: feedHost(ctx.urls.site), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site } as const;
   // At most REPLY_LIMIT bytes: a feed of many events is cut as it is at ICAL_MAX_EVENTS (docs/limits.md).
   const { bytes, count } = await calendarWithin(entries, (some) => eventsCalendar(some, ctx.urls, options), ctx.config.replyLimit);
   const headers: Record<string, string> = { 'X-TEC-Change-Cursor': changeCursor };
-  if (total > rows.length || count < entries.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
+  if (total > rows.length || written.cut || count < entries.length) Object.assign(headers, { 'X-TEC-Total': String(total), 'X-TEC-Truncated': 'true' });
   return calendarReply({ status: 200, headers, contentType: CALENDAR_TYPE }, bytes);
 }
 
@@ -57,11 +58,13 @@ async function listJsonLd(ctx: OperationContext<'listEventsJsonLd'>, parsed: Par
 /** `GET /events/{id}/ics` (and its alias `/events/{id}.ics`, http/aliases.ts): one event, under the read and password rules of `GET /events/{id}`. */
 const getFeed = operation({
   parse: (ctx: OperationContext<'getEventIcs'>) => singleReadInput(ctx),
-  remember: byRequest,
+  cache: byRequest,
   load: (ctx: OperationContext<'getEventIcs'>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
   async execute(ctx: OperationContext<'getEventIcs'>, _query, row) {
-    const entries = await eventFeedEntries(ctx.repositories, [row], ctx.user, { single: true });
+    // A series' first event is the whole series; a later occurrence an event of its own (docs/contract.md §11).
+    const rows = row.seriesId === row.id ? (await feedRows(ctx.repositories, ctx.user, [row], ctx.config.icalMaxEvents)).rows : [{ row }];
+    const entries = await eventFeedEntries(ctx.repositories, rows, ctx.user, { single: true });
     const name = eventFeedName(siteOf(ctx.config.siteName, ctx.urls.site), row);
     const bytes = await eventsCalendar(entries, ctx.urls, { host: feedHost(ctx.urls.site), uid: ctx.query.uid ?? 'id', name, url: ctx.urls.site });
     return calendarReply({ status: 200, contentType: CALENDAR_TYPE, version: versionOf('event', row) }, bytes);
@@ -70,7 +73,7 @@ const getFeed = operation({
 
 /** The event feeds: the lists as iCalendar and JSON-LD, and one event as iCalendar. */
 export const eventFeedOperations = {
-  listEventsIcs: operation({ parse: parseList, remember: listDependsOn, load: noTarget, authorize: authorizeList, execute: listFeed }),
-  listEventsJsonLd: operation({ parse: parseList, remember: listDependsOn, load: noTarget, authorize: authorizeList, execute: listJsonLd }),
+  listEventsIcs: operation({ parse: parseList, cache: listDependsOn, load: noTarget, authorize: authorizeList, execute: listFeed }),
+  listEventsJsonLd: operation({ parse: parseList, cache: listDependsOn, load: noTarget, authorize: authorizeList, execute: listJsonLd }),
   getEventIcs: getFeed,
 };

@@ -84,5 +84,5 @@ async function listPage(ctx: OperationContext<'listEvents'>, parsed: ParsedList)
 }
 
 export const eventListOperations = {
-  listEvents: operation({ parse: parseList, remember: listDependsOn, load: noTarget, authorize: authorizeList, execute: listPage }),
+  listEvents: operation({ parse: parseList, cache: listDependsOn, load: noTarget, authorize: authorizeList, execute: listPage }),
 };

@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import type { OperationContext, OperationTable, Reply } from './shared/operation.js';
-import { noTarget, operation, queryInput } from './shared/operation.js';
-import { rememberedRecord } from './shared/replies.js';
+import { noTarget, operation, queryInput, typeProblemsOf } from './shared/operation.js';
+import { bySingleRead } from './shared/replies.js';
 import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from './shared/conditional.js';
 import { createRecord } from './shared/idempotency.js';
 import { singleReadInput } from './shared/password-guesses.js';
@@ -12,16 +11,15 @@ import { HtmlElementBudget } from '../text/html-structure.js';
 import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../domain/posts/writes.js';
 import type { PreparedCreate } from '../domain/linked/writes.js';
 import { sanitizeSlug } from '../text/slugs.js';
-import { eventRecords, singleEventRecord } from '../records/records.js';
+import { eventRecords } from '../records/records.js';
 import type { EventRecord } from '../records/events/mapper.js';
 import { findRecord, removeRecord, type PostKind } from '../domain/posts/post-kind.js';
 import { EVENTS } from '../domain/events/post-kind.js';
 import type { EventRow, EventWithLinks } from '../repositories/events.js';
-import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
+import { checkDateOrder, parseEventBody, type ParsedEvent } from '../domain/events/input.js';
 import { occurrenceStarts, startSeries, type RecurrenceSettings } from '../domain/events/occurrences.js';
-import { eventColumns, writeLinks } from '../domain/events/writes.js';
+import { eventColumns, eventWriteLocks, writeLinks } from '../domain/events/writes.js';
 import { removeInScope, resolveScope, updateInScope } from '../domain/events/series-writes.js';
-import { VersionChecked } from '../db/versioned-cache.js';
 
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
@@ -43,7 +41,7 @@ async function record(ctx: OperationContext, row: EventRow, single = false) {
 async function writtenRecord(ctx: OperationContext, id: number, repositories = ctx.repositories): Promise<{ row: EventRow; built: EventRecord }> {
   const found = await repositories.events.findWithLinks(id);
   if (!found) throw new RecordGone('event', id);
-  const { links, dataVersion: _version, ...row } = found;
+  const { links, ...row } = found;
   const [built] = await eventRecords(repositories, [row], ctx.user, ctx.urls, { single: false, links });
   return { row, built };
 }
@@ -79,6 +77,11 @@ async function parseWrite(ctx: OperationContext<'createEvent' | UpdateOp>): Prom
   // right (403); checks that need the record (an end before the stored start) come last, so that a
   // caller who may not edit the record learns nothing of its dates from them.
   const parsed = await parseEventBody(body, undefined, writerOf(ctx), problems);
+  if (Object.keys(problems).length) throw invalidParams(problems);
+  // Booleans that are no booleans come before our own date check, as in WordPress (http/param-stages.ts).
+  const typeProblems = typeProblemsOf(ctx);
+  if (typeProblems) throw typeProblems;
+  checkDateOrder(parsed, problems);
   if (Object.keys(problems).length) throw invalidParams(problems);
   return { body, parsed };
 }
@@ -124,6 +127,7 @@ const create = operation({
         const { row, built } = await writtenRecord(ctx, id, repositories);
         return { status: 201, body: built, headers: { Location: ctx.urls.item('events', id) }, version: versionOf('event', row) };
       },
+      eventWriteLocks(parsed),
     );
   },
 });
@@ -135,35 +139,16 @@ const EVENTS_WITH_LINKS: PostKind<EventWithLinks> = {
   findBySlug: (repositories, slug) => repositories.events.findBySlugWithLinks(slug),
 };
 
-/** The most single reads whose row is remembered per database handle (about 2 KB each). */
-const MAX_CHECKED_READS = 1000;
-const checkedReads = new WeakMap<Knex, VersionChecked<EventWithLinks>>();
-
-/**
- * The event a single read names, with its links: read in one statement with the data version, and
- * remembered per id or slug, so reading it again while nothing was written costs one statement, the
- * version alone (db/versioned-cache.ts `VersionChecked`; docs/contract.md §16).
- */
-function findForRead(ctx: OperationContext<ReadOp>): Promise<EventWithLinks> {
-  let checked = checkedReads.get(ctx.db);
-  if (!checked) checkedReads.set(ctx.db, (checked = new VersionChecked<EventWithLinks>(ctx.db, MAX_CHECKED_READS)));
-  const key = 'slug' in ctx.path ? `slug ${ctx.path.slug}` : `id ${ctx.path.id}`;
-  return checked.get(key, () => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path));
-}
-
-/**
- * A single read: the row and its links, checked by the data version (`findForRead`), and the reply
- * remembered under their stamp, so writes of other records leave it valid (records/records.ts).
- */
+/** A single read: the row and its links in one statement, and the record built from them. */
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
-  load: findForRead,
+  cache: bySingleRead,
+  load: (ctx: OperationContext<ReadOp>) => findRecord(EVENTS_WITH_LINKS, ctx.repositories, ctx.path),
   authorize: postPolicy.read,
-  async execute(ctx: OperationContext<ReadOp>, _query, found) {
-    // The version is not part of the record: the stamp is what the record is built from.
-    const { links, dataVersion: _version, ...row } = found;
-    const { stamp, build } = singleEventRecord(ctx.repositories, row, links, ctx.user, ctx.urls);
-    return rememberedRecord(ctx, row.id, stamp, async (): Promise<Reply<ReadOp>> => ({ status: 200, body: await build(), version: versionOf('event', row) }));
+  async execute(ctx: OperationContext<ReadOp>, _query, found): Promise<Reply<ReadOp>> {
+    const { links, ...row } = found;
+    const [built] = await eventRecords(ctx.repositories, [row], ctx.user, ctx.urls, { single: true, links });
+    return { status: 200, body: built, version: versionOf('event', row) };
   },
 });
 
@@ -177,6 +162,7 @@ function withSkipped<T extends object>(built: T, skipped: number[]): T & { skipp
 
 const update = operation({
   parse: parseWrite,
+  permit: postPolicy.mayTryEdit,
   load: (ctx: OperationContext<UpdateOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: authorizeWrite('edit'),
   async execute(ctx: OperationContext<UpdateOp>, { body }, row: EventRow) {
@@ -185,6 +171,7 @@ const update = operation({
     const writer = writerOf(ctx);
     const problems: Record<string, string> = {};
     const parsed = await parseEventBody(body, row, writer, problems);
+    checkDateOrder(parsed, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
     // A single event, or the scope of a series it belongs to (docs/contract.md §14).
     const scope = resolveScope(ctx.query.scope, row);
@@ -206,6 +193,7 @@ const update = operation({
 
 const remove = operation({
   parse: (ctx: OperationContext<DeleteOp>) => queryInput(ctx),
+  permit: postPolicy.mayTryRemove,
   load: (ctx: OperationContext<DeleteOp>) => findRecord(EVENTS, ctx.repositories, ctx.path),
   authorize: postPolicy.remove,
   async execute(ctx: OperationContext<DeleteOp>, query, row) {

@@ -10,13 +10,15 @@ import { eventFeedOperations } from './event-feeds.js';
 import { eventOccurrenceOperations } from './event-occurrences.js';
 import { changeOperations } from './changes.js';
 import { webhookOperations } from './webhooks.js';
-import type { Resolver } from '../webhooks/destinations.js';
+import { importOperations } from './imports.js';
+import type { Resolver } from '../core/outbound.js';
+import { subscriptionOperations } from './subscriptions.js';
 
 /**
  * operationId → the stages of the operation, each naming the policy action that decides who may call
- * it (policies/posts.ts, policies/terms.ts, policies/webhooks.ts; `anyone` for the open discovery
+ * it (policies/posts.ts, policies/terms.ts, policies/webhooks.ts, policies/subscriptions.ts; `anyone` for the open discovery
  * routes). Every operation of the document is here, checked by the compiler. `resolveHost` is how
- * webhook URLs are checked (webhooks/destinations.ts).
+ * webhook URLs are checked (core/outbound.ts).
  */
 export function createOperationTable(document: ApiDocument, routes: ReturnType<typeof buildRouteTable>, resolveHost: Resolver): OperationTable {
   return {
@@ -40,5 +42,7 @@ export function createOperationTable(document: ApiDocument, routes: ReturnType<t
     ...eventOccurrenceOperations,
     ...changeOperations,
     ...webhookOperations(resolveHost),
+    ...importOperations,
+    ...subscriptionOperations,
   };
 }

@@ -2,7 +2,7 @@ import type { OperationContext, OperationTable, Reply } from './shared/operation
 import { noTarget, operation, queryInput } from './shared/operation.js';
 import { invalidParams, RestError } from '../core/errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from './shared/paging.js';
-import { byRequest, rememberedRecord } from './shared/replies.js';
+import { byRequest, bySingleRead } from './shared/replies.js';
 import { conditionalWrite, tagOfBody, versionOf } from './shared/conditional.js';
 import { createRecord } from './shared/idempotency.js';
 import { singleReadInput } from './shared/password-guesses.js';
@@ -16,7 +16,7 @@ import { currentCursor } from '../records/change-feed.js';
 import { findRecord, reload, removeRecord } from '../domain/posts/post-kind.js';
 import { VENUES, ORGANIZERS, type LinkedKind } from '../repositories/linked-kinds.js';
 import { eventStartsMoving, type LinkedRow } from '../repositories/linked.js';
-import { createOrReuse, parseLinkedInput, prepareCreate, prepareUpdate, writeUpdate, type PreparedCreate } from '../domain/linked/writes.js';
+import { createOrReuse, duplicateLocks, parseLinkedInput, prepareCreate, prepareUpdate, writeUpdate, type PreparedCreate } from '../domain/linked/writes.js';
 import { LINKED_POST_KINDS } from '../domain/linked/post-kind.js';
 import { linkedListFilter } from '../domain/linked/list-filter.js';
 import { modifiedRange } from '../repositories/list-order.js';
@@ -126,7 +126,7 @@ async function listPage(ctx: OperationContext<ListOp>, { query, modified }: Retu
 const list = operation({
   parse: parseList,
   // byRequest's parts hold the query as parsed: `modified_*`, `orderby` and `order` are in the key.
-  remember(ctx: OperationContext<ListOp>) {
+  cache(ctx: OperationContext<ListOp>) {
     const from = upcomingFrom(ctx);
     return { parts: byRequest(ctx).parts, moving: from === undefined ? undefined : eventStartsMoving(ctx.db, from) };
   },
@@ -159,24 +159,20 @@ const create = operation({
           version: versionOf(kind.type, created),
         };
       },
+      duplicateLocks([prepared]),
     );
   },
 });
 
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => singleReadInput(ctx),
+  cache: bySingleRead,
   load,
   authorize: postPolicy.read,
-  async execute(ctx: OperationContext<ReadOp>, _query, row) {
+  async execute(ctx: OperationContext<ReadOp>, _query, row): Promise<Reply<ReadOp>> {
     const kind = kindOf(ctx);
-    // The record is its row and its image, which never changes once recorded: the row as read is
-    // the stamp its reply is remembered under (docs/contract.md §16). The read passed the password
-    // check: nothing is masked.
-    return rememberedRecord(ctx, row.id, JSON.stringify(row), async (): Promise<Reply<ReadOp>> => ({
-      status: 200,
-      body: await record(ctx, kind, row, { single: true, unmasked: true }),
-      version: versionOf(kind.type, row),
-    }));
+    // The read passed the password check: nothing is masked.
+    return { status: 200, body: await record(ctx, kind, row, { single: true, unmasked: true }), version: versionOf(kind.type, row) };
   },
 });
 
@@ -189,6 +185,7 @@ const update = operation({
     if (Object.keys(problems).length) throw invalidParams(problems);
     return { body, common };
   },
+  permit: postPolicy.mayTryEdit,
   load,
   authorize: (user, row: LinkedRow, { common }) => postPolicy.edit(user, row, { status: common.status, authorId: common.authorId }),
   async execute(ctx: OperationContext<UpdateOp>, { body }, row) {
@@ -208,6 +205,7 @@ const update = operation({
 
 const remove = operation({
   parse: (ctx: OperationContext<DeleteOp>) => queryInput(ctx),
+  permit: postPolicy.mayTryRemove,
   load,
   authorize: postPolicy.remove,
   async execute(ctx: OperationContext<DeleteOp>, query, row) {

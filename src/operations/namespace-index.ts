@@ -28,9 +28,14 @@ function argOf(schema: SchemaObject, description: string | undefined, required: 
   return arg;
 }
 
-/** `/events/{id}` → `/tribe/events/v1/events/(?P<id>\d+)`, the WordPress route regex (`/events.ics` → `/events\.ics`). */
+/**
+ * `/events/{id}` → `/tribe/events/v1/events/(?P<id>\d+)`, the WordPress route regex. Literal segments
+ * are written as WordPress writes its own (`/oembed/1.0/embed`): a dot stays a dot (`/events.ics`).
+ * Clients that build URLs from the index (wpapi) take each segment without a named group as the
+ * literal text of the URL; `events\.ics` gave them no method at all (docs/contract.md §7).
+ */
 function routeKey(path: string): string {
-  const tail = path === '/' ? '' : path.replace(/\./g, '\\.').replace('{id}', '(?P<id>\\d+)').replace('{slug}', '(?P<slug>[^/]+)');
+  const tail = path === '/' ? '' : path.replace('{id}', '(?P<id>\\d+)').replace('{slug}', '(?P<slug>[^/]+)');
   return `/${NAMESPACE}${tail}`;
 }
 

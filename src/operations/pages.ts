@@ -5,8 +5,8 @@ import type { Urls } from '../core/urls.js';
 import { Repositories } from '../repositories/registry.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../repositories/linked-kinds.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../repositories/taxonomies.js';
-import { eventBySlug, linkedBySlug, termBySlug, upcomingEvents, type UpcomingFilter, type UpcomingPage } from '../records/pages/read.js';
-import { eventPage, linkedPage, notFoundPage, protectedPage, termPage, upcomingPage, type Paging } from '../records/pages/views.js';
+import { eventBySlug, linkedBySlug, seriesNote, termBySlug, upcomingEvents, type UpcomingFilter, type UpcomingPage } from '../records/pages/read.js';
+import { eventPage, linkedPage, notFoundPage, protectedPage, seriesDatesPage, termPage, upcomingPage, type Paging } from '../records/pages/views.js';
 import { PAGE_CSP, renderPage, type PageParts, type SiteFrame } from '../records/pages/layout.js';
 import { replyTooLarge } from './shared/reply-body.js';
 
@@ -62,7 +62,26 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     }
     const event = found.record;
     const links = { ics: `${event.rest_url}.ics`, api: event.rest_url };
-    sendPage(res, site, eventPage(event, links, urls.site), links.api);
+    sendPage(res, site, eventPage(event, links, urls.site, await seriesNote(repositories, urls, event)), links.api);
+  });
+
+  // The dates of an occurrence's series (the plugin's recurrence add-on has `/event/{slug}/all/`); a single event has none.
+  router.get('/event/:slug/all', async (req, res) => {
+    const { urls, repositories, site, page } = context(req, res);
+    const slug = req.params.slug as string;
+    const found = await eventBySlug(repositories, urls, slug);
+    if (found.state === 'missing' || page === undefined || (found.state === 'protected' && !found.seriesId)) return notFound(res, site, urls);
+    if (found.state === 'protected') {
+      const api = `${urls.item('events', found.id)}/occurrences`;
+      return sendPage(res, site, protectedPage('Event', found.title, urls.permalink('event', slug, 'all'), api), api);
+    }
+    const event = found.record;
+    const series = await seriesNote(repositories, urls, event);
+    if (!series || event.series_id === null) return notFound(res, site, urls);
+    const list = await listFor(repositories, urls, { seriesOf: { seriesId: event.series_id, eventId: event.id } }, page);
+    if (!list.paging) return notFound(res, site, urls);
+    const api = `${event.rest_url}/occurrences`;
+    sendPage(res, site, seriesDatesPage(event, series, list.upcoming, { ...list.paging, baseUrl: series.datesUrl }, api), api);
   });
 
   for (const kind of [VENUES, ORGANIZERS]) {

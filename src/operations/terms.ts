@@ -1,7 +1,7 @@
 import type { User } from '../auth/capabilities.js';
 import type { OperationContext, OperationTable, Reply } from './shared/operation.js';
 import { noTarget, operation } from './shared/operation.js';
-import { RestError } from '../core/errors.js';
+import { RestError, invalidParams } from '../core/errors.js';
 import { byRequest } from './shared/replies.js';
 import { conditionalWrite, tagOfBody, versionOf } from './shared/conditional.js';
 import { createRecord } from './shared/idempotency.js';
@@ -9,10 +9,10 @@ import { listEnvelope, pageRequest, sentQueryNames } from './shared/paging.js';
 import { termPolicy } from '../policies/terms.js';
 import { inWriteTransaction, type Repositories } from '../repositories/registry.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../repositories/taxonomies.js';
-import type { TermRow } from '../repositories/terms.js';
+import { TERM_LIST_WINDOW, type TermRow } from '../repositories/terms.js';
 import { termRecords } from '../records/records.js';
 import { currentCursor } from '../records/change-feed.js';
-import { checkParent, checkUpdateClashes, cleanTermInput, findTerm, insertTerm, updateTerm, type TermInput } from '../domain/terms/writes.js';
+import { checkParent, checkUpdateClashes, cleanTermInput, findTerm, insertTerm, termWriteLocks, updateTerm, type TermInput } from '../domain/terms/writes.js';
 import { termListFilter } from '../domain/terms/list-filter.js';
 
 type ListOp = 'listCategories' | 'listTags';
@@ -91,6 +91,12 @@ async function listPage(ctx: OperationContext<ListOp>, { taxonomy, input: query 
   const page = pageRequest(query.page, query.per_page);
   const filter = await termListFilter(ctx.repositories, taxonomy, query, ctx.user, page);
   const { rows, counts, total } = await ctx.repositories.terms.list(taxonomy, filter);
+  // A page within the list but past its first TERM_LIST_WINDOW terms (docs/limits.md "Term lists"); a page past the end stays a 404.
+  if (page.offset < total && page.offset + page.perPage > TERM_LIST_WINDOW) {
+    throw invalidParams({
+      page: `page × per_page may be at most ${TERM_LIST_WINDOW}: a term list is paged through its first ${TERM_LIST_WINDOW} terms; narrow it with search, include, parent or slug.`,
+    });
+  }
   const { envelope, headers } = listEnvelope(
     ctx.urls.collection(taxonomy.collection),
     sentArguments(ctx, taxonomy),
@@ -111,7 +117,7 @@ async function listPage(ctx: OperationContext<ListOp>, { taxonomy, input: query 
 
 const list = operation({
   parse: (ctx: OperationContext<ListOp>) => termRequest(ctx, ctx.query),
-  remember: byRequest,
+  cache: byRequest,
   load: noTarget,
   authorize: judgedBy('read'),
   execute: listPage,
@@ -121,7 +127,7 @@ const list = operation({
 function parseBody(ctx: OperationContext<CreateOp | UpdateOp>): TermRequest<TermInput> {
   const taxonomy = TAXONOMY_OF[ctx.operationId];
   const body: TermInput = ctx.body ?? {};
-  return { taxonomy, input: cleanTermInput(taxonomy, body, ctx.user) };
+  return { taxonomy, input: cleanTermInput(taxonomy, body) };
 }
 
 const create = operation({
@@ -145,13 +151,14 @@ const create = operation({
           version: versionOf(kindOf(taxonomy), term),
         };
       },
+      termWriteLocks(taxonomy, input),
     );
   },
 });
 
 const get = operation({
   parse: (ctx: OperationContext<ReadOp>) => termRequest(ctx, ctx.query),
-  remember: byRequest,
+  cache: byRequest,
   load: (ctx: OperationContext<ReadOp>, { taxonomy }) => findTerm(ctx.repositories, taxonomy, ctx.path.id),
   authorize: judgedBy('read'),
   async execute(ctx: OperationContext<ReadOp>, { taxonomy }, term) {
@@ -161,6 +168,7 @@ const get = operation({
 
 const update = operation({
   parse: (ctx: OperationContext<UpdateOp>) => parseBody(ctx),
+  permit: (user, request) => judgedBy('manage')(user, undefined, request),
   async load(ctx: OperationContext<UpdateOp>, { taxonomy, input }) {
     const term = await findTerm(ctx.repositories, taxonomy, ctx.path.id);
     if (input.parent !== undefined) await checkParent(ctx.repositories, taxonomy, input.parent, term.id);
@@ -173,7 +181,7 @@ const update = operation({
       ctx,
       versionOf(kindOf(taxonomy), term),
       () => currentTag(ctx, taxonomy, term.id),
-      (expected) => inWriteTransaction(ctx.db, (repositories) => updateTerm(repositories, taxonomy, term, input, expected)),
+      (expected) => inWriteTransaction(ctx.db, (repositories) => updateTerm(repositories, taxonomy, term, input, expected), termWriteLocks(taxonomy, input)),
     );
     const updated = await findTerm(ctx.repositories, taxonomy, term.id);
     return { status: 200, body: await record(ctx, taxonomy, updated), version: versionOf(kindOf(taxonomy), updated) };
@@ -182,6 +190,7 @@ const update = operation({
 
 const remove = operation({
   parse: (ctx: OperationContext<DeleteOp>) => termRequest(ctx, ctx.query),
+  permit: (user, request) => judgedBy('manage')(user, undefined, request),
   load: (ctx: OperationContext<DeleteOp>, { taxonomy }) => findTerm(ctx.repositories, taxonomy, ctx.path.id),
   authorize: judgedBy('manage'),
   async execute(ctx: OperationContext<DeleteOp>, { taxonomy }, term) {
@@ -191,7 +200,7 @@ const remove = operation({
       ctx,
       versionOf(kindOf(taxonomy), term),
       () => currentTag(ctx, taxonomy, term.id),
-      (expected) => inWriteTransaction(ctx.db, (repositories) => repositories.terms.delete(term, expected)),
+      (expected) => inWriteTransaction(ctx.db, (repositories) => repositories.terms.delete(term, expected), termWriteLocks(taxonomy, {}, true)),
     );
     return { status: 200, body, version: versionOf(kindOf(taxonomy), term) };
   },

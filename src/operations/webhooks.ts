@@ -5,7 +5,7 @@ import { CHANGE_TYPES } from '../db/change-log.js';
 import { webhookPolicy } from '../policies/webhooks.js';
 import { inStateWriteTransaction, type Repositories } from '../repositories/registry.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
-import type { Resolver } from '../webhooks/destinations.js';
+import type { Resolver } from '../core/outbound.js';
 import { checkDestination, cleanWebhookInput } from '../webhooks/input.js';
 import { sendPing } from '../webhooks/ping.js';
 import { deliveryRecord, storedTypes, webhookRecord, webhookWithSecret } from '../webhooks/records.js';
@@ -15,9 +15,9 @@ import { noTarget, operation, queryInput, type OperationContext, type OperationT
 
 /**
  * The webhooks API (docs/webhooks.md): administrators create, read, change and delete webhooks,
- * rotate their secrets, read their delivery log and ping them. Nothing here is remembered
+ * rotate their secrets, read their delivery log and ping them. Nothing here is cached
  * (operations/shared/replies.ts): webhook writes do not move the data version (they run in
- * `inStateWriteTransaction`, so the calendar's remembered replies survive every delivery), and the
+ * `inStateWriteTransaction`, so the calendar's cached replies survive every delivery), and the
  * answers may carry a secret, so none is cached anywhere (`Cache-Control: no-store`).
  *
  * Every operation is judged by `webhookPolicy.manage` before anything about a webhook is looked at:
@@ -104,7 +104,7 @@ const createWebhook = (resolve: Resolver) =>
     async execute(ctx: OperationContext<'createWebhook'>, input) {
       // The document requires `url`.
       const url = input.url as string;
-      await checkDestination(url, ctx.config.webhooks.allowedNetworks, resolve);
+      await checkDestination(url, ctx.config.outbound.allowedNetworks, resolve);
       const nowUtc = formatUtc(ctx.now());
       // It starts at the feed's committed position now: changes made before it are not sent
       // (docs/webhooks.md "Subscribing"); the lists read from now on are after it.
@@ -146,7 +146,7 @@ const updateWebhook = (resolve: Resolver) =>
     authorize: manage,
     async execute(ctx: OperationContext<'updateWebhook'>, input, target) {
       const { id } = existing(target);
-      if (input.url !== undefined) await checkDestination(input.url, ctx.config.webhooks.allowedNetworks, resolve);
+      if (input.url !== undefined) await checkDestination(input.url, ctx.config.outbound.allowedNetworks, resolve);
       const changes = { url: input.url, types: input.types, description: input.description, status: input.status };
       const updated = await inStateWriteTransaction(ctx.db, async (repositories) => {
         const refusal = await repositories.webhooks.update(id, changes, formatUtc(ctx.now()));
@@ -212,12 +212,12 @@ const pingWebhook = operation({
   load: named,
   authorize: manage,
   async execute(ctx: OperationContext<'pingWebhook'>, _input, target) {
-    const delivery = await sendPing(ctx.db, ctx.config.webhooks, existing(target), ctx.now());
+    const delivery = await sendPing(ctx.db, { ...ctx.config.webhooks, allowedNetworks: ctx.config.outbound.allowedNetworks }, existing(target), ctx.now());
     return { status: 200, body: deliveryRecord(delivery), headers: NO_STORE };
   },
 });
 
-/** The operations, with the resolver the URL check asks (webhooks/destinations.ts; tests inject one). */
+/** The operations, with the resolver the URL check asks (core/outbound.ts; tests inject one). */
 export function webhookOperations(resolve: Resolver) {
   return {
     listWebhooks,

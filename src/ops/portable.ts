@@ -17,6 +17,7 @@ import { PortableRepository, type Row } from '../repositories/portable.js';
 import type { PostType } from '../repositories/posts.js';
 import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import { UserError } from '../repositories/users.js';
+import { checkImport, ImportRefusal } from './portable-checks.js';
 
 export const FORMAT = 'tec-events-export';
 export const FORMAT_VERSION = 1;
@@ -265,13 +266,47 @@ export function parseLines(content: string): { counts: Record<string, number>; n
 }
 
 /** Reads an export into an empty database, all in one transaction (nothing is left behind when it fails). */
-export async function importFromFile(db: Knex, file: string): Promise<Record<string, number>> {
+export async function importFromFile(db: Knex, file: string, now = new Date()): Promise<Record<string, number>> {
   const { counts, nextIds, records } = parseLines(fileStep(`cannot read ${file}`, () => fs.readFileSync(file, 'utf8')));
+  // Every record against the API's rules before anything is written (ops/portable-checks.ts).
+  try {
+    checkImport(records, nextIds, now);
+  } catch (err) {
+    throw err instanceof ImportRefusal ? new PortableError(err.message) : err;
+  }
   const held = await new PortableRepository(db).recordCounts();
   if (held.users + held.posts + held.terms > 0) {
     throw new PortableError(`the database is not empty (${held.users} user(s), ${held.posts} post(s), ${held.terms} term(s)); import reads into an empty database only`);
   }
   const of = (kind: RecordKind) => records.filter((r) => r.kind === kind);
+  await withoutStatements(() => writeImport(db, of, nextIds));
+  // MySQL's ALTER TABLE commits by itself: after the import's transaction.
+  if (engineOf(db) === 'mysql') await new PortableRepository(db).continueIds(nextIds);
+  return counts;
+}
+
+/**
+ * Runs the import's writes; a database error (which the checks should have made impossible) is told
+ * in the driver's words, without the statement Knex puts before them: an import's errors never show
+ * SQL (nor the values in it).
+ */
+async function withoutStatements<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof PortableError) throw err;
+    const words = String((err as { sqlMessage?: string }).sqlMessage ?? (err as Error).message ?? err)
+      .split('\n')[0]
+      .split(' - ')
+      .pop();
+    throw new PortableError(`the database refused the import, which wrote nothing: ${words}`);
+  }
+}
+
+type RecordsOf = (kind: RecordKind) => Array<{ kind: RecordKind; record: Row; line: number }>;
+
+/** Writes the checked records in one transaction (nothing is left behind when it fails). */
+async function writeImport(db: Knex, of: RecordsOf, nextIds: Record<string, number>): Promise<void> {
   await inTransaction(db, async (trx) => {
     const repository = new PortableRepository(trx);
     await repository.insertUsers(of('user').map(({ record, line }) => fromFile(record, USER_FIELDS, `line ${line}`)));
@@ -303,9 +338,6 @@ export async function importFromFile(db: Knex, file: string): Promise<Record<str
     await repository.finish();
     if (engineOf(trx) === 'sqlite') await repository.continueIds(nextIds);
   });
-  // MySQL's ALTER TABLE commits by itself: after the import's transaction.
-  if (engineOf(db) === 'mysql') await new PortableRepository(db).continueIds(nextIds);
-  return counts;
 }
 
 /** The CLI's `export FILE [--force]` and `import FILE`: runs one and prints what it wrote. */

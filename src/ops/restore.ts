@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { openDatabase } from '../db/knex.js';
 import { migrateLatest } from '../db/migrate.js';
+import { migratedSqliteShape, shapeDifferences, sqliteSchemaShape } from '../db/schema-shape.js';
 import { liveLeases, LEASE_VALID_MS } from '../db/service-lease.js';
 import { clearServiceLeases, summarizeDatabase, type CopySummary } from '../repositories/copies.js';
 import { inWriteTransaction } from '../repositories/registry.js';
@@ -37,12 +38,37 @@ async function refuseWhileServed(file: string): Promise<void> {
   }
 }
 
-/** Refuses a file that is not a whole database of this service. */
+/** How many schema differences a refusal lists (the rest are counted). */
+const LISTED_DIFFERENCES = 5;
+
+/**
+ * Refuses a file that is not a whole database of this service: one that fails SQLite's integrity
+ * check, that has no migrations table with its migrations, or whose schema, once migrated, is not
+ * the one the migrations create (a table, column or index missing or changed, a trigger or view
+ * that is not ours: src/db/schema-shape.ts). Migrates the copy (a copy taken by an older version).
+ * Whatever goes wrong reading the copy is a refusal naming the copy (`file`), never the target.
+ */
 async function checkOurs(db: Knex, file: string): Promise<void> {
-  const [{ integrity_check: integrity } = { integrity_check: 'no answer' }] = (await db.raw('PRAGMA integrity_check')) as Array<{ integrity_check: string }>;
-  if (integrity !== 'ok') throw new Refusal(`${file} fails PRAGMA integrity_check: ${integrity}`);
-  const ours = (await db.schema.hasTable('knex_migrations')) && (await db('knex_migrations').where('name', '20261123000050_create_changes').first('id'));
-  if (!ours) throw new Refusal(`${file} is not a database of this service (no migrations table with its migrations)`);
+  try {
+    const [{ integrity_check: integrity } = { integrity_check: 'no answer' }] = (await db.raw('PRAGMA integrity_check')) as Array<{ integrity_check: string }>;
+    if (integrity !== 'ok') throw new Refusal(`${file} fails PRAGMA integrity_check: ${integrity}`);
+    const ours = (await db.schema.hasTable('knex_migrations')) && (await db('knex_migrations').where('name', '20261123000050_create_changes').first('id'));
+    if (!ours) throw new Refusal(`${file} is not a database of this service (no migrations table with its migrations)`);
+    await migrateLatest(db);
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
+    // The driver's words without the statement Knex puts before them (`… - SQLITE_NOTADB: …`).
+    const words = String((err as Error).message ?? err)
+      .split('\n')[0]
+      .split(' - ')
+      .pop();
+    throw new Refusal(`${file} is not a database this service can restore: ${words}`);
+  }
+  const differences = shapeDifferences(await sqliteSchemaShape(db), await migratedSqliteShape());
+  if (differences.length) {
+    const more = differences.length > LISTED_DIFFERENCES ? `; and ${differences.length - LISTED_DIFFERENCES} more` : '';
+    throw new Refusal(`${file} does not have the schema the migrations create: ${differences.slice(0, LISTED_DIFFERENCES).join('; ')}${more}`);
+  }
 }
 
 /** Brings a database up to date and starts a new feed history; what `restored` does on MySQL. */
@@ -55,7 +81,7 @@ export async function markRestored(db: Knex): Promise<RestoreResult> {
 
 export async function restore(databaseUrl: string, copy: string): Promise<RestoreResult> {
   const target = sqliteFileOf(databaseUrl, 'restore');
-  if (!fs.existsSync(copy)) throw new Error(`there is no file ${copy}`);
+  if (!fs.existsSync(copy)) throw new Refusal(`there is no file ${copy}`);
   await refuseWhileServed(target);
   // Prepared beside the database under another name, then renamed over it in one step.
   const temp = besideTemp(target, 'restore');
@@ -83,10 +109,30 @@ export async function restore(databaseUrl: string, copy: string): Promise<Restor
   }
 }
 
+/**
+ * On MySQL the migrations create no trigger, view, routine or event: a dump that brings one brings
+ * code that would run inside the service's writes (the recipe's `--routines --triggers --events`
+ * load whatever the dump holds). Refused before anything is written, naming the database.
+ */
+async function refuseForeignCode(db: Knex): Promise<void> {
+  const [rows] = (await db.raw(
+    `SELECT 'trigger' AS kind, TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()
+     UNION ALL SELECT 'view', TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()
+     UNION ALL SELECT LOWER(ROUTINE_TYPE), ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+     UNION ALL SELECT 'event', EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE()`,
+  )) as [Array<{ kind: string; name: string }>];
+  if (rows.length === 0) return;
+  const [{ name: database }] = ((await db.raw('SELECT DATABASE() AS name')) as [Array<{ name: string }>])[0];
+  throw new Refusal(
+    `${database} holds code the migrations do not create: ${rows.map((row) => `${row.kind} ${row.name}`).join(', ')} (drop it, or load a dump of this service's database)`,
+  );
+}
+
 /** `cli restored`: the step after loading a dump into a MySQL database (or after copying a SQLite file by hand). */
 export async function restored(databaseUrl: string): Promise<RestoreResult> {
-  const { db } = openDatabase(databaseUrl);
+  const { db, target } = openDatabase(databaseUrl);
   try {
+    if (target.engine === 'mysql') await refuseForeignCode(db);
     return await markRestored(db);
   } finally {
     await db.destroy();

@@ -25,8 +25,6 @@ export interface PostFacts {
   trashedFrom?: string | null;
 }
 
-const PUBLISHED = new Set(['publish', 'private', 'future']);
-
 /** What `status=any` and an absent `status` mean for a caller who may edit: everything but the trash. */
 export const ANY_STATUS = ['publish', 'future', 'draft', 'pending', 'private'];
 
@@ -36,17 +34,19 @@ function isOwn(user: User | undefined, record: PostFacts): boolean {
 }
 
 /**
- * WordPress `map_meta_cap` for `edit_post` / `delete_post`: own unpublished → `edit_posts`; own
- * published → `edit_published_posts`; someone else's → `edit_others_posts`, plus
- * `edit_published_posts` when published and `edit_private_posts` when private. A trashed record is
- * judged by the status it had before the trash, as WordPress does.
+ * WordPress `map_meta_cap` for `edit_post` / `delete_post`: own published or scheduled →
+ * `edit_published_posts`; own in any other status (draft, pending, private) → `edit_posts`; someone
+ * else's → `edit_others_posts`, plus `edit_published_posts` when published or scheduled and
+ * `edit_private_posts` when private. A trashed record is judged by the status it had before the
+ * trash, as WordPress does. (So a contributor may edit its own private record, which an editor made
+ * private or gave it: WordPress asks nothing more of the owner of a private post.)
  */
 function ownershipRule(user: User | undefined, record: PostFacts, verb: 'edit' | 'delete'): boolean {
   // Stryker disable next-line StringLiteral: any unpublished stand-in decides the same as 'draft'.
   const status = record.status === 'trash' ? (record.trashedFrom ?? 'draft') : record.status;
   const needed: Capability[] = [];
   if (isOwn(user, record)) {
-    needed.push(PUBLISHED.has(status) ? `${verb}_published_posts` : `${verb}_posts`);
+    needed.push(status === 'publish' || status === 'future' ? `${verb}_published_posts` : `${verb}_posts`);
   } else {
     needed.push(`${verb}_others_posts`);
     // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,LogicalOperator: every role with `*_others_posts` also has `*_published_posts` (auth/capabilities.ts).
@@ -129,6 +129,11 @@ export function mayRecordImageFromUrl(user: User | undefined): boolean {
 /** Writing HTML as given, without cleaning (WordPress `unfiltered_html`). */
 export function mayWriteUnfilteredHtml(user: User | undefined): boolean {
   return can(user, 'unfiltered_html');
+}
+
+/** May the caller publish events, venues and organizers (`publish_posts`: authors and up)? */
+export function mayPublish(user: User | undefined): boolean {
+  return can(user, 'publish_posts');
 }
 
 /** Asking a list for statuses other than `publish` (drafts, pending, ...): callers who may edit. */
@@ -218,8 +223,8 @@ export function protectedTextScope(user: User | undefined): ProtectedTextScope {
 }
 
 /**
- * Who asks, as far as what they may read goes: the key under which results computed for one caller
- * are remembered (list totals, replies), so no caller is ever shown another's.
+ * Who asks, as far as what they may read goes: part of the key under which results computed for one
+ * caller are cached (list totals, replies), so no caller is ever shown another's.
  */
 export function readerKey(user: User | undefined): Reader['key'] {
   return user ? [user.id, user.role] : null;
@@ -282,10 +287,27 @@ export const postPolicy = {
     authorizeWrite(user, input);
   },
 
+  /**
+   * Before a change or a delete is looked up: a caller whose role may change (or delete) no record of
+   * the type (a subscriber) is refused at once, as the plugin's permission check runs before its
+   * handler looks for the record (docs/contract.md §4).
+   */
+  mayTryEdit(user: User | undefined): void {
+    if (!can(user, 'edit_posts')) throw forbidden(user !== undefined);
+  },
+  mayTryRemove(user: User | undefined): void {
+    if (!can(user, 'delete_posts')) throw forbidden(user !== undefined);
+  },
+
   /** Changing: the edit rule on the record, with the rights its values need. */
   edit(user: User | undefined, record: PostFacts, input: WriteRequest): void {
     if (!mayEdit(user, record)) throw forbidden(user !== undefined);
     authorizeWrite(user, input);
+  },
+
+  /** Importing a calendar (POST /events/import): editors and administrators, who may edit others' events. */
+  import(user: User | undefined): void {
+    if (!can(user, 'edit_others_posts')) throw forbidden(user !== undefined);
   },
 
   /** Trashing or deleting: the delete rule on the record. */

@@ -7,8 +7,8 @@ import type { Taxonomy } from '../repositories/taxonomies.js';
  * reads and lists them. Creating, changing and deleting needs the taxonomy's management right
  * (`manage_event_categories` for categories, authors and up; `manage_tags` for tags, editors and
  * up; docs/plugin-behaviour.md §4.1), which also decides whether an event write may create a term
- * by naming it. Term names are plain text for everybody; descriptions are kept as written only for
- * callers with `unfiltered_html` (policies/posts.ts mayWriteUnfilteredHtml).
+ * by naming it. Term names are plain text and descriptions are cleaned as WordPress cleans them, for
+ * everybody alike (text/html.ts sanitizeTermHtml).
  */
 export function mayManage(user: User | undefined, taxonomy: Taxonomy): boolean {
   return can(user, taxonomy.manageCapability);

@@ -178,6 +178,24 @@ export async function changesSeenAfter(
 }
 
 /**
+ * The rows of up to `limit` changes of `types` after `after`, up to the committed position `upTo`,
+ * unbuilt: webhooks read them so, and build each change once for every webhook that sees it alike
+ * (webhooks/builds.ts, with `changesOfRows`).
+ */
+export async function feedRowsAfter(
+  repositories: Repositories,
+  after: number,
+  options: { types: readonly ChangeType[]; limit: number; upTo: number },
+): Promise<{ rows: ChangeRow[]; position: number; hasMore: boolean }> {
+  return readPage(repositories.changes, after, options.types, options.limit, options.upTo);
+}
+
+/** The changes of these rows as `user` sees them, one per row, in order: what `GET /changes` gives that caller for them. */
+export async function changesOfRows(repositories: Repositories, user: User | undefined, urls: Urls, rows: ChangeRow[]): Promise<Change[]> {
+  return changesAsSeenBy(repositories, user, urls, rows, await repositories.changes.cursorKey());
+}
+
+/**
  * Pages built at once in this process on SQLite; the others wait for one of them to be done. A page
  * of 100 records holds them and their JSON (about 0.6 MB for the benchmark's events) until it is
  * sent, so 32 followers building pages together held the largest live heap of any scenario; built

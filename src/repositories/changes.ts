@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
-import { CHANGE_TYPES, committedPosition, type ChangeType } from '../db/change-log.js';
+import { CHANGE_TYPES, type ChangeType } from '../db/change-log.js';
+import { committedPosition } from '../db/committed-position.js';
 import { VersionedCache } from '../db/versioned-cache.js';
 
 /** One row of the change log: a record's latest change (db/change-log.ts). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { committedPosition } from '../db/change-log.js';
+import { committedPosition } from '../db/committed-position.js';
 
 /** What a database holds, as `cli backup`, `restore` and `restored` print it (docs/durability.md). */
 export interface CopySummary {

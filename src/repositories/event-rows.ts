@@ -36,6 +36,8 @@ export interface EventRow extends PostRow {
   horizonError: string | null;
   /** Edited on its own: later edits of the series leave it alone. */
   exception: boolean;
+  /** The subscription that manages it and its key at the source (docs/importing.md "Subscribing to a calendar"), or null. */
+  managedBy: { subscription: number; source_id: string } | null;
 }
 
 /** Columns of `events` as written. */
@@ -83,6 +85,8 @@ const EVENT_COLUMNS = [
   'series_id',
   'recurrence_start',
   'exception',
+  'managed_subscription',
+  'managed_source_id',
 ];
 
 /** The columns a statement reads for `toEventRow`: `posts as p`, `events as x`, `event_series as s`. */
@@ -125,5 +129,9 @@ export function toEventRow(row: Record<string, unknown>): EventRow {
     recurrenceStart: row.recurrence_start === null || row.recurrence_start === undefined ? null : String(row.recurrence_start),
     horizonError: typeof row.series_horizon_error === 'string' ? row.series_horizon_error : null,
     exception: flag('exception'),
+    managedBy:
+      row.managed_subscription === null || row.managed_subscription === undefined
+        ? null
+        : { subscription: Number(row.managed_subscription), source_id: String(row.managed_source_id ?? '') },
   });
 }

@@ -6,6 +6,7 @@ import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
+import { lockTermRows } from './terms.js';
 import { filteredEvents, totalKey, type EventListFilter } from './event-lists.js';
 import { EVENT_SELECT as SELECT, toEventRow, type EventColumns, type EventRow } from './event-rows.js';
 import { slicesInTurns } from '../core/loop-turns.js';
@@ -32,15 +33,8 @@ const ROWS_PER_SLICE = 100;
 /** Events among posts: written into the statement, not bound (see `EventRepository.findById`). */
 const EVENT_TYPE = "p.type = 'event'";
 
-/**
- * An event's row and its links (`EventRepository.findWithLinks`), and the data version
- * (db/data-version.ts) they were read at, in the same statement: while the version is the same,
- * so are they (db/versioned-cache.ts `VersionChecked`).
- */
-export type EventWithLinks = EventRow & { links: EventLink[]; dataVersion: number };
-
-/** The data version, as a column of the statement that reads the rows it versions. */
-const DATA_VERSION_COLUMN = '(select sum(version) from data_version) as data_version';
+/** An event's row and its links, read in one statement (`EventRepository.findWithLinks`). */
+export type EventWithLinks = EventRow & { links: EventLink[] };
 
 /**
  * One JSON array per kind of link, of `[id, position, version, count]` arrays, in link order: the
@@ -78,7 +72,7 @@ function toEventWithLinks(row: Record<string, unknown>): EventWithLinks {
     for (const [id, position, version, count] of items) links.push({ eventId, kind, id: Number(id), position: Number(position), version: Number(version), count: Number(count) });
   }
   // Added to the new row rather than spread with it (see `toEventRow`).
-  return Object.assign(toEventRow(row), { links: sortLinks(links), dataVersion: Number(row.data_version) });
+  return Object.assign(toEventRow(row), { links: sortLinks(links) });
 }
 
 /** Link order: venues and organizers by position, then id (`EventRepository.links`). */
@@ -127,8 +121,8 @@ export class EventRepository {
   }
 
   /**
-   * An event with its links (what `links` reads), in one statement: a single read's record and the
-   * stamp its remembered reply is kept under (docs/contract.md §16) need nothing else.
+   * An event with its links (what `links` reads), in one statement: what a single read's record is
+   * built from, besides the rows the links point to (records/related-rows.ts).
    */
   async findWithLinks(id: number): Promise<EventWithLinks | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
@@ -154,7 +148,7 @@ export class EventRepository {
     if (sql === undefined) {
       sql = this.base()
         .whereRaw(`${column} = ?`, [value])
-        .select([...SELECT, ...linkSubqueries(this.db), this.db.raw(DATA_VERSION_COLUMN)])
+        .select([...SELECT, ...linkSubqueries(this.db)])
         .toSQL().sql;
       withLinksStatements.set(key, sql);
     }
@@ -222,10 +216,16 @@ export class EventRepository {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
-  async create(columns: PostColumns, baseSlug: string, own: EventColumns): Promise<number> {
-    return this.posts.insert('event', columns, baseSlug, async (id) => {
-      await requireTransaction(this.db)('events').insert({ ...own, post_id: id, ...eventCopiesOf(columns) });
-    });
+  async create(columns: PostColumns, baseSlug: string, own: EventColumns, id?: number): Promise<number> {
+    return this.posts.insert(
+      'event',
+      columns,
+      baseSlug,
+      async (newId) => {
+        await requireTransaction(this.db)('events').insert({ ...own, post_id: newId, ...eventCopiesOf(columns) });
+      },
+      id,
+    );
   }
 
   /** Updates the shared columns (posts.update keeps the copies) and the event's own. */
@@ -276,6 +276,13 @@ export class EventRepository {
    * The terms an event counts for in its terms' `count` (published events only), read under a lock
    * on the event's row on MySQL, so that concurrent writes to one event adjust the counts one after
    * the other from what the previous one left. (SQLite runs one write transaction at a time.)
+   *
+   * On MySQL the terms come first: the locking read of the links also locks the gap where the next
+   * event's links go, and a writer of that event that holds one of these terms waits for that gap
+   * while this transaction would wait for the term (a deadlock). So the terms the links name in a
+   * plain read are locked before the locking read, as every write takes them (terms, then links); a
+   * term the locking read finds beyond those (a link committed since this transaction's snapshot) is
+   * locked after it.
    */
   async countedTerms(eventId: number): Promise<number[]> {
     const trx = requireTransaction(this.db);
@@ -283,8 +290,16 @@ export class EventRepository {
     const post = trx('posts').where('id', eventId);
     const status = await (locking ? post.forUpdate() : post).first('status');
     if (status?.status !== 'publish') return [];
-    const links = trx('event_terms').where('event_id', eventId);
-    return (await (locking ? links.forUpdate() : links).pluck('term_id')).map(Number);
+    const links = () => trx('event_terms').where('event_id', eventId);
+    if (!locking) return (await links().pluck('term_id')).map(Number);
+    const seen = (await links().pluck('term_id')).map(Number);
+    await lockTermRows(trx, seen);
+    const counted = (await links().forUpdate().pluck('term_id')).map(Number);
+    await lockTermRows(
+      trx,
+      counted.filter((id) => !seen.includes(id)),
+    );
+    return counted;
   }
 
   /**

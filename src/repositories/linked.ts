@@ -28,6 +28,8 @@ export interface LinkedListFilter {
   reader: Reader;
   search?: string;
   eventId?: number;
+  /** The event `eventId` names is one the caller may not read: nothing is listed. */
+  eventHidden?: boolean;
   hasEvents?: boolean;
   /** `only_with_upcoming`: linked to an event the caller may see that starts at or after this UTC time. */
   upcomingFrom?: string;
@@ -140,6 +142,7 @@ export class LinkedRepository {
       return events;
     };
     if (filter.eventId !== undefined) query.whereExists(linkedEvents('ee').where('ee.id', filter.eventId));
+    if (filter.eventHidden) query.whereRaw('1 = 0');
     if (filter.hasEvents !== undefined) {
       // Events the caller may read (the plugin counts any event but drafts and pending ones).
       const linked = linkedEvents('eh').whereNotIn('eh.status', EVENT_STATUSES_NOT_COUNTED);
@@ -224,10 +227,24 @@ export class LinkedRepository {
     return row ? this.toRow(row) : undefined;
   }
 
-  async create(columns: PostColumns, baseSlug: string, own: KindColumns): Promise<number> {
-    return this.posts.insert(this.kind.type, columns, baseSlug, async (id) => {
-      await requireTransaction(this.db)(this.kind.table).insert({ ...own, post_id: id });
-    });
+  /** The oldest record, not trashed and readable by the caller, whose own `field` equals `value` (case-insensitive): an import's match by e-mail. */
+  async findByOwnField(field: 'email', value: string, reader: Reader): Promise<LinkedRow | undefined> {
+    const query = this.base().whereNot('p.status', 'trash').whereRaw(`lower(k.${field}) = ?`, [value.toLowerCase()]);
+    whereReadable(query, 'p', reader.scope);
+    const row = await query.orderBy('k.post_id').first(this.columns());
+    return row ? this.toRow(row) : undefined;
+  }
+
+  async create(columns: PostColumns, baseSlug: string, own: KindColumns, id?: number): Promise<number> {
+    return this.posts.insert(
+      this.kind.type,
+      columns,
+      baseSlug,
+      async (newId) => {
+        await requireTransaction(this.db)(this.kind.table).insert({ ...own, post_id: newId });
+      },
+      id,
+    );
   }
 
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns, expected?: number): Promise<void> {

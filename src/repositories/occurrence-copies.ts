@@ -5,7 +5,7 @@ import { chunks, searchedFieldsOf } from './posts.js';
 import { indexSearchText } from '../db/search-index.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
-import { INSERT_CHUNK, inTurns } from './write-chunks.js';
+import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
 
 /** A new occurrence: the local start the rules give it, and its times. */
 export interface NewOccurrence {
@@ -35,6 +35,9 @@ const COPIED_EVENT_COLUMNS = [
   'post_status',
   'post_date_utc',
   'post_modified_utc',
+  // The subscription that manages the series (docs/importing.md "Subscribing to a calendar").
+  'managed_subscription',
+  'managed_source_id',
 ];
 
 const LINK_TABLES = [
@@ -71,9 +74,10 @@ export class OccurrenceCopyRepository {
     );
     const postColumns = Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]]));
     const ids = new Map<string, number>();
+    // As many copies per INSERT as their text allows (write-chunks.ts): a copy of a 16 KB description is 16 KB to index.
     for await (const part of inTurns(
       occurrences.map((o, i) => ({ ...postColumns, type: 'event', slug: slugs[i] })),
-      INSERT_CHUNK,
+      rowsWithin(textBytesOf(postColumns), INSERT_CHUNK),
     )) {
       await trx('posts').insert(part);
       const found = await trx('posts')
@@ -136,7 +140,7 @@ export class OccurrenceCopyRepository {
     if (postColumns.status !== undefined) copies.post_status = postColumns.status;
     if (postColumns.date_utc !== undefined) copies.post_date_utc = postColumns.date_utc;
     if (postColumns.modified_utc !== undefined) copies.post_modified_utc = postColumns.modified_utc;
-    for await (const part of inTurns(targetIds)) {
+    for await (const part of inTurns(targetIds, rowsWithin(textBytesOf(postColumns)))) {
       await trx('posts')
         .whereIn('id', part)
         .update({ ...postColumns, version: trx.raw('version + 1') });

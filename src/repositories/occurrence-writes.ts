@@ -6,6 +6,7 @@ import { noteChange } from '../db/change-log.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { refreshLinkTimes } from './term-link-times.js';
 import { inTurns } from './write-chunks.js';
+import { unindexSearchText } from '../db/search-index.js';
 
 /**
  * Changes to the events of a series in bulk: their RECURRENCE-IDs and exceptions, taking them out of
@@ -76,6 +77,8 @@ export class OccurrenceWriteRepository {
   async deleteOccurrences(ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     const trx = requireTransaction(this.db);
+    // MySQL's search texts no other event names go with them (db/search-index.ts).
+    await unindexSearchText(trx, ids);
     for await (const part of inTurns(ids)) await trx('posts').whereIn('id', part).delete();
     for (const id of ids) noteChange(trx, 'event', id, true);
   }

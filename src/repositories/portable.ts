@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
-import { insertSearchGrams, searchGramRows } from '../db/search-index.js';
+import { indexNewSearchTexts } from '../db/search-index.js';
 import { emailKey, loginKey } from '../auth/login-keys.js';
 import { chunks, eventCopiesOf, noteRecordChange, type PostType } from './posts.js';
 import { refreshLinkTimes } from './term-link-times.js';
-import { TermRepository, changeTypeOf } from './terms.js';
-import { CATEGORIES } from './taxonomies.js';
+import { TermRepository } from './terms.js';
+import { CATEGORIES, changeTypeOf } from './taxonomies.js';
 
 /**
  * The SQL of `cli export` and `cli import` (docs/export-format.md): every table a record lives in,
@@ -167,11 +167,11 @@ export class PortableRepository {
       });
       await trx(OWN_TABLES[type]).insert(own);
       if (type === 'event' && engineOf(trx) === 'mysql') {
-        // MySQL's trigram rows, by the index's own rule (db/search-index.ts), for many events per
-        // statement; SQLite's triggers wrote its index with the rows.
-        await insertSearchGrams(
+        // MySQL's search index (db/search-index.ts), for many events per statement; SQLite's
+        // triggers wrote its index with the rows.
+        await indexNewSearchTexts(
           trx,
-          part.flatMap(({ post }) => searchGramRows(Number(post.id), { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) })),
+          part.map(({ post }) => ({ id: Number(post.id), fields: { title: String(post.title), description: String(post.description), excerpt: String(post.excerpt) } })),
         );
       }
     }

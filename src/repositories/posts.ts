@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { requireTransaction } from '../db/transactions.js';
+import { readDataVersion } from '../db/data-version.js';
 import { noteChange } from '../db/change-log.js';
 import { RecordGone, StaleVersion } from '../db/errors.js';
-import { indexSearchText, SEARCHED_FIELDS } from '../db/search-index.js';
+import { indexSearchText, SEARCHED_FIELDS, unindexSearchText } from '../db/search-index.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 
@@ -141,6 +142,24 @@ export class PostRepository {
     return row ? toPostRow(row) : undefined;
   }
 
+  /**
+   * The venues and organizers an event links that are drafts, pending or scheduled: those a write
+   * that leaves the event published publishes (domain/events/writes.ts `publishLinkedDrafts`).
+   */
+  async unpublishedLinkedTo(eventId: number): Promise<PostRow[]> {
+    const trx = requireTransaction(this.db);
+    const rows = await trx('posts')
+      .where((q) =>
+        q
+          .whereIn('id', trx('event_venues').where('event_id', eventId).select('venue_id'))
+          .orWhereIn('id', trx('event_organizers').where('event_id', eventId).select('organizer_id')),
+      )
+      .whereIn('status', ['draft', 'pending', 'future'])
+      .orderBy('id')
+      .select(POST_COLUMNS);
+    return rows.map(toPostRow);
+  }
+
   /** Which of these posts exist now, past the transaction's snapshot (db/id-lists.ts `idsPresentNow`). */
   presentNow(ids: readonly number[]): Promise<Set<number>> {
     return idsPresentNow(this.db, 'posts', ids);
@@ -157,24 +176,26 @@ export class PostRepository {
 
   /**
    * Inserts a post under the first free slug of its type at or after `baseSlug` (unique under
-   * concurrent creates too), then lets `withRow` write the type's own row. Returns the id.
+   * concurrent creates too), then lets `withRow` write the type's own row. Returns the id. `id`: the
+   * id it must have (an import keeping a source's ids, docs/importing.md), free as the caller checked.
    */
-  async insert(type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>): Promise<number> {
+  async insert(type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>, id?: number): Promise<number> {
     const trx = requireTransaction(this.db);
-    const id = await withUniqueSlug(
+    const kept = id === undefined ? {} : { id, version: await keptIdVersion(trx) };
+    const newId = await withUniqueSlug(
       trx,
       baseSlug,
       takenSlugs(trx, type),
       async (slug) => {
-        const [inserted] = await trx('posts').insert({ ...columns, type, slug });
-        return Number(inserted);
+        const [inserted] = await trx('posts').insert({ ...columns, type, slug, ...kept });
+        return id ?? Number(inserted);
       },
       `posts:${type}`,
     );
-    await withRow(id);
-    if (type === 'event') await indexSearchText(trx, [id], columns, true);
-    noteRecordChange(trx, type, id);
-    return id;
+    await withRow(newId);
+    if (type === 'event') await indexSearchText(trx, [newId], columns, true);
+    noteRecordChange(trx, type, newId);
+    return newId;
   }
 
   /**
@@ -222,6 +243,8 @@ export class PostRepository {
     const trx = requireTransaction(this.db);
     const query = trx('posts').where('id', post.id);
     if (expected !== undefined) query.where('version', expected);
+    // MySQL's search texts no other event names go with it (db/search-index.ts); a refused delete rolls this back.
+    if (post.type === 'event') await unindexSearchText(trx, [post.id]);
     const deleted = await query.delete();
     if (expected !== undefined && deleted === 0) throw new StaleVersion(post.id);
     noteRecordChange(trx, post.type, post.id, true);
@@ -239,8 +262,8 @@ export class PostRepository {
   }
 
   /** The `images` row of a new image post (posts.insert's `withRow`). */
-  async insertImage(image: { post_id: number; url: string; url_hash: string; extension: string }): Promise<void> {
-    await requireTransaction(this.db)('images').insert({ ...image, width: null, height: null });
+  async insertImage(image: { post_id: number; url: string; url_hash: string; extension: string; width?: number | null; height?: number | null }): Promise<void> {
+    await requireTransaction(this.db)('images').insert({ width: null, height: null, ...image });
   }
 
   /** The image objects of some ids, in one query per 500 ids. */
@@ -280,4 +303,14 @@ export function chunks<T>(items: T[], size = 500): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * The first version of a record written under an id it is given (an import keeping a source's ids):
+ * above every version a record of that id can have had, so a row or reply a running service kept
+ * under (id, version) for an earlier record of the same id is never taken for this one
+ * (docs/importing.md). The data version grows with every write, so it is past any record's version.
+ */
+export async function keptIdVersion(trx: Knex): Promise<number> {
+  return (await readDataVersion(trx)) + 1;
 }

@@ -46,8 +46,9 @@ export function protectedTextHidden(alias: string, scope: ProtectedTextScope): (
     q.whereNot((own) => {
       own.whereNotNull(`${alias}.author_id`).where(`${alias}.author_id`, scope.exceptAuthor);
       if (!scope.ownOnlyUnpublished) return;
-      // A trashed record counts by the status it had before the trash (policies/posts.ts mayEdit).
-      const published = ['publish', 'private', 'future'];
+      // A trashed record counts by the status it had before the trash (policies/posts.ts mayEdit);
+      // an owner's private record is no published one there.
+      const published = ['publish', 'future'];
       own.where((unpublished) =>
         unpublished
           .whereNotIn(`${alias}.status`, [...published, 'trash'])

@@ -1,5 +1,7 @@
+import type { RelatedRowCache } from './related-row-cache.js';
 import type { Knex } from 'knex';
 import { inStateTransaction, inTransaction } from '../db/transactions.js';
+import { takeWriteLocks } from '../db/write-locks.js';
 import { UserRepository } from './users.js';
 import { PostRepository } from './posts.js';
 import { EventRepository } from './events.js';
@@ -13,6 +15,8 @@ import { ChangeRepository } from './changes.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { PasswordGuessRepository } from './password-guesses.js';
 import { WebhookRepository } from './webhooks.js';
+import { ImportOriginRepository } from './import-origins.js';
+import { SubscriptionRepository } from './subscriptions.js';
 
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
@@ -22,7 +26,14 @@ import { WebhookRepository } from './webhooks.js';
 export class Repositories {
   private cache = new Map<string, unknown>();
 
-  constructor(readonly db: Knex) {}
+  /**
+   * @param relatedRows the rows event records embed, kept between requests (repositories/related-row-cache.ts):
+   * given to the reads of requests only, never to a transaction's repositories.
+   */
+  constructor(
+    readonly db: Knex,
+    readonly relatedRows?: RelatedRowCache,
+  ) {}
 
   private once<T>(name: string, create: () => T): T {
     if (!this.cache.has(name)) this.cache.set(name, create());
@@ -81,6 +92,14 @@ export class Repositories {
     return this.once('webhooks', () => new WebhookRepository(this.db));
   }
 
+  get importOrigins(): ImportOriginRepository {
+    return this.once('importOrigins', () => new ImportOriginRepository(this.db));
+  }
+
+  get subscriptions(): SubscriptionRepository {
+    return this.once('subscriptions', () => new SubscriptionRepository(this.db));
+  }
+
   get users(): UserRepository {
     return this.once('users', () => new UserRepository(this.db));
   }
@@ -88,14 +107,18 @@ export class Repositories {
 
 /**
  * Runs a write on repositories bound to one transaction (db/transactions.ts `inTransaction`: retried
- * on conflicts, the data version bumped after the commit). The only way the services write.
+ * on conflicts, the data version bumped after the commit). The only way the services write. `locks`
+ * (db/write-locks.ts) are taken first, before the work reads anything.
  */
-export function inWriteTransaction<T>(db: Knex, work: (repositories: Repositories) => Promise<T>): Promise<T> {
-  return inTransaction(db, (trx) => work(new Repositories(trx)));
+export function inWriteTransaction<T>(db: Knex, work: (repositories: Repositories) => Promise<T>, locks: readonly string[] = []): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    await takeWriteLocks(trx, locks);
+    return work(new Repositories(trx));
+  });
 }
 
 /**
- * Runs a write of state that neither the change feed nor any remembered reply shows (webhooks,
+ * Runs a write of state that neither the change feed nor any cached reply shows (webhooks,
  * docs/webhooks.md) on repositories bound to one transaction: retried like `inWriteTransaction`, but
  * without a change log and without moving the data version (db/transactions.ts `inStateTransaction`).
  */

@@ -44,6 +44,13 @@ export class SeriesRepository {
     return row ? { id: Number(row.id), rules: JSON.parse(row.rules), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) } : undefined;
   }
 
+  /** Where a series starts: its zone and its first event's RECURRENCE-ID (what its rules are expanded from), for the public pages. */
+  async origin(id: number): Promise<{ timezone: string; startLocal: string } | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = await this.db('event_series as s').join('events as x', 'x.post_id', 's.id').where('s.id', id).first('s.timezone', 'x.recurrence_start');
+    return row && row.recurrence_start !== null ? { timezone: String(row.timezone), startLocal: String(row.recurrence_start) } : undefined;
+  }
+
   /** The series row as committed now, locked until the commit on MySQL (SQLite write transactions are serial already). */
   async findLocked(id: number): Promise<SeriesRow | undefined> {
     const trx = requireTransaction(this.db);
@@ -106,6 +113,33 @@ export class SeriesRepository {
       trashedFrom: row.trashed_from === null ? null : String(row.trashed_from),
       version: Number(row.version),
     }));
+  }
+
+  /** How many exceptions (occurrences after the first changed on their own) each of some series has; series without any are left out. */
+  async exceptionCounts(seriesIds: number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    for (const part of chunks([...new Set(seriesIds)])) {
+      const rows = await this.exceptionsOf(part).groupBy('series_id').select('series_id', this.db.raw('count(*) as n'));
+      for (const row of rows) counts.set(Number(row.series_id), Number(row.n));
+    }
+    return counts;
+  }
+
+  /**
+   * The exceptions of some series (their RECURRENCE-ID overrides in iCalendar, docs/contract.md §14)
+   * as `[seriesId, eventId]`, each series' by RECURRENCE-ID. The caller bounds them (exceptionCounts).
+   */
+  async exceptionIds(seriesIds: number[]): Promise<Array<[number, number]>> {
+    const out: Array<[number, number]> = [];
+    for (const part of chunks([...new Set(seriesIds)])) {
+      const rows = await this.exceptionsOf(part).orderBy(['series_id', 'recurrence_start']).select('series_id', 'post_id');
+      for (const row of rows) out.push([Number(row.series_id), Number(row.post_id)]);
+    }
+    return out;
+  }
+
+  private exceptionsOf(seriesIds: number[]) {
+    return this.db('events').whereIn('series_id', seriesIds).where('exception', true).whereRaw('post_id <> series_id');
   }
 
   /** The end (UTC) of the last stored occurrence of each series. */

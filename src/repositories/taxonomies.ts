@@ -1,4 +1,5 @@
 import type { Capability } from '../auth/capabilities.js';
+import type { ChangeType } from '../db/change-log.js';
 
 /** What differs between categories and tags; everything else about terms is shared. */
 export interface Taxonomy {
@@ -36,3 +37,8 @@ export const TAGS: Taxonomy = {
   existsMessage: 'A term with the name provided already exists in this taxonomy.',
   fallbackSlug: 'tag',
 };
+
+/** The change feed's name of a taxonomy's records (db/change-log.ts). */
+export function changeTypeOf(taxonomy: string): ChangeType {
+  return taxonomy === 'post_tag' ? 'tag' : 'category';
+}

@@ -1,15 +1,17 @@
 import type { Knex } from 'knex';
-import { likeEscape, slugLookups } from '../text/slugs.js';
+import { slugLookups } from '../text/slugs.js';
 import { whereSlugFamily, withUniqueSlug } from './unique-slugs.js';
 import { isUniqueViolation, isUniqueViolationOn, RecordGone, StaleVersion } from '../db/errors.js';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
-import { noteChange, type ChangeType } from '../db/change-log.js';
-import { chunks } from './posts.js';
-import type { Taxonomy } from './taxonomies.js';
-import { protectedTextHidden, type ProtectedTextScope } from './read-scope.js';
+import { noteChange } from '../db/change-log.js';
+import { chunks, keptIdVersion } from './posts.js';
+import { changeTypeOf, type Taxonomy } from './taxonomies.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
+import { listTerms, type TermListFilter, type TermPage } from './term-lists.js';
+
+export { TERM_LIST_WINDOW, TERM_SLICE_IDS, type TermListFilter, type TermOrderBy } from './term-lists.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {
@@ -24,25 +26,7 @@ export interface TermRow {
   /** Grows by one on every write of the term (docs/contract.md §10). */
   version: number;
 }
-
-export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
-
-export interface TermListFilter {
-  search?: string;
-  include?: number[];
-  exclude?: number[];
-  parent?: number;
-  eventId?: number;
-  /** Whose protected text the caller may not see: a password-protected event has no terms for them. */
-  protectedText?: ProtectedTextScope;
-  slug?: string;
-  hideEmpty: boolean;
-  orderBy: TermOrderBy;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
+type NewTerm = Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version'>;
 /** A term and its taxonomy, as a write that just linked it knows them. */
 export interface TaxonomyTerm {
   id: number;
@@ -57,7 +41,17 @@ export class TermNameTaken extends Error {
 }
 
 /** The key one-name-per-level is enforced on: the name, lower-cased. */
-function nameKeyOf(name: string): string {
+/**
+ * Locks the rows of some terms, in id order, in the transaction `trx` (MySQL only: SQLite runs one
+ * write transaction at a time). Every write that moves a term's count takes these locks before it
+ * locks or changes any event's links (`TermRepository.lockForCounting`, `EventRepository.countedTerms`).
+ */
+export async function lockTermRows(trx: Knex.Transaction | Knex, termIds: number[]): Promise<void> {
+  if (termIds.length === 0 || engineOf(trx) !== 'mysql') return;
+  for (const part of chunks([...new Set(termIds)].sort((a, b) => a - b))) await trx('terms').whereIn('id', part).orderBy('id').forUpdate().select('id');
+}
+
+export function nameKeyOf(name: string): string {
   return name.toLowerCase().slice(0, 200);
 }
 
@@ -95,75 +89,9 @@ export class TermRepository {
     return rows;
   }
 
-  /** One page of a taxonomy's terms and the size of the whole filtered set. */
-  async list(taxonomy: Taxonomy, filter: TermListFilter): Promise<{ rows: TermRow[]; counts: Map<number, number>; total: number }> {
-    const base = this.db('terms as t').where('t.taxonomy', taxonomy.name);
-    if (filter.search !== undefined) {
-      const pattern = `%${likeEscape(filter.search.toLowerCase())}%`;
-      base.where((q) => q.whereRaw("lower(t.name) like ? escape '!'", [pattern]).orWhereRaw("lower(t.slug) like ? escape '!'", [pattern]));
-    }
-    if (filter.include?.length) base.whereIn('t.id', filter.include);
-    if (filter.exclude?.length) base.whereNotIn('t.id', filter.exclude);
-    if (filter.parent !== undefined) base.where('t.parent', filter.parent);
-    // As get_terms: the slug as given or sanitized (text/slugs.ts `slugLookups`).
-    if (filter.slug !== undefined) base.whereIn('t.slug', slugLookups(filter.slug, 'save'));
-    if (filter.eventId !== undefined) {
-      const links = this.db('event_terms as ef').join('posts as pe', 'pe.id', 'ef.event_id').whereRaw('ef.term_id = t.id').where('ef.event_id', filter.eventId);
-      const hidden = protectedTextHidden('pe', filter.protectedText);
-      if (hidden) links.whereNot(hidden);
-      base.whereExists(links);
-    }
-    if (filter.hideEmpty) base.where('t.published_count', '>', 0);
-
-    const [{ n }] = await base.clone().count({ n: '*' });
-    const page = base.clone().select('t.*');
-    this.applyOrder(page, filter);
-    const rows = await page.limit(filter.limit).offset(filter.offset);
-    return {
-      rows: rows.map(toRow),
-      counts: new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), Number(row.published_count)])),
-      total: Number(n),
-    };
-  }
-
-  private applyOrder(query: Knex.QueryBuilder, filter: TermListFilter): void {
-    // One of two words, whatever reached here: it is written into the SQL text below.
-    const direction = filter.order === 'desc' ? 'desc' : 'asc';
-    switch (filter.orderBy) {
-      case 'slug':
-        query.orderBy('t.slug', direction);
-        break;
-      case 'id':
-      case 'term_id':
-      case 'term_group':
-      case 'none':
-        break;
-      case 'description':
-        query.orderByRaw(`lower(t.description) ${direction}`);
-        break;
-      case 'count':
-        query.orderBy('t.published_count', direction);
-        break;
-      case 'parent':
-        query.orderBy('t.parent', direction);
-        break;
-      case 'include':
-        if (filter.include?.length) {
-          // The order of the include list itself.
-          query.orderByRaw(
-            `case t.id ${filter.include.map(() => 'when ? then ?').join(' ')} end ${direction}`,
-            filter.include.flatMap((id, i) => [id, i]),
-          );
-        } else {
-          query.orderByRaw(`lower(t.name) ${direction}`);
-        }
-        break;
-      default:
-        // Names sort case-insensitively on both engines (MySQL's collation does it; SQLite needs lower()).
-        query.orderByRaw(`lower(t.name) ${direction}`);
-    }
-    // A unique tiebreaker keeps pages stable and identical on both engines.
-    query.orderBy('t.id', filter.orderBy === 'id' || filter.orderBy === 'term_id' ? direction : 'asc');
+  /** One page of a taxonomy's terms and the size of the whole filtered set (term-lists.ts). */
+  list(taxonomy: Taxonomy, filter: TermListFilter): Promise<TermPage<TermRow>> {
+    return listTerms(this.db, taxonomy, filter, toRow);
   }
 
   /** Published-event counts for some terms (WordPress's term `count`, kept on the term). */
@@ -218,9 +146,7 @@ export class TermRepository {
    * them (domain/events/writes.ts `TermCounting`). MySQL only: SQLite runs one write transaction at a time.
    */
   async lockForCounting(termIds: number[]): Promise<void> {
-    const trx = requireTransaction(this.db);
-    if (termIds.length === 0 || engineOf(trx) !== 'mysql') return;
-    for (const part of chunks([...new Set(termIds)].sort((a, b) => a - b))) await trx('terms').whereIn('id', part).orderBy('id').forUpdate().select('id');
+    await lockTermRows(requireTransaction(this.db), termIds);
   }
 
   /**
@@ -305,19 +231,21 @@ export class TermRepository {
   /**
    * Inserts a term under the first free slug at or after `baseSlug`; returns its id. `sharesName`
    * marks a term allowed to repeat a name at its level (it was given its own slug). A create of a
-   * name already used at the same level (also a concurrent one) throws TermNameTaken.
+   * name already used at the same level (also a concurrent one) throws TermNameTaken. `wantedId`: an import's kept id.
    */
-  async insert(taxonomy: Taxonomy, term: Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version'>, baseSlug: string, sharesName: boolean): Promise<number> {
+  async insert(taxonomy: Taxonomy, term: NewTerm, baseSlug: string, sharesName: boolean, wantedId?: number): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
+    const kept = wantedId ? { id: wantedId, version: await keptIdVersion(this.db) } : {};
     return withUniqueSlug(
       requireTransaction(this.db),
       baseSlug,
       (base) => whereSlugFamily(this.db('terms').where('taxonomy', taxonomy.name), 'slug', base).pluck('slug'),
       async (slug) => {
         try {
-          const [id] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey });
-          noteChange(this.db, changeTypeOf(taxonomy.name), Number(id));
-          return Number(id);
+          const [inserted] = await this.db('terms').insert({ ...term, taxonomy: taxonomy.name, slug, name_key: nameKey, ...kept });
+          const id = wantedId ?? Number(inserted);
+          noteChange(this.db, changeTypeOf(taxonomy.name), id);
+          return id;
         } catch (err) {
           // A unique violation is either the slug (withUniqueSlug tries the next one) or the name. A
           // name taken by a writer whose row this transaction cannot see yet is left to the caller's
@@ -391,9 +319,4 @@ export class TermRepository {
     }
     return [...ids];
   }
-}
-
-/** The change feed's name of a taxonomy's records (db/change-log.ts). */
-export function changeTypeOf(taxonomy: string): ChangeType {
-  return taxonomy === 'post_tag' ? 'tag' : 'category';
 }

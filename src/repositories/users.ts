@@ -4,7 +4,7 @@ import { generateSecret, hashSecret, MIN_SECRET_LENGTH, normaliseSecret } from '
 import { sameSecret } from '../auth/constant-time.js';
 import { emailKey, loginKey } from '../auth/login-keys.js';
 import { isEmail } from '../text/fields.js';
-import { inTransaction } from '../db/transactions.js';
+import { inTransaction, requireTransaction } from '../db/transactions.js';
 import { utcNow } from '../dates/storage.js';
 
 /** A problem the command-line tool reports to its user (duplicate login, unknown role...). */
@@ -108,6 +108,17 @@ export class UserRepository {
       const secretId = await insertSecret(trx, Number(id), secret);
       return { user: { id: Number(id), login, role: role as Role }, email: address, secret, secretId };
     });
+  }
+
+  /**
+   * Creates a user without any secret, in the caller's transaction (an import's author: it can log
+   * in only once an administrator gives it one with `cli secret add`). `id`: the id it must have
+   * (an import keeping a source's ids), free as the caller checked. The login must be free.
+   */
+  async addWithoutSecret(login: string, role: Role, id?: number): Promise<User> {
+    const trx = requireTransaction(this.db);
+    const [inserted] = await trx('users').insert({ login, login_key: loginKey(login), email: null, email_key: null, role, created_at: utcNow(), ...(id && { id }) });
+    return { id: id ?? Number(inserted), login, role };
   }
 
   async remove(login: string): Promise<void> {

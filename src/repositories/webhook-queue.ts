@@ -6,7 +6,7 @@ import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow, 
  * The SQL of delivering webhooks (docs/webhooks.md "Guarantees"): leases, the attempts and the state
  * they move, expiry, and the pruning of the delivery log. The webhooks are managed by
  * repositories/webhooks.ts. Every write runs in `inStateTransaction`: delivery state is shown by no
- * remembered reply and no change feed, so it neither writes the change log nor bumps the data version.
+ * cached reply and no change feed, so it neither writes the change log nor bumps the data version.
  *
  * A process holds a webhook by its lease (`lease_holder`, `lease_until_ms`), and every write that
  * follows an attempt is guarded by the lease and by the position the message was read from: when
@@ -27,12 +27,29 @@ export interface Held {
 /** A delivery log row before it is written (its id comes from the insert). */
 export type NewDelivery = Omit<WebhookDeliveryRow, 'id'>;
 
-/** What an attempt leaves in the webhook's row. */
-export type AttemptOutcome =
-  /** Acknowledged: the position moves to the change delivered, failures are forgotten. */
-  | { kind: 'delivered'; position: number }
-  /** Failed: `attempts` failures at this message; retried at `nextAttemptMs` while `failing`, or `disabled`. */
-  | { kind: 'failed'; attempts: number; nextAttemptMs: number; status: 'failing' | 'disabled'; reason: string };
+/** A failed attempt: `attempts` failures at this message; retried at `nextAttemptMs` while `failing`, or `disabled`. */
+export interface Failure {
+  attempts: number;
+  nextAttemptMs: number;
+  status: 'failing' | 'disabled';
+  reason: string;
+}
+
+/**
+ * What a turn of attempts leaves in the webhook's row: acknowledged messages move the position to the
+ * last of them and forget the failures; a failure after them sets the retries.
+ */
+export interface TurnOutcome {
+  delivered?: number;
+  failure?: Failure;
+}
+
+/** A webhook's turn: its attempts, in order, and what they leave. */
+export interface Turn {
+  held: Held;
+  deliveries: NewDelivery[];
+  outcome: TurnOutcome;
+}
 
 export class WebhookQueueRepository {
   constructor(private readonly db: Knex) {}
@@ -40,16 +57,19 @@ export class WebhookQueueRepository {
   /**
    * Up to `limit` webhooks that have something to deliver now and that `holder` may take: delivering
    * statuses, due (`next_attempt_ms`), behind the committed position `upTo`, and free (lease lapsed)
-   * or already held by `holder`. Oldest due first, then the furthest behind, so that a few busy
-   * webhooks do not keep the others waiting.
+   * or already held by `holder`, and not among `excluding` (those it is delivering now). Those with
+   * the fewest failures at their next message first (a receiver that keeps failing never goes before
+   * a healthy one), then the oldest due, then the furthest behind, so that a few busy webhooks do not
+   * keep the others waiting.
    */
-  async due(holder: string, nowMs: number, upTo: number, limit: number): Promise<WebhookRow[]> {
+  async due(holder: string, nowMs: number, upTo: number, limit: number, excluding: readonly number[] = []): Promise<WebhookRow[]> {
     const rows = await this.db('webhooks')
       .whereIn('status', DELIVERING)
+      .whereNotIn('id', excluding)
       .where('next_attempt_ms', '<=', nowMs)
       .where('position', '<', upTo)
       .where((free) => free.where('lease_until_ms', '<', nowMs).orWhere('lease_holder', holder))
-      .orderBy([{ column: 'next_attempt_ms' }, { column: 'position' }, { column: 'id' }])
+      .orderBy([{ column: 'attempts' }, { column: 'next_attempt_ms' }, { column: 'position' }, { column: 'id' }])
       .limit(limit);
     return rows.map(webhookRowOf);
   }
@@ -92,23 +112,27 @@ export class WebhookQueueRepository {
   }
 
   /**
-   * Records one attempt: its delivery log row and what it leaves in the webhook, in one transaction,
-   * guarded by `held`. A webhook an administrator paused (or that expired) meanwhile keeps its status;
-   * an acknowledged message still moves its position. Returns false when the guard failed (nothing written).
+   * Records turns of several webhooks in one transaction (docs/webhooks.md "Delivery at scale"): each
+   * turn's delivery log rows and what they leave in its webhook, guarded by its `held`. A webhook an
+   * administrator paused (or that expired) meanwhile keeps its status; acknowledged messages still
+   * move its position. Returns, per turn, false when its guard failed (nothing of it written).
    */
-  async recordAttempt(held: Held, delivery: NewDelivery, outcome: AttemptOutcome, nowUtc: string): Promise<boolean> {
+  async recordTurns(turns: readonly Turn[], nowUtc: string): Promise<boolean[]> {
     return inStateTransaction(this.db, async (trx) => {
-      const current = await guarded(trx, held).forUpdate().first('status');
-      if (!current) return false;
-      await trx('webhook_deliveries').insert(delivery);
-      const delivering = DELIVERING.includes(current.status);
-      const changes: Record<string, unknown> =
-        outcome.kind === 'delivered'
-          ? { position: outcome.position, attempts: 0, next_attempt_ms: 0, ...(delivering ? { status: 'active', status_reason: null } : {}) }
-          : { attempts: outcome.attempts, next_attempt_ms: outcome.nextAttemptMs, ...(delivering ? { status: outcome.status, status_reason: outcome.reason } : {}) };
-      if (changes.status !== undefined && changes.status !== current.status) changes.status_changed_utc = nowUtc;
-      await trx('webhooks').where('id', held.id).update(changes);
-      return true;
+      const written: boolean[] = [];
+      const rows: NewDelivery[] = [];
+      for (const { held, deliveries, outcome } of turns) {
+        const current = await guarded(trx, held).forUpdate().first('status');
+        written.push(current !== undefined);
+        if (!current) continue;
+        rows.push(...deliveries);
+        await trx('webhooks')
+          .where('id', held.id)
+          .update(changesOf(outcome, current.status, nowUtc));
+      }
+      // One statement for every row (in chunks, below any engine's limit on parameters).
+      for (let start = 0; start < rows.length; start += 200) await trx('webhook_deliveries').insert(rows.slice(start, start + 200));
+      return written;
     });
   }
 
@@ -139,6 +163,24 @@ export class WebhookQueueRepository {
     });
   }
 
+  /**
+   * Deletes up to `batch` of the webhook's delivery log rows beyond its newest `keep`, oldest first;
+   * returns how many. The edge is found on the (webhook, id) index, whatever the log holds.
+   */
+  async pruneBeyond(webhookId: number, keep: number, batch: number): Promise<number> {
+    return inStateTransaction(this.db, async (trx) => {
+      const edge = await trx('webhook_deliveries').where('webhook_id', webhookId).orderBy('id', 'desc').offset(keep).first('id');
+      if (!edge) return 0;
+      const ids = (await trx('webhook_deliveries').where('webhook_id', webhookId).where('id', '<=', edge.id).orderBy('id').limit(batch).select('id')).map((row) => Number(row.id));
+      return ids.length === 0 ? 0 : Number(await trx('webhook_deliveries').whereIn('id', ids).delete());
+    });
+  }
+
+  /** The ids of every webhook (at most 100), for the pruning of their logs. */
+  async ids(): Promise<number[]> {
+    return (await this.db('webhooks').select('id')).map((row) => Number(row.id));
+  }
+
   /** Deletes up to `batch` delivery log rows attempted before `beforeMs`, oldest first; returns how many. */
   async prune(beforeMs: number, batch: number): Promise<number> {
     return inStateTransaction(this.db, async (trx) => {
@@ -147,6 +189,23 @@ export class WebhookQueueRepository {
       return Number(await trx('webhook_deliveries').whereIn('id', ids).delete());
     });
   }
+}
+
+/** The columns a turn changes in its webhook's row, whose status is `status`. */
+function changesOf(outcome: TurnOutcome, status: WebhookStatus, nowUtc: string): Record<string, unknown> {
+  const delivering = DELIVERING.includes(status);
+  const changes: Record<string, unknown> = {};
+  if (outcome.delivered !== undefined) {
+    Object.assign(changes, { position: outcome.delivered, attempts: 0, next_attempt_ms: 0 });
+    if (delivering) Object.assign(changes, { status: 'active', status_reason: null });
+  }
+  const { failure } = outcome;
+  if (failure) {
+    Object.assign(changes, { attempts: failure.attempts, next_attempt_ms: failure.nextAttemptMs });
+    if (delivering) Object.assign(changes, { status: failure.status, status_reason: failure.reason });
+  }
+  if (changes.status !== undefined && changes.status !== status) changes.status_changed_utc = nowUtc;
+  return changes;
 }
 
 /** The webhook's row while `held` still holds: same lease holder, same position. */

@@ -36,7 +36,7 @@ export type UpdateRefusal = 'missing' | 'expired';
  * The webhooks as administrators manage them (docs/webhooks.md): create, read, change, delete,
  * rotate the secret, and read the delivery log. Their delivery (leases, attempts, the cursor) is
  * repositories/webhook-queue.ts. Writes run in `inStateTransaction` (db/transactions.ts): webhooks
- * are not in the change feed and no remembered reply shows them, so no write here notes a change.
+ * are not in the change feed and no cached reply shows them, so no write here notes a change.
  */
 export class WebhookRepository {
   constructor(private readonly db: Knex) {}

@@ -22,6 +22,8 @@ const REMEMBERED: Parameters<typeof rememberedText>[1] = { minLength: 1024, maxC
 /**
  * HTML from users without `unfiltered_html` (everybody below editor) is cleaned on write, as
  * WordPress's kses does: no `<script>`/`<style>`, no event-handler attributes, no `javascript:` URLs.
+ * As kses, it removes the tags of an element it does not allow and keeps their text (a `<script>`'s
+ * text stays as escaped text; docs/contract.md §3).
  */
 export function sanitizeUserHtml(html: string): string {
   return clean(html, {
@@ -34,8 +36,28 @@ export function sanitizeUserHtml(html: string): string {
       img: ['src', 'srcset', 'alt', 'width', 'height', 'loading'],
     },
     allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    nonTextTags: [],
   });
 }
+
+/**
+ * A term description, whoever writes it (administrators too): WordPress runs every term description
+ * through kses with its small set of inline tags (`$allowedtags`), keeping the text of the elements
+ * it removes (docs/contract.md §3).
+ */
+export function sanitizeTermHtml(html: string): string {
+  return clean(html, {
+    allowedTags: ['a', 'abbr', 'acronym', 'b', 'blockquote', 'cite', 'code', 'del', 'em', 'i', 'q', 's', 'strike', 'strong'],
+    allowedAttributes: { a: ['href', 'title', 'target'], abbr: ['title'], acronym: ['title'], blockquote: ['cite'], del: ['datetime'], q: ['cite'] },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    nonTextTags: [],
+  });
+}
+
+/** How a write cleans an HTML field: kept as sent (`unfiltered_html`), or by one of the cleaners above. */
+export type HtmlCleaning = 'unfiltered' | 'post' | 'term';
+
+const CLEANERS: Record<Exclude<HtmlCleaning, 'unfiltered'>, (html: string) => string> = { post: sanitizeUserHtml, term: sanitizeTermHtml };
 
 /** HTML sent in a write: the value to store, or why the field is refused (a 400 naming it). */
 export type HtmlInput = { value: string } | { problem: string };
@@ -44,13 +66,13 @@ export type HtmlInput = { value: string } | { problem: string };
  * The one check of HTML sent for a field (`field`, its body name: `description`, `excerpt`): refused
  * past the structural bounds whoever sends it (docs/limits.md "HTML in descriptions"), or when it
  * does not fit in what remains of the request's `budget`, before any cleaner runs; otherwise kept as
- * sent by users with `unfiltered_html` and cleaned for the others.
+ * sent or cleaned, as `cleaning` says.
  */
-export function htmlInput(field: string, html: string, unfiltered: boolean, budget: HtmlElementBudget): HtmlInput {
+export function htmlInput(field: string, html: string, cleaning: HtmlCleaning, budget: HtmlElementBudget): HtmlInput {
   const problem = htmlStructureMessage(field, html);
   if (problem !== undefined) return { problem };
   if (!budget.take(html)) return { problem: `${field} brings the HTML fields of this request to more than ${MAX_HTML_ELEMENTS} elements together.` };
-  return { value: unfiltered ? html : sanitizeUserHtml(html) };
+  return { value: cleaning === 'unfiltered' ? html : CLEANERS[cleaning](html) };
 }
 
 /** Elements a description may not bring into a page: the page's own landmarks and its one `<h1>`. */

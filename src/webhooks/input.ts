@@ -3,7 +3,7 @@ import { invalidParam } from '../core/errors.js';
 import type { WebhookVisibility } from '../repositories/webhook-rows.js';
 import { sanitizeTextField } from '../text/plain-text.js';
 import { tooLong } from '../text/limits.js';
-import { checkWebhookUrl, UnsafeDestination, type Resolver } from './destinations.js';
+import { asUrlParamError, checkOutboundUrl, type Resolver } from '../core/outbound.js';
 import { storedTypes } from './records.js';
 
 /** A webhook's description, once cleaned (docs/webhooks.md "Subscribing"). */
@@ -42,14 +42,13 @@ export function cleanWebhookInput(body: Body): WebhookInput {
 
 /**
  * 400 naming `url` unless the service may send to it (docs/webhooks.md "Safety",
- * webhooks/destinations.ts): its form, and every address its host resolves to now (`resolve`). Run
+ * core/outbound.ts): its form, and every address its host resolves to now (`resolve`). Run
  * after authorization, so that only administrators make the service resolve names.
  */
 export async function checkDestination(url: string, allowedNetworks: readonly string[], resolve: Resolver): Promise<void> {
   try {
-    await checkWebhookUrl(url, allowedNetworks, resolve);
+    await checkOutboundUrl(url, allowedNetworks, resolve);
   } catch (err) {
-    if (err instanceof UnsafeDestination) throw invalidParam('url', err.message);
-    throw err;
+    throw asUrlParamError(err);
   }
 }

@@ -3,7 +3,6 @@ import type { User } from '../auth/capabilities.js';
 import type { Config } from '../core/config.js';
 import { Urls } from '../core/urls.js';
 import { CHANGE_TYPES, type ChangeType } from '../db/change-log.js';
-import { changesSeenAfter } from '../records/change-feed.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
 
@@ -26,9 +25,6 @@ export interface Message {
   /** When the change was made (UTC, `YYYY-MM-DD HH:MM:SS`). */
   changedUtc: string;
 }
-
-/** The next thing to do for a webhook: send a message, or move past changes of other types (`skipTo`). */
-export type Next = { kind: 'message'; message: Message; hasMore: boolean } | { kind: 'caught-up'; skipTo: number };
 
 /** The record types a webhook receives (its `types` column, comma-separated). */
 export function typesOf(webhook: Pick<WebhookRow, 'types'>): ChangeType[] {
@@ -58,31 +54,6 @@ export function messageId(webhookId: number, position: number, history: string):
 /** `2026-11-27 10:15:00` → `2026-11-27T10:15:00.000Z`. */
 export function isoOfUtc(utc: string): string {
   return new Date(`${utc.replace(' ', 'T')}Z`).toISOString();
-}
-
-/**
- * The first change after the webhook's position, of its types, up to the committed position `upTo`,
- * as its message; or, when none of its types follows, the position to skip to (every change up to
- * there is of other types).
- */
-export async function nextMessage(repositories: Repositories, webhook: WebhookRow, urls: Urls, upTo: number): Promise<Next> {
-  const viewer = await viewerOf(repositories, webhook);
-  const seen = await changesSeenAfter(repositories, viewer, urls, webhook.position, { types: typesOf(webhook), limit: 1, upTo });
-  if (seen.changes.length === 0) return { kind: 'caught-up', skipTo: seen.position };
-  const [change] = seen.changes;
-  const [row] = seen.rows;
-  // The history the change was made in, not the current one: after a restore, a change the copy held
-  // is sent again under the id it had before (docs/webhooks.md "Guarantees").
-  const history = await repositories.changes.historyOf(row.seq);
-  const type = `${change.type}.${change.action === 'delete' ? 'deleted' : 'updated'}`;
-  // The timestamp is the change's, not the attempt's: every attempt at a message carries the same body
-  // (as long as the record does not change again, which gives a new message).
-  const body = JSON.stringify({ type, timestamp: isoOfUtc(row.changedUtc), data: change });
-  return {
-    kind: 'message',
-    message: { id: messageId(webhook.id, row.seq, history), type, body, position: row.seq, cursor: change.cursor, changedUtc: row.changedUtc },
-    hasMore: seen.hasMore,
-  };
 }
 
 /**

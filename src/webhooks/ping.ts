@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { WebhookSettings } from '../core/config.js';
 import { formatUtc } from '../dates/storage.js';
 import { WebhookQueueRepository } from '../repositories/webhook-queue.js';
 import type { WebhookDeliveryRow, WebhookRow } from '../repositories/webhook-rows.js';
-import { sendMessage } from './sender.js';
+import { sendMessage, type SendSettings } from './sender.js';
 import { signingSecrets } from './signing.js';
 
 /**
@@ -12,7 +11,7 @@ import { signingSecrets } from './signing.js';
  * now, whatever the webhook's status, through the same sender and checks as every message, and
  * recorded in its delivery log. It moves neither the cursor nor the retries.
  */
-export async function sendPing(db: Knex, settings: WebhookSettings, webhook: WebhookRow, now: Date): Promise<WebhookDeliveryRow> {
+export async function sendPing(db: Knex, settings: SendSettings, webhook: WebhookRow, now: Date): Promise<WebhookDeliveryRow> {
   // A ping is its own message: an id no change's message has (those are msg_{webhook}_{position}_{history}).
   const messageId = `msg_${webhook.id}_ping_${crypto.randomBytes(8).toString('hex')}`;
   const body = JSON.stringify({ type: 'webhook.ping', timestamp: now.toISOString(), data: { webhook_id: webhook.id } });

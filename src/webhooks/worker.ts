@@ -1,28 +1,42 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config, WebhookSettings } from '../core/config.js';
-import type { Urls } from '../core/urls.js';
+import { onCommitted } from '../db/commit-signal.js';
 import { formatUtc } from '../dates/storage.js';
 import { cursorExpired } from '../records/change-feed.js';
+import type { FeedState } from '../repositories/changes.js';
 import { Repositories } from '../repositories/registry.js';
-import { DELIVERING, WebhookQueueRepository, type AttemptOutcome, type Held } from '../repositories/webhook-queue.js';
+import { DELIVERING, WebhookQueueRepository, type Failure, type Held, type NewDelivery } from '../repositories/webhook-queue.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
-import type { Resolver } from './destinations.js';
+import type { Resolver } from '../core/outbound.js';
+import { MessageBuilder } from './builds.js';
+import { ReceiverConnections } from './connections.js';
 import type { WebhookMetrics } from './metrics.js';
-import { deliveryUrls, isoOfUtc, nextMessage, type Message } from './messages.js';
-import { sendMessage, type AttemptResult } from './sender.js';
+import { deliveryUrls, isoOfUtc, type Message } from './messages.js';
+import { TurnRecorder } from './recorder.js';
+import { deliveryOf, failureOf, originOf } from './outcomes.js';
+import { checkedWithin, sendMessage, type AttemptResult } from './sender.js';
 import { signingSecrets } from './signing.js';
 
 /**
- * The delivery loop of one process (docs/webhooks.md "Guarantees", "Retries and ordering"). Every
- * ~500 ms it looks for webhooks with something to deliver (delivering status, due, behind the feed,
- * lease free or its own), takes their leases, and sends each one message: the first change after its
- * position, as records/change-feed.ts gives it to the webhook's viewer. One message per webhook at a
- * time, in feed order, and at most WEBHOOK_CONCURRENCY in flight per process; a webhook that just
- * delivered goes on at once. All network I/O is asynchronous and each round does bounded work, so
- * requests never wait for deliveries.
+ * The delivery loop of one process (docs/webhooks.md "Guarantees", "Retries and ordering", "Delivery
+ * at scale"). It wakes at every commit of this process and at least every ~500 ms, looks for webhooks
+ * with something to deliver (delivering status, due, behind the feed, lease free or its own), takes
+ * their leases and gives each a turn: up to TURN_MESSAGES of its next changes, sent one at a time in
+ * feed order over a kept connection, then recorded with the other turns that ended meanwhile in one
+ * transaction (webhooks/recorder.ts). A change is built once for every webhook that sees it alike
+ * (webhooks/builds.ts).
+ *
+ * Fairness: a webhook has one turn at a time, and while it reads and builds its messages the turn
+ * holds one of WEBHOOK_CONCURRENCY slots (the database and processor work); its sending holds none,
+ * so waiting on a receiver costs a socket, never another webhook's time, and at most one message per
+ * webhook is in flight. An attempt unanswered after SLOW_MS ends its turn and marks the webhook and its
+ * receiver slow; a webhook whose last attempt failed or was slow, or whose receiver was slow for
+ * another webhook within a minute, goes after the healthy ones and may hold at most half the slots
+ * together with the others like it. Failing webhooks back off by the retry schedule.
  */
 
 export interface DeliveryOptions {
@@ -34,6 +48,8 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** How the sender's check resolves names before connecting (tests only; webhooks/sender.ts). */
   resolve?: Resolver;
+  /** Calls its argument after each commit of the service; returns what stops that. Default: the commits on `db` (db/commit-signal.ts). */
+  onCommit?: (listener: () => void) => () => void;
 }
 
 export interface WebhookDelivery {
@@ -44,11 +60,21 @@ export interface WebhookDelivery {
    * flight are never recorded, and the leases stay until they lapse.
    */
   abandon(): void;
+  /** Changes built and shared, transactions and turns recorded (the benchmark, tests). */
+  counts(): { built: number; shared: number; transactions: number; turns: number };
 }
 
 const POLL_MS = 500;
-/** The delivery log keeps 30 days; older rows go in batches of 1,000, one batch a round. */
-const LOG_DAYS = 30;
+/** A commit wakes the loop within this (commits close together share a round). */
+const WAKE_MS = 10;
+/** Messages one turn of a webhook sends at most, and for how long it goes on sending. */
+const TURN_MESSAGES = 20;
+const TURN_MS = 1_000;
+/** An attempt unanswered this long ends its turn and marks its webhook and receiver slow (at most half WEBHOOK_TIMEOUT). */
+const SLOW_MS = 250;
+/** How long the other webhooks of a receiver that was slow count as suspect (unless it answers one fast). */
+const SUSPECT_ORIGIN_MS = 60_000;
+/** Delivery log rows pruned per statement; a webhook's log is pruned once a tenth of WEBHOOK_LOG_MAX was added. */
 const PRUNE_BATCH = 1000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Repeated failures of the loop itself (database away) are logged at most this often. */
@@ -60,39 +86,63 @@ const EXPIRED_REASON =
 export function startWebhookDelivery(options: DeliveryOptions): WebhookDelivery {
   const loop = new DeliveryLoop(options);
   loop.start();
-  return { stop: () => loop.stop(), abandon: () => loop.abandon() };
+  return { stop: () => loop.stop(), abandon: () => loop.abandon(), counts: () => loop.counts() };
 }
 
 class DeliveryLoop {
   private readonly logger: Logger;
-  private readonly settings: WebhookSettings;
+  private readonly settings: WebhookSettings & { allowedNetworks: readonly string[] };
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  private readonly slowMs: number;
   /** Unique per start, so two loops of one process (tests) are two holders. */
   private readonly holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
   private readonly queue: WebhookQueueRepository;
-  private readonly urls: Urls;
+  private readonly builder: MessageBuilder;
+  private readonly recorder: TurnRecorder;
+  private readonly connections = new ReceiverConnections();
+  /** Webhooks whose turn is under way, and those of them holding a slot. */
   private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly slotted = new Set<number>();
+  /** The webhooks the last round found due and not yet given a turn, with its committed position and feed state. */
+  private waiting: WebhookRow[] = [];
+  private upTo = 0;
+  private state: FeedState | undefined;
+  /** Webhooks whose last attempt took longer than SLOW_MS, and those whose turn began with the last failed or slow. */
+  private readonly slow = new Set<number>();
+  private readonly suspects = new Set<number>();
+  /** Receivers (scheme, host and port) that left an attempt unanswered past SLOW_MS, until when their other webhooks count as suspect too. */
+  private readonly slowOrigins = new Map<string, number>();
   /** Webhooks whose lag this process reports. */
   private readonly lagging = new Set<number>();
+  /** Delivery log rows this process added per webhook since its log was last pruned. */
+  private readonly logged = new Map<number, number>();
   private stopping = false;
   private abandoned = false;
   private ticking = false;
   /** The round under way, which stop() lets finish before the leases are given up. */
   private current: Promise<void> = Promise.resolve();
   private again = false;
+  private dueAt = Infinity;
   private nextPruneMs = 0;
   private lastWarnMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: DeliveryOptions) {
     this.logger = options.logger.child({ component: 'webhooks' });
-    this.settings = options.config.webhooks;
+    this.settings = { ...options.config.webhooks, allowedNetworks: options.config.outbound.allowedNetworks }; // the outbound rule (core/outbound.ts)
     this.leaseMs = this.settings.leaseSeconds * 1000;
     this.pollMs = options.pollMs ?? POLL_MS;
+    this.slowMs = Math.min(SLOW_MS, (this.settings.timeoutSeconds * 1000) / 2);
     this.queue = new WebhookQueueRepository(options.db);
-    this.urls = deliveryUrls(options.config);
+    this.builder = new MessageBuilder(deliveryUrls(options.config));
+    this.recorder = new TurnRecorder(this.queue);
+  }
+
+  counts(): { built: number; shared: number; transactions: number; turns: number } {
+    return { ...this.builder.counts, ...this.recorder.counts };
   }
 
   start(): void {
@@ -103,6 +153,8 @@ class DeliveryLoop {
       this.queue.renew(this.holder, [...this.inFlight.keys()], Date.now() + this.leaseMs).catch((err: unknown) => this.warn(err, 'renewing webhook leases failed'));
     }, this.leaseMs / 3);
     this.renewal.unref();
+    const subscribe = this.options.onCommit ?? ((listener: () => void) => onCommitted(this.options.db, listener));
+    this.unsubscribe = subscribe(() => this.schedule(WAKE_MS));
     this.schedule(0);
   }
 
@@ -112,16 +164,19 @@ class DeliveryLoop {
     const bound = new Promise<void>((resolve) => setTimeout(resolve, this.settings.timeoutSeconds * 1000 + 5000).unref());
     await Promise.race([this.current.then(() => Promise.allSettled([...this.inFlight.values()])), bound]);
     await this.queue.release(this.holder).catch((err: unknown) => this.logger.warn({ err }, 'releasing webhook leases failed; they lapse after WEBHOOK_LEASE_SECONDS'));
+    this.connections.close();
     for (const id of this.lagging) this.forget(id);
   }
 
   abandon(): void {
     this.abandoned = true;
     this.halt();
+    this.connections.close();
   }
 
   private halt(): void {
     this.stopping = true;
+    this.unsubscribe?.();
     clearTimeout(this.timer);
     clearInterval(this.renewal);
   }
@@ -133,15 +188,21 @@ class DeliveryLoop {
     this.logger.warn({ err }, message);
   }
 
-  /** The next round after `delayMs`; rounds never overlap (a round asked for during one follows it at once). */
+  /** The next round within `delayMs` (an earlier one already set stays); rounds never overlap (one asked for during one follows it). */
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     if (this.ticking) {
-      this.again ||= delayMs === 0;
+      this.again = true;
       return;
     }
+    const at = Date.now() + delayMs;
+    if (at >= this.dueAt) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => (this.current = this.tick()), delayMs);
+    this.dueAt = at;
+    this.timer = setTimeout(() => {
+      this.dueAt = Infinity;
+      this.current = this.tick();
+    }, delayMs);
     this.timer.unref();
   }
 
@@ -154,61 +215,138 @@ class DeliveryLoop {
       this.warn(err, 'webhook delivery round failed; the next round tries again');
     } finally {
       this.ticking = false;
-      this.schedule(this.again ? 0 : this.pollMs);
+      this.schedule(this.again ? WAKE_MS : this.pollMs);
     }
   }
 
   private async round(): Promise<void> {
-    const now = Date.now();
-    if (now >= this.nextPruneMs) {
-      const pruned = await this.queue.prune(now - LOG_DAYS * 86_400_000, PRUNE_BATCH);
-      this.nextPruneMs = pruned === PRUNE_BATCH ? now : now + PRUNE_EVERY_MS;
-    }
-    const free = this.settings.concurrency - this.inFlight.size;
-    if (free <= 0 || this.stopping) return;
+    await this.prune(Date.now());
+    if (this.stopping || (this.slotted.size >= this.settings.concurrency && this.waiting.length > 0)) return;
+    const repositories = new Repositories(this.options.db);
     // One read of the committed position for every webhook of the round: changes past it wait for the next.
-    const upTo = await new Repositories(this.options.db).changes.rememberedPosition();
-    for (const row of await this.queue.due(this.holder, now, upTo, free + this.inFlight.size)) {
-      if (this.stopping || this.inFlight.size >= this.settings.concurrency) break;
-      if (!this.inFlight.has(row.id)) this.begin(row, upTo);
+    this.upTo = await repositories.changes.rememberedPosition();
+    this.state = await repositories.changes.state();
+    this.waiting = await this.queue.due(this.holder, Date.now(), this.upTo, 100, [...this.inFlight.keys()]);
+    this.fill();
+  }
+
+  /**
+   * Gives the free slots to the webhooks the last round found due, in its order (a webhook whose turn
+   * ended with more to send goes to the back): no database read between turns, however many webhooks.
+   */
+  private fill(): void {
+    const now = Date.now();
+    const halfSlots = Math.max(1, Math.floor(this.settings.concurrency / 2));
+    let suspects = [...this.slotted].filter((id) => this.suspects.has(id)).length;
+    const skipped: WebhookRow[] = [];
+    while (this.waiting.length > 0 && !this.stopping && this.slotted.size < this.settings.concurrency) {
+      const row = this.waiting.shift()!;
+      if (this.inFlight.has(row.id)) continue;
+      const suspect = row.attempts > 0 || this.slow.has(row.id) || (this.slowOrigins.get(originOf(row.url)) ?? 0) > now;
+      if (suspect && suspects >= halfSlots) {
+        skipped.push(row);
+        continue;
+      }
+      if (suspect) {
+        suspects++;
+        this.suspects.add(row.id);
+      }
+      this.begin(row);
+    }
+    this.waiting.unshift(...skipped);
+  }
+
+  /** The delivery log's bounds: every webhook's now and then (rows of other processes too), and at once a webhook this process added a tenth of WEBHOOK_LOG_MAX to. */
+  private async prune(now: number): Promise<void> {
+    const { logMaxRows, logDays } = this.settings;
+    const every = Math.max(10, Math.ceil(logMaxRows / 10));
+    let ids = [...this.logged].filter(([, added]) => added >= every).map(([id]) => id);
+    if (now >= this.nextPruneMs) {
+      const pruned = await this.queue.prune(now - logDays * 86_400_000, PRUNE_BATCH);
+      this.nextPruneMs = pruned === PRUNE_BATCH ? now : now + PRUNE_EVERY_MS;
+      ids = await this.queue.ids();
+    }
+    for (const id of ids) {
+      this.logged.delete(id);
+      await this.queue.pruneBeyond(id, logMaxRows, PRUNE_BATCH);
     }
   }
 
-  private begin(row: WebhookRow, upTo: number): void {
-    const task = this.deliverOne(row, upTo).then(
-      (progressed) => {
-        this.inFlight.delete(row.id);
-        // The next message of a webhook that delivered goes out now, not at the next round.
-        if (progressed) this.schedule(0);
+  private begin(row: WebhookRow): void {
+    this.slotted.add(row.id);
+    const done = () => {
+      this.inFlight.delete(row.id);
+      this.slotted.delete(row.id);
+      this.suspects.delete(row.id);
+    };
+    const task = this.turn(row, this.upTo, this.state).then(
+      (more) => {
+        done();
+        // A webhook with more to send goes on after the others waiting; the next round finds the rest.
+        if (more) this.waiting.push(row);
+        this.fill();
+        this.schedule(WAKE_MS);
       },
       (err: unknown) => {
-        this.inFlight.delete(row.id);
-        this.warn(err, 'a webhook delivery failed on the database; its message is sent again');
+        done();
+        this.warn(err, 'a webhook delivery failed on the database; its messages are sent again');
       },
     );
     this.inFlight.set(row.id, task);
   }
 
-  /** One step of one webhook: expire it, skip changes of other types, or send its next message. True when a message was acknowledged. */
-  private async deliverOne(row: WebhookRow, upTo: number): Promise<boolean> {
+  /** One turn of one webhook: expire it, skip changes of other types, or send its next messages. True when it delivered and has more to send. */
+  private async turn(row: WebhookRow, upTo: number, state: FeedState | undefined): Promise<boolean> {
     const webhook = await this.hold(row);
     if (!webhook) return false;
     const held: Held = { id: webhook.id, holder: this.holder, position: webhook.position };
-    const repositories = new Repositories(this.options.db);
-    if (cursorExpired(webhook.position, await repositories.changes.state())) {
+    if (state && cursorExpired(webhook.position, state)) {
       if (await this.queue.expire(held, EXPIRED_REASON, formatUtc(new Date())))
         this.logger.info({ webhook: webhook.id }, 'webhook expired: the feed no longer holds the changes after its cursor');
       this.forget(webhook.id);
       return false;
     }
-    const next = await nextMessage(repositories, webhook, this.urls, upTo);
+    const next = await this.builder.next(new Repositories(this.options.db), webhook, upTo, TURN_MESSAGES);
     if (next.kind === 'caught-up') {
       this.behind(webhook.id, undefined);
       if (next.skipTo > webhook.position) await this.queue.skip(held, next.skipTo);
       return false;
     }
-    this.behind(webhook.id, Date.parse(isoOfUtc(next.message.changedUtc)));
-    return this.attempt(webhook, held, next.message, next.hasMore);
+    this.behind(webhook.id, Date.parse(isoOfUtc(next.messages[0].changedUtc)));
+    // The URL is checked once for the turn (a refusal, or a name slow to resolve, is left to the attempt).
+    const checked = await checkedWithin(webhook.url, { ...this.settings, resolve: this.options.resolve }, this.slowMs);
+    // Sending holds no slot: waiting on a receiver costs a socket, not another webhook's turn.
+    if (this.slotted.delete(webhook.id)) this.fill();
+    const deliveries: NewDelivery[] = [];
+    let delivered: number | undefined;
+    let failure: Failure | undefined;
+    const began = performance.now();
+    for (const message of next.messages) {
+      // Failures so far at this message: a webhook set back to `active` (after `disabled`) starts a new series of retries.
+      const failures = delivered === undefined && webhook.status === 'failing' ? webhook.attempts : 0;
+      const { result, started } = await this.attempt(webhook, message, checked);
+      if (this.abandoned) return false;
+      if (result.ok) delivered = message.position;
+      else failure = failureOf(result, failures + 1, this.settings.retryDelaysSeconds, started.getTime() + result.durationMs);
+      deliveries.push(deliveryOf(webhook.id, message, failures + 1, result, started, failure));
+      if (failure || result.durationMs >= this.slowMs || this.stopping || performance.now() - began > TURN_MS) break;
+    }
+    // Another process took the webhook over meanwhile: its results stand, these are dropped.
+    if (!(await this.recorder.record({ held, deliveries, outcome: { delivered, failure } }))) return false;
+    this.logged.set(webhook.id, (this.logged.get(webhook.id) ?? 0) + deliveries.length);
+    if (failure) {
+      // A disabled webhook waits for an administrator, not for this process.
+      if (failure.status === 'disabled') this.forget(webhook.id);
+      const last = deliveries[deliveries.length - 1];
+      this.logger.info(
+        { webhook: webhook.id, message: last.message_id, status: failure.status, statusCode: last.status_code, error: last.error },
+        `webhook attempt failed; ${failure.status}`,
+      );
+      return false;
+    }
+    const more = next.hasMore || deliveries.length < next.messages.length;
+    if (!more) this.behind(webhook.id, undefined);
+    return more;
   }
 
   /** The webhook with this process's lease on it, or undefined when another holds it or it stopped being due. */
@@ -225,45 +363,29 @@ class DeliveryLoop {
     return webhook;
   }
 
-  private async attempt(webhook: WebhookRow, held: Held, message: Message, hasMore: boolean): Promise<boolean> {
+  /** One attempt; one still unanswered after SLOW_MS marks its webhook and its receiver slow (suspect for the slots). */
+  private async attempt(webhook: WebhookRow, message: Message, checked: URL | undefined): Promise<{ result: AttemptResult; started: Date }> {
     const started = new Date();
     const outgoing = { messageId: message.id, body: message.body, secrets: signingSecrets(webhook, started) };
-    const result = await sendMessage(webhook.url, outgoing, { ...this.settings, resolve: this.options.resolve });
-    // A dead process records nothing (tests: abandon()).
-    if (this.abandoned) return false;
-    this.options.metrics?.attempt(result.ok ? 'delivered' : result.statusCode === null ? 'unreachable' : 'rejected', result.durationMs / 1000);
-    // Failures so far at this message: a webhook set back to `active` (after `disabled`) starts a new series of retries.
-    const failures = webhook.status === 'failing' ? webhook.attempts : 0;
-    const outcome: AttemptOutcome = result.ok
-      ? { kind: 'delivered', position: message.position }
-      : failureOf(result, failures + 1, this.settings.retryDelaysSeconds, started.getTime() + result.durationMs);
-    const delivery = {
-      webhook_id: webhook.id,
-      message_id: message.id,
-      cursor: message.cursor,
-      position: message.position,
-      type: message.type,
-      attempt: failures + 1,
-      status_code: result.statusCode,
-      error: result.error,
-      duration_ms: result.durationMs,
-      attempted_utc: formatUtc(started),
-      attempted_ms: started.getTime(),
-      next_attempt_utc: outcome.kind === 'failed' && outcome.status === 'failing' ? formatUtc(new Date(outcome.nextAttemptMs)) : null,
-    };
-    // Another process took the webhook over meanwhile: its result stands, this one is dropped.
-    if (!(await this.queue.recordAttempt(held, delivery, outcome, formatUtc(new Date())))) return false;
-    if (outcome.kind === 'failed') {
-      // A disabled webhook waits for an administrator, not for this process.
-      if (outcome.status === 'disabled') this.forget(webhook.id);
-      this.logger.info(
-        { webhook: webhook.id, message: message.id, status: outcome.status, statusCode: result.statusCode, error: result.error },
-        `webhook attempt failed; ${outcome.status}`,
-      );
-      return false;
+    const slowTimer = setTimeout(() => {
+      this.slow.add(webhook.id);
+      this.markOrigin(webhook.url, Date.now() + SUSPECT_ORIGIN_MS);
+    }, this.slowMs);
+    const result = await sendMessage(webhook.url, outgoing, { ...this.settings, resolve: this.options.resolve, connections: this.connections }, checked);
+    clearTimeout(slowTimer);
+    if (result.ok && result.durationMs < this.slowMs) {
+      this.slow.delete(webhook.id);
+      this.markOrigin(webhook.url, 0);
     }
-    if (!hasMore) this.behind(webhook.id, undefined);
-    return true;
+    if (!this.abandoned) this.options.metrics?.attempt(result.ok ? 'delivered' : result.statusCode === null ? 'unreachable' : 'rejected', result.durationMs / 1000);
+    return { result, started };
+  }
+
+  private markOrigin(url: string, untilMs: number): void {
+    const origin = originOf(url);
+    if (untilMs > 0) this.slowOrigins.set(origin, untilMs);
+    else this.slowOrigins.delete(origin);
+    if (this.slowOrigins.size > 1000) this.slowOrigins.clear(); // never reached: at most 100 webhooks
   }
 
   private behind(id: number, oldestMs: number | undefined): void {
@@ -275,16 +397,4 @@ class DeliveryLoop {
     this.lagging.delete(id);
     this.options.metrics?.forget(id);
   }
-}
-
-/**
- * What failed attempt number `attempt` at a message leaves: on failure n, `failing` with the next attempt
- * after the n-th pause of WEBHOOK_RETRY_DELAYS lengthened by up to 20 % (so that receivers coming back
- * are not all hit at once), or `disabled` once the pauses are used up.
- */
-export function failureOf(result: AttemptResult, attempt: number, delaysSeconds: readonly number[], nowMs: number): AttemptOutcome {
-  const reason = result.error ?? `the receiver answered ${result.statusCode}`;
-  if (attempt > delaysSeconds.length) return { kind: 'failed', attempts: attempt, nextAttemptMs: 0, status: 'disabled', reason };
-  const pause = delaysSeconds[attempt - 1] * 1000 * (1 + Math.random() * 0.2);
-  return { kind: 'failed', attempts: attempt, nextAttemptMs: nowMs + Math.round(pause), status: 'failing', reason };
 }

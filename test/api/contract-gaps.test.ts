@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
 import { listOperations, loadDocument, type OperationInfo } from '../../src/openapi/document.js';
-import { createUser, NS, testApp, type TestUser } from '../helpers/app.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createUser, NS, testApp, testConfig, type TestUser } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
+import { SERVICE_WIDE_RESPONSES } from '../contract/coverage.js';
 
 /**
  * The documented error statuses of every operation, each exercised through HTTP. The other API
@@ -104,7 +107,9 @@ async function webhookError(http: Http, op: OperationInfo, status: number, admin
       return send(http, op.method, urlFor(op, webhook), admin, { status: 'active' });
     }
     case 400:
-      if (op.method === 'GET') return send(http, op.method, urlFor(op, webhook, '?page=0'), admin);
+      if (op.path.endsWith('/deliveries')) return send(http, op.method, urlFor(op, webhook, '?page=0'), admin);
+      // The other reads take only If-None-Match, which is at most 8192 characters.
+      if (op.method === 'GET') return send(http, op.method, urlFor(op, webhook), admin).set('If-None-Match', 'x'.repeat(8193));
       return send(http, op.method, urlFor(op, webhook), admin, op.path.includes('{') ? { status: 'bogus' } : { url: 'https://10.0.0.1/gap' });
     default:
       assert.fail(`${op.operationId}: no scenario for the documented status ${status}`);
@@ -119,12 +124,104 @@ const WEBHOOK_CODES: Record<number, RegExp> = {
   409: /^rest_webhook_(expired|limit_reached)$/,
 };
 
+/**
+ * The error statuses of the subscription operations (docs/importing.md "Subscribing to a calendar"),
+ * administrators' alone, as for webhooks: 401, 403, 400 for a refused field, page or header, 404 for
+ * an id that names no subscription, 409 for a create past the most subscriptions.
+ */
+async function subscriptionError(http: Http, op: OperationInfo, status: number, admin: TestUser, subscriber: TestUser): Promise<Response> {
+  const created = await send(http, 'POST', `${NS}/subscriptions`, admin, { url: 'https://93.184.216.34/gap.ics', type: 'ical' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const subscription = { id: created.body.id as number, slug: '' };
+  const body = op.method === 'POST' && !op.path.includes('{') ? { url: 'https://93.184.216.34/gap.ics', type: 'ical' } : { refresh_minutes: 30 };
+  switch (status) {
+    case 401:
+      return send(http, op.method, urlFor(op, subscription), undefined, body);
+    case 403:
+      return send(http, op.method, urlFor(op, subscription), subscriber, body);
+    case 404:
+      return send(http, op.method, urlFor(op), admin, body);
+    case 409: {
+      // A create past the most subscriptions a service keeps: the others copied straight into the table.
+      const { db } = await openTestDatabase();
+      const { id: _id, ...row } = await db('subscriptions').where('id', subscription.id).first();
+      await db('subscriptions').insert(Array.from({ length: 99 }, () => row));
+      return send(http, op.method, urlFor(op), admin, body);
+    }
+    case 400:
+      if (op.path.endsWith('/runs')) return send(http, op.method, urlFor(op, subscription, '?page=0'), admin);
+      if (op.method === 'GET') return send(http, op.method, urlFor(op, subscription), admin).set('If-None-Match', 'x'.repeat(8193));
+      return send(http, op.method, urlFor(op, subscription), admin, { ...body, refresh_minutes: 4 });
+    default:
+      assert.fail(`${op.operationId}: no scenario for the documented status ${status}`);
+  }
+}
+
+const SUBSCRIPTION_CODES: Record<number, RegExp> = {
+  400: /^rest_invalid_param$/,
+  401: /^rest_forbidden$/,
+  403: /^rest_forbidden$/,
+  404: /^rest_subscription_invalid_id$/,
+  409: /^rest_subscription_limit_reached$/,
+};
+
+/**
+ * The error statuses of `POST /events/import` (docs/contract.md §20), on an app that may reach
+ * loopback and gives up on a source after 0.3 s: a text that is no calendar, no credentials, a
+ * subscriber, a body past 5 MiB, a port where nothing listens, a server that never answers.
+ */
+async function importError(status: number, admin: TestUser, subscriber: TestUser): Promise<Response> {
+  const { http: app } = await testApp({ outbound: { ...testConfig().outbound, allowedNetworks: ['127.0.0.0/8'], fetchTimeoutSeconds: 0.3 } });
+  const url = `${NS}/events/import`;
+  const calendar = (as: TestUser | undefined, text: string) => {
+    const req = app().post(url).set('Content-Type', 'text/calendar');
+    return (as ? req.set('Authorization', as.authorization) : req).send(text);
+  };
+  switch (status) {
+    case 400:
+      return calendar(admin, 'not a calendar');
+    case 401:
+      return calendar(undefined, 'BEGIN:VCALENDAR');
+    case 403:
+      return calendar(subscriber, 'BEGIN:VCALENDAR');
+    case 413:
+      return calendar(admin, 'x'.repeat(5 * 1024 * 1024 + 1));
+    case 502:
+      return send(app, 'POST', url, admin, { url: 'http://127.0.0.1:9/nothing.ics' });
+    case 504: {
+      // Accepts the connection and never answers.
+      const silent = http.createServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      try {
+        return await send(app, 'POST', url, admin, { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/slow.ics` });
+      } finally {
+        silent.closeAllConnections();
+        silent.close();
+      }
+    }
+    default:
+      assert.fail(`importEvents: no scenario for the documented status ${status}`);
+  }
+}
+
+const IMPORT_CODES: Record<number, RegExp> = {
+  400: /^rest_invalid_calendar$/,
+  401: /^rest_forbidden$/,
+  403: /^rest_forbidden$/,
+  413: /^rest_request_too_large$/,
+  502: /^rest_import_source_unavailable$/,
+  504: /^rest_import_source_timeout$/,
+};
+
 describe('every documented error status of every operation', () => {
   for (const op of operations) {
     const kind = kindOf(op);
-    const statuses = Object.keys((loadDocument().paths[op.path][op.method.toLowerCase()] as { responses: Record<string, unknown> }).responses)
+    // The service-wide 429 and 500 (coverage.ts SERVICE_WIDE_RESPONSES) are reached once by the
+    // throttle and fault tests, not per operation.
+    const responses = (loadDocument().paths[op.path][op.method.toLowerCase()] as { responses: Record<string, { $ref?: string }> }).responses;
+    const statuses = Object.keys(responses)
       .map(Number)
-      .filter((status) => status >= 400);
+      .filter((status) => status >= 400 && SERVICE_WIDE_RESPONSES.get(responses[String(status)]?.$ref ?? '') !== status);
     const onRecord = op.path.includes('{');
 
     it(`${op.operationId} (${op.method} ${op.path}) answers ${statuses.join(', ')}`, async () => {
@@ -137,6 +234,14 @@ describe('every documented error status of every operation', () => {
       for (const status of statuses) {
         if (op.path.startsWith('/webhooks')) {
           expectErrorEnvelope(await webhookError(http, op, status, admin, subscriber), status, WEBHOOK_CODES[status], label(status));
+          continue;
+        }
+        if (op.operationId === 'importEvents') {
+          expectErrorEnvelope(await importError(status, admin, subscriber), status, IMPORT_CODES[status], label(status));
+          continue;
+        }
+        if (op.path.startsWith('/subscriptions')) {
+          expectErrorEnvelope(await subscriptionError(http, op, status, admin, subscriber), status, SUBSCRIPTION_CODES[status], label(status));
           continue;
         }
         if (op.operationId === 'listChanges' && (status === 400 || status === 410)) {
@@ -161,6 +266,10 @@ describe('every documented error status of every operation', () => {
               ? await send(http, op.method, urlFor(op, record), `Basic ${Buffer.from('nobody:wrong-secret').toString('base64')}`)
               : await send(http, op.method, urlFor(op, record), undefined, kind ? CREATE_BODIES[kind]('publish') : {});
           expectErrorEnvelope(res, 401, op.method === 'GET' ? /^rest_invalid_credentials$/ : /^rest_forbidden$/, label(401));
+        } else if (status === 400 && !kind) {
+          // The namespace index and /doc: an If-None-Match longer than the 8192 characters allowed.
+          const res = await send(http, op.method, urlFor(op), admin).set('If-None-Match', 'x'.repeat(8193));
+          expectErrorEnvelope(res, 400, /^rest_invalid_param$/, label(400));
         } else if (status === 400) {
           assert.ok(kind, `${op.operationId}: no 400 scenario`);
           let res: Response;
@@ -229,4 +338,26 @@ describe('every documented error status of every operation', () => {
       }
     });
   }
+
+  // The 429 and 500 every operation lists are the whole service's answers (coverage.ts
+  // SERVICE_WIDE_RESPONSES): the coverage check needs each once, on any operation.
+  it('answers the service-wide 429 (failed credentials) and 500 (a record past REPLY_LIMIT) as documented', async () => {
+    // Apps with a clock of their own are never shared (test/helpers/app.ts): no counter or limit leaks.
+    const { http } = await testApp({ authFailureLimit: 1, authFailureAddressLimit: 100 }, () => new Date());
+    const wrong = `Basic ${Buffer.from('nobody:wrong-secret').toString('base64')}`;
+    expectErrorEnvelope(await send(http, 'GET', `${NS}/tags`, wrong), 401, /^rest_invalid_credentials$/, 'listTags 401');
+    const throttled = await send(http, 'GET', `${NS}/tags`, wrong);
+    expectErrorEnvelope(throttled, 429, /^rest_too_many_requests$/, 'listTags 429');
+    assert.ok(Number(throttled.headers['retry-after']) > 0, 'Retry-After on the 429');
+
+    const admin = await createUser('administrator');
+    const created = await send(http, 'POST', `${NS}/events`, admin, { ...CREATE_BODIES.events('publish'), description: 'x'.repeat(5_000) });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const event = { id: created.body.id as number };
+    const { http: small } = await testApp({ replyLimit: 4 * 1024, validateResponses: false }, () => new Date());
+    // A page of one record larger than REPLY_LIMIT is the server's configuration: 500 (docs/limits.md).
+    // The limit applies where answers are streamed, i.e. without the tests' response validation (as
+    // in production); the 500 is still recorded and its keys checked.
+    expectErrorEnvelope(await send(small, 'GET', `${NS}/events?per_page=1&include=${event.id}`, admin), 500, /^rest_response_too_large$/, 'listEvents 500');
+  });
 });

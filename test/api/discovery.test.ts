@@ -22,8 +22,9 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1',
       '/tribe/events/v1/doc',
       '/tribe/events/v1/events',
-      '/tribe/events/v1/events\\.ics',
-      '/tribe/events/v1/events\\.jsonld',
+      '/tribe/events/v1/events.ics',
+      '/tribe/events/v1/events.jsonld',
+      '/tribe/events/v1/events/import',
       '/tribe/events/v1/events/(?P<id>\\d+)',
       '/tribe/events/v1/events/(?P<id>\\d+)/ics',
       '/tribe/events/v1/events/(?P<id>\\d+)/occurrences',
@@ -44,7 +45,27 @@ describe('namespace index and /doc', () => {
       '/tribe/events/v1/webhooks/(?P<id>\\d+)/secret',
       '/tribe/events/v1/webhooks/(?P<id>\\d+)/deliveries',
       '/tribe/events/v1/webhooks/(?P<id>\\d+)/ping',
+      '/tribe/events/v1/subscriptions',
+      '/tribe/events/v1/subscriptions/(?P<id>\\d+)',
+      '/tribe/events/v1/subscriptions/(?P<id>\\d+)/refresh',
+      '/tribe/events/v1/subscriptions/(?P<id>\\d+)/runs',
     ]);
+  });
+
+  it('writes literal segments as WordPress does, so that index-driven clients (wpapi) can build every URL', async () => {
+    // wpapi 1.2.2 (lib/route-tree.js) takes a segment without a named group as both the URL text and
+    // its check, `new RegExp(segment, 'i').test(segment)`: `events\\.ics` failed it ("Invalid path
+    // component"), so wpapi had no method for the feed. WordPress writes its own dots plainly
+    // (`/oembed/1.0/embed`).
+    const { http } = await testApp({ publicUrl: 'http://api.test' });
+    const routes = Object.keys((await http().get(NS)).body.routes);
+    const documented = listOperations(loadDocument()).map((op) => `/tribe/events/v1${op.path === '/' ? '' : op.path}`);
+    for (const route of routes) {
+      const url = route.replace('(?P<id>\\d+)', '{id}').replace('(?P<slug>[^/]+)', '{slug}');
+      const literal = url.split('/').filter((segment) => !segment.startsWith('{'));
+      for (const segment of literal) assert.ok(new RegExp(segment, 'i').test(segment), `${route}: ${segment}`);
+      assert.ok(documented.includes(url), `${route} is the document's ${url}`);
+    }
   });
 
   it('derives methods, endpoints and arguments from the document', async () => {

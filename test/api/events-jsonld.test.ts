@@ -165,7 +165,7 @@ describe('JSON-LD feed (GET /events.jsonld) and event json_ld', () => {
   it('makes offers of any cost: one price, a range, thousands, a code, an unknown symbol, only words, none', async () => {
     const cases: Array<[string, unknown, Rec | undefined]> = [
       ['one', '15', { '@type': 'Offer', price: '15', priceCurrency: 'USD' }],
-      ['zero', '0', { '@type': 'Offer', price: '0', priceCurrency: 'USD' }],
+      ['zero', ['0'], { '@type': 'Offer', price: '0', priceCurrency: 'USD' }],
       ['thousands', '1,000 - 2.500,50', { '@type': 'AggregateOffer', price: '1000', lowPrice: '1000', highPrice: '2500.50', priceCurrency: 'USD' }],
       ['code', '20 CHF', { '@type': 'Offer', price: '20', priceCurrency: 'CHF' }],
       ['pounds', '£7.50', { '@type': 'Offer', price: '7.50', priceCurrency: 'GBP' }],

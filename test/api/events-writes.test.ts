@@ -95,8 +95,8 @@ describe('events: create, update and delete', () => {
           cost: '$15',
           cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: ['15'] },
           website: 'https://event.example.test',
-          show_map: true,
-          show_map_link: true,
+          show_map: false,
+          show_map_link: false,
           hide_from_listings: false,
           sticky: false,
           featured: true,
@@ -105,6 +105,7 @@ describe('events: create, update and delete', () => {
           venue: [],
           organizer: [],
           series_id: null,
+          managed_by: null,
         },
       );
       assert.deepEqual(event.start_date_details, { year: '2030', month: '05', day: '01', hour: '10', minutes: '00', seconds: '00' });
@@ -367,7 +368,10 @@ describe('events: create, update and delete', () => {
         ['€10', '€10', ['€', 'prefix', ['10']]],
         [['0$', '20$', '30$'], 'Free – 30$', ['$', 'postfix', ['0', '20', '30']]],
         [['30', '5', '100'], '$5 – $100', ['', '', ['5', '30', '100']]],
-        ['0', 'Free', ['', '', ['0']]],
+        // A lone "0" is PHP-empty: the plugin stores no cost (docs/contract.md §6); "0.00" is a cost.
+        ['0', '', ['', '', []]],
+        [0, '', ['', '', []]],
+        ['0.00', 'Free', ['', '', ['0.00']]],
         ['Donation', 'Donation', ['', '', ['donation']]],
       ];
       for (const [cost, formatted, [symbol, position, values]] of cases) {
@@ -386,6 +390,8 @@ describe('events: create, update and delete', () => {
       expectStatus(res, 200);
       assert.equal(res.body.cost, '');
       assert.deepEqual(res.body.cost_details.values, []);
+      const zero = await update((await create({ cost: '5' })).id, { cost: '0' });
+      assert.equal(zero.body.cost, '', 'a lone "0" removes it too');
     });
 
     it('returns the website as the raw URL, "" when unset, and refuses non-URLs', async () => {
@@ -401,9 +407,12 @@ describe('events: create, update and delete', () => {
       assert.equal(cleared.body.website, '');
     });
 
-    it('defaults the flags to map on, hidden/sticky/featured off, and stores each one sent', async () => {
+    // As the plugin's REST create stores them (docs/contract.md §6): every flag not sent is off.
+    it('defaults every flag to off, and stores each one sent', async () => {
       const plain = await create();
-      assert.deepEqual([plain.show_map, plain.show_map_link, plain.hide_from_listings, plain.sticky, plain.featured], [true, true, false, false, false]);
+      assert.deepEqual([plain.show_map, plain.show_map_link, plain.hide_from_listings, plain.sticky, plain.featured], [false, false, false, false, false]);
+      const mapOnly = await create({ show_map: true });
+      assert.deepEqual([mapOnly.show_map, mapOnly.show_map_link], [true, false]);
       const flipped = await create({ show_map: false, show_map_link: 'false', hide_from_listings: true, sticky: '1', featured: 'TRUE' });
       assert.deepEqual([flipped.show_map, flipped.show_map_link, flipped.hide_from_listings, flipped.sticky, flipped.featured], [false, false, true, true, true]);
     });
@@ -808,6 +817,40 @@ describe('events: create, update and delete', () => {
   });
 
   describe('status, author and permissions', () => {
+    // As the plugin (its publishAssociatedTypes hook, checked side by side): docs/contract.md §6.
+    it('publishes the draft venue and organizer an event linked when an update leaves it published', async () => {
+      const venue = await createVenue(http, users.author, { venue: 'Draft hall', status: 'draft' });
+      const organizer = await createOrganizer(http, users.author, { organizer: 'Draft org', status: 'pending' });
+      const event = await create({ status: 'draft', venue: venue.id, organizer: [organizer.id] });
+      const published = await update(event.id, { status: 'publish' });
+      expectStatus(published, 200);
+      assert.equal((published.body.venue as Rec).status, 'publish');
+      assert.equal((published.body.organizer as Rec[])[0].status, 'publish');
+      assert.equal((await call(http, 'get', `${NS}/venues/${venue.id}`, users.editor)).body.modified, venue.modified, 'its date stays');
+      assert.equal(((await readEvent(http, event.id)).venue as Rec).id, venue.id, 'anonymous callers see it embedded');
+    });
+
+    it('publishes nothing on create, nor a venue linked by the same update (the next write does), nor for a contributor', async () => {
+      const draftVenue = (name: string) => createVenue(http, users.editor, { venue: name, status: 'draft' });
+      const first = await draftVenue('Linked at create');
+      const created = await create({ status: 'publish', venue: first.id });
+      assert.equal((created.venue as Rec).status, 'draft');
+      const second = await draftVenue('Linked by an update');
+      assert.equal(((await update(created.id, { venue: second.id })).body.venue as Rec).status, 'draft');
+      assert.equal(((await update(created.id, { title: 'Again' })).body.venue as Rec).status, 'publish');
+      const third = await createVenue(http, users.contributor, { venue: 'Contributor linked' });
+      const own = await create({ status: 'draft', venue: third.id }, users.contributor);
+      await update(own.id, { status: 'publish' }, users.contributor);
+      assert.equal((await call(http, 'get', `${NS}/venues/${third.id}`, users.editor)).body.status, 'draft');
+    });
+
+    // The plugin's permission check runs before its handler looks for the event: docs/contract.md §4.
+    it('answers 403 before 404 to a caller who may change no event, 404 to one who may change some', async () => {
+      expectError(await update(987654321, { title: 'X' }, users.subscriber), 403, 'rest_forbidden');
+      expectError(await call(http, 'delete', eventPath(987654321), users.subscriber), 403, 'rest_forbidden');
+      expectError(await call(http, 'delete', eventPath(987654321), users.contributor), 404, 'rest-event-not-found');
+    });
+
     it('scales back a contributor: no status → draft, publish/future → pending, private → 403', async () => {
       const c = users.contributor;
       assert.equal((await create({}, c)).status, 'draft');

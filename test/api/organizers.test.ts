@@ -3,21 +3,7 @@ import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createUsers, testApp, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
-import {
-  ORGANIZER,
-  PUBLIC_URL,
-  VENUE,
-  call,
-  collectionPath,
-  createLinked,
-  expectInvalidParam,
-  itemPath,
-  listLinked,
-  namesIn,
-  readLinked,
-  type Http,
-  type LinkedRecord,
-} from '../helpers/linked.js';
+import { ORGANIZER, PUBLIC_URL, VENUE, call, collectionPath, createLinked, itemPath, listLinked, namesIn, readLinked, type Http, type LinkedRecord } from '../helpers/linked.js';
 
 describe('organizers: /organizers, /organizers/{id} and /organizers/by-slug/{slug}', () => {
   describeSharedLinkedBehaviour(ORGANIZER, VENUE);
@@ -43,20 +29,18 @@ describe('organizers: /organizers, /organizers/{id} and /organizers/by-slug/{slu
         assert.equal('email' in (await createOrganizer('No mail', { email: '' })), false);
       });
 
-      it('rejects a value that is not an e-mail address, on create and update', async () => {
+      // As the plugin (its e-mail is free text): a site moving here holds such values (docs/contract.md §6).
+      it('keeps a value that is not an e-mail address as text, on create and update, and links only addresses', async () => {
         const organizer = await createOrganizer('Reachable', { email: 'ok@example.test' });
-        for (const email of ['not-an-email', 'a@b', 'a b@example.test', '@example.test', 'someone@', 'two@@example.test']) {
-          expectInvalidParam(await postOrganizer({ organizer: `Bad ${email}`, email }), 'email');
-          expectInvalidParam(await call(http, 'patch', itemPath(ORGANIZER, organizer.id), users.editor, { email }), 'email');
-        }
-        assert.equal((await readLinked(http, ORGANIZER, organizer.id)).email, 'ok@example.test');
-        assert.equal((await listLinked(http, ORGANIZER, '')).body.total, 1);
-      });
-
-      it('rejects a bad email with 400 before looking for the record or checking the right to edit it', async () => {
-        expectInvalidParam(await call(http, 'put', itemPath(ORGANIZER, 999999), users.editor, { email: 'nope' }), 'email');
-        const theirs = await createOrganizer('Theirs');
-        expectInvalidParam(await call(http, 'put', itemPath(ORGANIZER, theirs.id), users.contributor, { email: 'nope' }), 'email');
+        const bad = await postOrganizer({ organizer: 'Bad mail', email: '<b>ask</b> at the desk' });
+        expectStatus(bad, 201);
+        assert.equal(bad.body.email, 'ask at the desk', 'tags stripped, as every plain-text field');
+        assert.equal(((await readLinked(http, ORGANIZER, bad.body.id)).json_ld as Record<string, unknown>).email, undefined, 'schema.org gets addresses only');
+        const patched = await call(http, 'patch', itemPath(ORGANIZER, organizer.id), users.editor, { email: 'not-an-email' });
+        expectStatus(patched, 200);
+        assert.equal(patched.body.email, 'not-an-email');
+        const page = await http().get(`/organizer/${organizer.slug}/`);
+        assert.ok(page.text.includes('not-an-email') && !page.text.includes('mailto:not-an-email'), 'the page shows the text, unlinked');
       });
     });
 

@@ -6,11 +6,12 @@ import { Webhook } from 'standardwebhooks';
 import type { Knex } from 'knex';
 import type { Role } from '../../src/auth/capabilities.js';
 import { createLogger } from '../../src/core/logger.js';
+import { loadConfig } from '../../src/core/config.js';
 import { readDataVersion } from '../../src/db/data-version.js';
 import { createApp } from '../../src/http/app.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { Repositories } from '../../src/repositories/registry.js';
-import type { Resolver } from '../../src/webhooks/destinations.js';
+import type { Resolver } from '../../src/core/outbound.js';
 import { sendPing } from '../../src/webhooks/ping.js';
 import { answerCheckingListener } from '../contract/answers.js';
 import { recordingListener } from '../contract/coverage.js';
@@ -309,7 +310,11 @@ describe('webhooks API: /webhooks', () => {
         assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.status}`);
       }
       assert.equal((await call('get', '/webhooks')).headers.allow, 'GET, POST');
-      assert.equal((await call('get', '/webhooks', users.editor)).headers.allow, '');
+      // Nobody else may use any method: no Allow header (not an empty one).
+      assert.equal((await call('get', '/webhooks', users.editor)).headers.allow, undefined);
+      const anonymous = await call('get', '/webhooks', null);
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.headers.allow, undefined);
     });
   });
 
@@ -324,7 +329,6 @@ describe('webhooks API: /webhooks', () => {
       ['https://[fd00::1]/hook', /uniqueLocal/],
       ['https://internal.example.org/hook', /10\.1\.2\.3 is a private address/],
       ['https://loopback.example.org/hook', /127\.0\.0\.1 is a loopback address/],
-      ['https://nowhere.example.org/hook', /does not resolve/],
       ['https://user:password@hooks.example.org/hook', /user name or password/],
       ['not a url', /absolute https URL/],
     ];
@@ -342,8 +346,19 @@ describe('webhooks API: /webhooks', () => {
       assert.equal((await row(webhook.id)).url, URL);
     });
 
-    it('lets WEBHOOK_ALLOWED_NETWORKS exempt a network, and only there allows http', async () => {
-      const app = createApp({ config: testConfig({ webhooks: { ...testConfig().webhooks, allowedNetworks: ['127.0.0.0/8'] } }), db, logger: createLogger('error'), resolveHost });
+    it('accepts a host name that does not resolve now (each delivery resolves and checks it again)', async () => {
+      const created = await call('post', '/webhooks', users.administrator, { url: 'https://nowhere.example.org/hook' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(created.body.url, 'https://nowhere.example.org/hook');
+    });
+
+    it('lets WEBHOOK_ALLOWED_NETWORKS (the older name of OUTBOUND_ALLOWED_NETWORKS) exempt a network, and only there allows http', async () => {
+      const app = createApp({
+        config: { ...testConfig(), outbound: loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' }).outbound },
+        db,
+        logger: createLogger('error'),
+        resolveHost,
+      });
       const local = request(recordingListener(answerCheckingListener(app)));
       const res = await local.post(`${NS}/webhooks`).set('Authorization', users.administrator.authorization).send({ url: 'http://127.0.0.1:9999/hook' });
       expectStatus(res, 201);
@@ -514,8 +529,8 @@ describe('webhooks API: /webhooks', () => {
       });
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       try {
-        // A receiver on this machine: WEBHOOK_ALLOWED_NETWORKS lets the service reach it, over http.
-        const config = testConfig({ webhooks: { ...testConfig().webhooks, allowedNetworks: ['127.0.0.0/8'] } });
+        // A receiver on this machine: OUTBOUND_ALLOWED_NETWORKS lets the service reach it, over http.
+        const config = testConfig({ outbound: { ...testConfig().outbound, allowedNetworks: ['127.0.0.0/8'] } });
         const local = () => request(recordingListener(answerCheckingListener(createApp({ config, db, logger: createLogger('error'), resolveHost }))));
         const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
         const created = await local().post(`${NS}/webhooks`).set('Authorization', users.administrator.authorization).send({ url });

@@ -11,7 +11,7 @@ import { openTestDatabase } from '../helpers/database.js';
  */
 
 type Http = Awaited<ReturnType<typeof testApp>>['http'];
-type Kind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks';
+type Kind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks' | 'subscriptions';
 
 const CREATE_BODIES: Record<Kind, Record<string, unknown>> = {
   // Within the default window of `GET /events`, so the list shows it.
@@ -22,10 +22,18 @@ const CREATE_BODIES: Record<Kind, Record<string, unknown>> = {
   tags: { name: 'Wire tag' },
   // A public address, written as one: nothing is resolved or sent.
   webhooks: { url: 'https://93.184.216.34/wire' },
+  subscriptions: { url: 'https://93.184.216.34/wire.ics', type: 'ical' },
 };
 
 /** What an administrator may do on the webhook routes (only administrators may read them: docs/webhooks.md). */
-const WEBHOOK_ALLOW: Record<string, string> = { '/webhooks': 'GET, POST', '/webhooks/{id}': 'GET, DELETE, PATCH', '/webhooks/{id}/deliveries': 'GET' };
+const WEBHOOK_ALLOW: Record<string, string> = {
+  '/webhooks': 'GET, POST',
+  '/webhooks/{id}': 'GET, DELETE, PATCH',
+  '/webhooks/{id}/deliveries': 'GET',
+  '/subscriptions': 'GET, POST',
+  '/subscriptions/{id}': 'GET, DELETE, PATCH',
+  '/subscriptions/{id}/runs': 'GET',
+};
 
 async function create(http: Http, kind: Kind, as: TestUser, body: Record<string, unknown> = CREATE_BODIES[kind]) {
   return http().post(`${NS}/${kind}`).set('Authorization', as.authorization).send(body);
@@ -52,8 +60,9 @@ describe('headers on the wire', () => {
           // Terms are listed only once an event uses them; `hide_empty=0` lists them anyway.
           if (!op.path.includes('{') && (kind === 'categories' || kind === 'tags')) url += '?hide_empty=0';
         }
-        // Webhooks are read by administrators only; everything else anonymously.
-        const reader = kind === 'webhooks' ? admin : undefined;
+        // Webhooks and subscriptions are read by administrators only; everything else anonymously.
+        const adminOnly = kind === 'webhooks' || kind === 'subscriptions';
+        const reader = adminOnly ? admin : undefined;
         const get = (target: string) => (reader ? http().get(target).set('Authorization', reader.authorization) : http().get(target));
         const head = (target: string) => (reader ? http().head(target).set('Authorization', reader.authorization) : http().head(target));
         const first = await get(url);
@@ -62,7 +71,7 @@ describe('headers on the wire', () => {
         // A single record's tag is strong, from its version (docs/contract.md §10); lists keep a weak one
         // (a series' occurrences are a list: docs/contract.md §14).
         // Webhooks are no record of the calendar, without a stored version: a weak one.
-        if (op.path.includes('{') && !op.path.endsWith('/occurrences') && kind !== 'webhooks') assert.match(etag, /^"[a-z]+-\d+-\d+\.[A-Za-z0-9_-]{22}"$/, 'a strong ETag');
+        if (op.path.includes('{') && !op.path.endsWith('/occurrences') && !adminOnly) assert.match(etag, /^"[a-z]+-\d+-\d+\.[A-Za-z0-9_-]{22}"$/, 'a strong ETag');
         else assert.match(etag, /^W\/".+"$/, 'a weak ETag');
 
         const unchanged = await get(url).set('If-None-Match', etag);
@@ -70,7 +79,7 @@ describe('headers on the wire', () => {
         assert.equal(unchanged.text ?? '', '', 'no body');
         assert.equal(unchanged.headers.etag, etag);
         assert.ok(unchanged.headers['x-request-id'], 'X-Request-Id');
-        assert.equal(unchanged.headers.allow, kind === 'webhooks' ? WEBHOOK_ALLOW[op.path] : 'GET');
+        assert.equal(unchanged.headers.allow, adminOnly ? WEBHOOK_ALLOW[op.path] : 'GET');
         assert.equal((await head(url).set('If-None-Match', etag)).status, 304, 'HEAD as GET');
         // The request's cache directives are for caches, not for the origin (RFC 9110 §13.2.1).
         for (const [name, value] of [
@@ -96,9 +105,11 @@ describe('headers on the wire', () => {
           const change =
             kind === 'categories' || kind === 'tags' || kind === 'webhooks'
               ? { description: 'Changed' }
-              : kind === 'events'
-                ? { title: 'Changed' }
-                : { [kind.slice(0, -1)]: 'Changed' };
+              : kind === 'subscriptions'
+                ? { refresh_minutes: 30 }
+                : kind === 'events'
+                  ? { title: 'Changed' }
+                  : { [kind.slice(0, -1)]: 'Changed' };
           if (op.operationId === 'listWebhookDeliveries') {
             // The log changes with an attempt (written by the delivery engine, here by hand).
             await (await openTestDatabase()).db('webhook_deliveries').insert({
@@ -111,8 +122,24 @@ describe('headers on the wire', () => {
               attempted_utc: '2026-11-27 10:00:00',
               attempted_ms: 0,
             });
+          } else if (op.operationId === 'listSubscriptionRuns') {
+            // The runs change with a run (written by the scheduler, here by hand).
+            await (await openTestDatabase()).db('subscription_runs').insert({
+              subscription_id: record.id,
+              cause: 'refresh',
+              started_utc: '2026-12-03 10:00:00',
+              duration_ms: 5,
+              http_status: 304,
+              outcome: 'not-modified',
+              created: 0,
+              updated: 0,
+              unchanged: 0,
+              removed: 0,
+              failed: 0,
+              errors: '[]',
+            });
           } else {
-            const write = kind === 'webhooks' ? http().patch(`${NS}/${kind}/${record.id}`) : http().post(`${NS}/${kind}/${record.id}`);
+            const write = adminOnly ? http().patch(`${NS}/${kind}/${record.id}`) : http().post(`${NS}/${kind}/${record.id}`);
             const updated = await write.set('Authorization', admin.authorization).send(change);
             assert.equal(updated.status, 200, JSON.stringify(updated.body));
           }
@@ -208,10 +235,11 @@ describe('headers on the wire', () => {
           const body = { ...CREATE_BODIES[kind] };
           for (const key of ['title', 'venue', 'organizer', 'name']) if (typeof body[key] === 'string') body[key] = `${body[key]} ${role}`;
           const created = await create(http, kind, user, body);
-          const allow = String(created.headers.allow).split(', ');
+          const allow = String(created.headers.allow ?? '').split(', ');
           assert.equal(allow.includes('POST'), created.status === 201, `${role} on /${kind}: Allow ${created.headers.allow}, create answered ${created.status}`);
-          // Webhooks are read by administrators alone: nothing is listed for the others.
-          assert.equal(allow[0], kind === 'webhooks' && role !== 'administrator' ? '' : 'GET');
+          // Webhooks and subscriptions are read by administrators alone: nothing is listed for the others, so no header.
+          if ((kind === 'webhooks' || kind === 'subscriptions') && role !== 'administrator') assert.equal(created.headers.allow, undefined, `${role} on /${kind}`);
+          else assert.equal(allow[0], 'GET');
         }
       }
     });

@@ -16,6 +16,7 @@ import { expectStatus } from '../helpers/assertions.js';
 import { TEST_DATABASE_URL, openTestDatabase } from '../helpers/database.js';
 import { answerCheckingListener } from '../contract/answers.js';
 import { recordingListener } from '../contract/coverage.js';
+import { importFromFile } from '../../src/ops/portable.js';
 
 /**
  * `cli export` and `cli import` (docs/export-format.md): a SQLite database filled through the API is
@@ -37,6 +38,7 @@ function cli(url: string, ...args: string[]) {
 }
 
 type Http = () => ReturnType<typeof request>;
+type Rec = Record<string, any>;
 
 function httpOf(db: Knex): Http {
   const app = createApp({ config: testConfig(), db, logger: createLogger('error') });
@@ -270,6 +272,68 @@ describe('cli export and import (docs/export-format.md)', function () {
     const imported = cli(target.url, 'import', file);
     assert.equal(imported.status, 0, imported.stderr.slice(0, 500));
     assert.equal(Number((await target.db('changes').where('type', 'tag').count({ c: '*' }).first())?.c), n);
+  });
+
+  it('refuses a file that breaks the rules of the API’s writes, naming the line and the field, and writes nothing', async () => {
+    const lines = fs
+      .readFileSync(first, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const lineOf = (kind: string, which = 0) => lines.map((l, i) => (l.kind === kind ? i : -1)).filter((i) => i >= 0)[which];
+    const event = lineOf('event');
+    const occurrence = lines.findIndex((l) => l.kind === 'event' && l.record.series_id !== null && l.record.series_id !== l.record.id);
+    // An author's HTML must be as the API cleans it; an administrator's is kept as written (docs/limits.md "Imports").
+    const byAuthor = (r: Rec) => (r.author = lines[lineOf('user', 1)].record.id);
+    // [what the file says, the line changed, its change, the line and field named]
+    const cases: Array<[string, number, (record: Rec) => void, string]> = [
+      ['an unknown status', event, (r) => (r.status = 'hacked'), 'status'],
+      ['an unknown time zone', event, (r) => (r.timezone = 'Mars/Olympus'), 'timezone'],
+      ['a date that does not exist', event, (r) => (r.start_date = '2027-02-30 25:61:00'), 'start_date'],
+      ['a negative id', event, (r) => (r.id = -3), 'id'],
+      ['a negative version', event, (r) => (r.version = -5), 'version'],
+      ['a series that is not in the file', occurrence, (r) => (r.series_id = 999), 'series_id'],
+      ['a venue that is not in the file', event, (r) => (r.venue = [999]), 'venue'],
+      ['an unknown role', lineOf('user'), (r) => (r.role = 'superadmin'), 'role'],
+      ['a login differing from another only in case', lineOf('user', 1), (r) => (r.login = 'ADMIN'), 'login'],
+      ['a script', event, (r) => ((r.description = '<p>Hi</p><script>alert(1)</script>'), byAuthor(r)), 'description'],
+      ['an event handler', lineOf('venue'), (r) => ((r.description = '<p onclick="steal()">Hi</p>'), byAuthor(r)), 'description'],
+      ['a javascript: link', lineOf('category'), (r) => (r.description = '<a href="javascript:steal()">x</a>'), 'description'],
+      ['an SVG with onload', event, (r) => ((r.excerpt = '<svg onload="steal()"></svg>'), byAuthor(r)), 'excerpt'],
+      ['HTML in a title', event, (r) => (r.title = '<b>Bold</b>'), 'title'],
+      ['a slug with a path in it', event, (r) => (r.slug = '../../etc'), 'slug'],
+      ['an id past 2^31 - 1', 0, (r) => (r.next_ids.posts = 9007199254740990), 'next_ids.posts'],
+    ];
+    const target = await emptyTarget();
+    for (const [what, at, change, field] of cases) {
+      const changed = structuredClone(lines);
+      change(changed[at].record);
+      const file = path.join(dir, 'hostile.jsonl');
+      fs.writeFileSync(file, changed.map((line) => JSON.stringify(line) + '\n').join(''));
+      await assert.rejects(
+        importFromFile(target.db, file),
+        (err: Error) => {
+          assert.ok(err.message.startsWith(`line ${at + 1}: "${field}" `), `${what}: ${err.message}`);
+          assert.doesNotMatch(err.message, /insert into|select /i, `${what}: no SQL`);
+          return true;
+        },
+        what,
+      );
+    }
+    assert.deepEqual(
+      await Promise.all(['users', 'posts', 'terms'].map(async (table) => Number((await target.db(table).count({ n: '*' }).first())?.n))),
+      [0, 0, 0],
+      'nothing written',
+    );
+    const file = () => path.join(dir, 'hostile.jsonl');
+    // Through the command: exit 1 and the same line.
+    const refused = cli(target.url, 'import', path.join(dir, 'hostile.jsonl'));
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /^error: line 1: "next_ids\.posts" is 9007199254740990: not an integer from 1 to 2147483648\n$/);
+    const embedded = structuredClone(lines);
+    embedded[event].record.description = '<iframe src="https://video.example/embed/1"></iframe>';
+    fs.writeFileSync(file(), embedded.map((line) => JSON.stringify(line) + '\n').join(''));
+    assert.equal(cli((await emptyTarget()).url, 'import', file()).status, 0, 'an administrator’s embedded video imports as written');
   });
 
   it('refuses a database that is not empty, a file cut short, and overwriting without --force', async () => {

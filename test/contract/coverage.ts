@@ -62,9 +62,20 @@ export function recordingListener(listener: RequestListener): RequestListener {
 /**
  * Pairs that no test can exercise, each with the reason. Empty: every documented status is
  * reached through HTTP. (`default` responses are never required: they describe the statuses that
- * are not listed, 413, 415, 429, 500 and 503, which other tests exercise.)
+ * are not listed, 413, 415 and 503, which other tests exercise.)
  */
 export const UNREACHABLE: ReadonlyArray<{ operationId: string; status: number; reason: string }> = [];
+
+/**
+ * Responses every operation lists because the whole service may answer them, whatever the operation:
+ * 429 (failed credentials are counted before any handler runs) and 500 (a fault). Like `default`,
+ * they are not required per operation; each must be seen on some operation of the run (tests of
+ * the throttles and of fault injection reach them).
+ */
+export const SERVICE_WIDE_RESPONSES: ReadonlyMap<string, number> = new Map([
+  ['#/components/responses/TooManyRequests', 429],
+  ['#/components/responses/InternalError', 500],
+]);
 
 export interface ContractGaps {
   operations: string[];
@@ -109,6 +120,7 @@ export function findContractGaps(doc: ApiDocument, seen: ExercisedResponses, unr
   const gaps: ContractGaps = { operations: [], responses: [], schemas: [] };
   const reached = new Set<string>();
   const excused = new Set(unreachable.map((u) => `${u.operationId} ${u.status}`));
+  const serviceWideSeen = new Set<string>();
   for (const pathItem of Object.values(doc.paths)) {
     for (const method of METHODS) {
       const operation = pathItem[method] as Node | undefined;
@@ -119,14 +131,20 @@ export function findContractGaps(doc: ApiDocument, seen: ExercisedResponses, unr
       for (const [code, response] of Object.entries((operation.responses as Node) ?? {})) {
         const status = Number(code);
         if (!Number.isInteger(status)) continue;
-        if (statuses.has(status)) collectSchemas(doc, deref(doc, response), reached);
-        else if (!excused.has(`${operationId} ${status}`)) gaps.responses.push(`${operationId} ${status}`);
+        const serviceWide = SERVICE_WIDE_RESPONSES.get(String((response as Node).$ref)) === status;
+        if (statuses.has(status)) {
+          collectSchemas(doc, deref(doc, response), reached);
+          if (serviceWide) serviceWideSeen.add(String((response as Node).$ref));
+        } else if (!serviceWide && !excused.has(`${operationId} ${status}`)) gaps.responses.push(`${operationId} ${status}`);
       }
       // Statuses outside the list were answered with the `default` response.
       const listed = Object.keys((operation.responses as Node) ?? {});
       if ([...statuses].some((status) => !listed.includes(String(status)))) collectSchemas(doc, deref(doc, (operation.responses as Node).default), reached);
       if ([...statuses].some((status) => status >= 200 && status < 300)) collectSchemas(doc, deref(doc, operation.requestBody), reached);
     }
+  }
+  for (const [ref, status] of SERVICE_WIDE_RESPONSES) {
+    if (doc.components.responses?.[ref.split('/').pop() ?? ''] && !serviceWideSeen.has(ref)) gaps.responses.push(`(any operation) ${status}`);
   }
   gaps.schemas = Object.keys(doc.components.schemas ?? {}).filter((name) => !reached.has(name));
   return gaps;

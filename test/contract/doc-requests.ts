@@ -75,7 +75,7 @@ function parseCurl(command: string, where: string): DocRequest | undefined {
       const header = words[++i];
       const colon = header.indexOf(':');
       request.headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-    } else if (word === '-d' || word === '--data') {
+    } else if (word === '-d' || word === '--data' || word === '--data-binary') {
       request.data = words[++i];
       if (request.method === 'GET') request.method = 'POST';
     } else if (!word.startsWith('-')) {

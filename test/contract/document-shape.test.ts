@@ -59,6 +59,8 @@ components:
         name: { type: string }
         colour: { oneOf: [{ type: string }, { type: integer }] }
         since: { type: string }
+        state: { type: string, nullable: true, enum: [open, shut, null] }
+        lit: { type: boolean, enum: [true] }
       example: { name: Lamp, since: 2027-03-01 }
     Bare:
       type: object
@@ -82,6 +84,8 @@ describe('the shape of the bundled document (what generators need)', () => {
     const problems = shapeProblems(YAML.parse(PLANTED));
     assert.deepEqual(problems, [
       'inline union (oneOf) at /components/schemas/Thing/properties/colour: name it in components/schemas',
+      'null in an enum at /components/schemas/Thing/properties/state: write the values as a pattern beside nullable: true',
+      'enum on a boolean at /components/schemas/Thing/properties/lit: say "Always `true`" in its description instead',
       'allOf of a single $ref at /components/schemas/ThingUpdate: write the plain schema',
       'properties with additionalProperties: true at /components/schemas/Open: drop it and say "other keys may appear"',
       'inline union (oneOf) at /components/schemas/Open/properties/example: name it in components/schemas',
@@ -95,7 +99,7 @@ describe('the shape of the bundled document (what generators need)', () => {
     assert.ok(!shapeProblems(fixed).some((problem) => problem.includes('response 400')));
   });
 
-  it('has no inline union, no single-$ref allOf, no properties with additionalProperties: true, and examples everywhere', () => {
+  it('has no inline union, no single-$ref allOf, no properties with additionalProperties: true, no null in an enum, and examples everywhere', () => {
     assert.deepEqual(shapeProblems(YAML.parse(text)), []);
   });
 

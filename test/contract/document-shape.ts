@@ -10,6 +10,9 @@ import YAML from 'yaml';
  * - no inline union: `oneOf`/`anyOf` only at the top of a named schema (`components/schemas/X`);
  * - no `allOf` of a single `$ref` (generators make a model without fields of it);
  * - no `properties` beside an explicit `additionalProperties: true` (Java writes a broken field);
+ * - no `null` inside an `enum` (openapi-generator 4.3.1 stops with "Null context for variable
+ *   'isString'" on the model that holds it; a nullable closed set of strings is a `pattern`), and no
+ *   `enum` on a boolean property (4.3.1's Java writes `TRUE("true")`, a String where a Boolean goes);
  * - an example on every path parameter, every request body's media type, and every response body
  *   (on the media type, or on the named schema it refers to);
  * - no value a YAML 1.1 reader (PyYAML, Dredd) turns into a timestamp: `timestampsIn`.
@@ -54,7 +57,7 @@ function* objectsOf(node: unknown, pointer = '', parentKey = ''): Generator<[str
   }
 }
 
-/** Schema-level problems: inline unions, single-`$ref` `allOf`s, `properties` with `additionalProperties: true`. */
+/** Schema-level problems: inline unions, single-`$ref` `allOf`s, `properties` with `additionalProperties: true`, null in an enum, an enum on a boolean. */
 function schemaProblems(doc: Node): string[] {
   const problems: string[] = [];
   for (const [pointer, node] of objectsOf(doc)) {
@@ -68,6 +71,13 @@ function schemaProblems(doc: Node): string[] {
     }
     if (isNode(node.properties) && node.additionalProperties === true) {
       problems.push(`properties with additionalProperties: true at ${pointer}: drop it and say "other keys may appear"`);
+    }
+    if (Array.isArray(node.enum) && node.enum.includes(null)) {
+      problems.push(`null in an enum at ${pointer}: write the values as a pattern beside nullable: true`);
+    }
+    // A union's member may be one (FeaturedImage's `false`): SDKs hold a union as any JSON value.
+    if (Array.isArray(node.enum) && node.type === 'boolean' && /\/properties\/[^/]+$/.test(pointer)) {
+      problems.push(`enum on a boolean at ${pointer}: say "Always \`true\`" in its description instead`);
     }
   }
   return problems;

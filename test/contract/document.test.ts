@@ -7,7 +7,7 @@ import YAML from 'yaml';
 import { listOperations, loadDocument, projectRoot } from '../../src/openapi/document.js';
 import { createOperationTable } from '../../src/operations/handlers.js';
 import { buildRouteTable } from '../../src/operations/namespace-index.js';
-import { resolveAll } from '../../src/webhooks/destinations.js';
+import { resolveAll } from '../../src/core/outbound.js';
 
 /**
  * The component files of the sources: every YAML file under openapi/ but the root, the Redocly
@@ -126,12 +126,19 @@ describe('the OpenAPI document as the source of truth', () => {
     assert.equal(methods('/webhooks/{id}/secret'), 'POST');
     assert.equal(methods('/webhooks/{id}/deliveries'), 'GET');
     assert.equal(methods('/webhooks/{id}/ping'), 'POST');
-    assert.equal(new Set(operations.map((op) => op.path)).size, 25);
+    // Calendar imports (docs/importing.md): not in the plugin.
+    assert.equal(methods('/events/import'), 'POST');
+    // Subscriptions (docs/importing.md "Subscribing to a calendar"): not in the plugin.
+    assert.equal(methods('/subscriptions'), 'GET,POST');
+    assert.equal(methods('/subscriptions/{id}'), 'DELETE,GET,PATCH');
+    assert.equal(methods('/subscriptions/{id}/refresh'), 'POST');
+    assert.equal(methods('/subscriptions/{id}/runs'), 'GET');
+    assert.equal(new Set(operations.map((op) => op.path)).size, 30);
   });
 
-  it('requires credentials for every write and none for reads, except of webhooks (administrators only)', () => {
+  it('requires credentials for every write and none for reads, except of webhooks and subscriptions (administrators only)', () => {
     for (const op of listOperations(loadDocument())) {
-      const open = op.method === 'GET' && !op.path.startsWith('/webhooks');
+      const open = op.method === 'GET' && !op.path.startsWith('/webhooks') && !op.path.startsWith('/subscriptions');
       assert.equal(op.allowsAnonymous, open, `${op.operationId} (${op.method})`);
     }
   });

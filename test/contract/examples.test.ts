@@ -108,9 +108,11 @@ describe('the examples of the document', () => {
     for (const name of ['Event', 'Venue', 'Organizer', 'Category', 'Tag', 'EventList', 'VenueList', 'OrganizerList', 'CategoryList', 'TagList', 'Error']) {
       assert.ok(names.has(name), `${name} is an answer schema`);
     }
-    // This document itself (`GET /doc`) is its own example.
-    const missing = [...names].filter((name) => name !== 'OpenApiDocument' && !('example' in schemas[name]));
+    // This document itself (`GET /doc`) is its own example; `Error` has one per status on each error
+    // response instead (below), so that no tool answers one status with another's example.
+    const missing = [...names].filter((name) => !['OpenApiDocument', 'Error'].includes(name) && !('example' in schemas[name]));
     assert.deepEqual(missing, [], 'answer schemas without an example');
+    assert.ok(!('example' in schemas.Error), 'Error has no example of one status for all');
     const errors = Object.entries(doc.components.responses as Record<string, Node>).filter(([, response]) => {
       const media = (response.content as Record<string, Node> | undefined)?.['application/json'];
       return (media?.schema as { $ref?: string } | undefined)?.$ref === '#/components/schemas/Error';
@@ -120,6 +122,25 @@ describe('the examples of the document', () => {
       const media = (response.content as Record<string, Node>)['application/json'];
       assert.ok(Object.keys((media.examples as Node) ?? {}).length > 0, `response ${name} has examples`);
     }
+  });
+
+  it('give every documented error status examples of that status', () => {
+    const responses = doc.components.responses as Record<string, Node>;
+    const wrong: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Node>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [code, listed] of Object.entries(((operation as Node).responses as Record<string, Node> | undefined) ?? {})) {
+          if (!/^[45]\d\d$/.test(code)) continue;
+          const ref = listed.$ref as string | undefined;
+          const response = ref ? responses[ref.split('/').pop() as string] : listed;
+          const media = (response.content as Record<string, Node> | undefined)?.['application/json'];
+          const examples = Object.values((media?.examples as Record<string, Node> | undefined) ?? {}).map((example) => example.value as Node);
+          const statuses = examples.map((value) => (value.data as Node | undefined)?.status);
+          if (statuses.length === 0 || statuses.some((status) => String(status) !== code)) wrong.push(`${method} ${path} ${code}: ${statuses.join(', ') || 'none'}`);
+        }
+      }
+    }
+    assert.deepEqual(wrong, [], 'error responses whose examples are missing or of another status');
   });
 
   for (const { where, value, schema } of allExamples()) {

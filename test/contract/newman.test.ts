@@ -80,7 +80,8 @@ describe('contract kit: Portman + newman against the seeded service', function (
     assert.ok(fs.existsSync(collection), `portman wrote no collection:\n${converted.output}`);
 
     // Seeded inside the test: the root hooks empty the database before each test.
-    service = await startService();
+    // As the demo: loopback allowed, so the import reads the service's own feed.
+    service = await startService({ outbound: { ...testConfig().outbound, allowedNetworks: ['127.0.0.0/8'] } });
     const { db } = await openTestDatabase();
     const { variables } = await seedDemo(db, service.baseUrl);
     const environment = path.join(folder, 'environment.json');
@@ -102,6 +103,16 @@ describe('contract kit: Portman + newman against the seeded service', function (
     assert.equal(run.stats.requests.total, operations + ERROR_STATUSES.length, 'requests run');
     const statuses = new Set(run.executions.map((execution) => execution.response?.code));
     for (const status of ERROR_STATUSES) assert.ok(statuses.has(status), `no request of the suite was answered ${status}`);
+    // The guide shows what this run counts (docs/contract-testing.md, the output of its newman run), so
+    // its figures are this run's and cannot go stale.
+    const guide = fs.readFileSync(path.join(projectRoot(), 'docs/contract-testing.md'), 'utf8');
+    const shown = /# (\d+) requests, (\d+) assertions, 0 failures/.exec(guide);
+    assert.ok(shown, 'docs/contract-testing.md shows the counts of a newman run');
+    assert.deepEqual(
+      { requests: Number(shown[1]), assertions: Number(shown[2]) },
+      { requests: run.stats.requests.total, assertions: run.stats.assertions.total },
+      'the counts docs/contract-testing.md shows are those of this run',
+    );
   });
 
   it("a fresh demo has the ids and slugs of the document's examples and of the configuration's defaults", async function () {
@@ -149,6 +160,7 @@ describe('contract kit: Portman + newman against the seeded service', function (
           category: pathExample('/categories/{id}'),
           tag: pathExample('/tags/{id}'),
           webhook: pathExample('/webhooks/{id}'),
+          subscription: pathExample('/subscriptions/{id}'),
         },
         {
           event: variables.eventId,
@@ -160,6 +172,7 @@ describe('contract kit: Portman + newman against the seeded service', function (
           category: variables.categoryId,
           tag: variables.tagId,
           webhook: variables.webhookId,
+          subscription: variables.subscriptionId,
         },
       );
     } finally {

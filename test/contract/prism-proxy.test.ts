@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startService, type RunningService } from '../sdk/server.js';
-import { createUser, type TestUser } from '../helpers/app.js';
+import { createUser, testConfig, type TestUser } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { IdempotencyRepository } from '../../src/repositories/idempotency.js';
 import { describeViolations, prismBinary, startPrismProxy, throughPrism, type PrismProxy, type Request, type Sent } from './prism.js';
@@ -16,6 +16,22 @@ import { docRequests } from './doc-requests.js';
  * docs/*.md show must pass with no violation. Without Prism the suite skips, unless REQUIRE_SDK=1
  * (CI), which makes a missing Prism a failure.
  */
+
+/** What the docs' `--data-binary @calendar.ics` stands for. */
+const CALENDAR = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//Docs//EN',
+  'BEGIN:VEVENT',
+  'UID:docs-1@example.org',
+  'DTSTAMP:20270101T000000Z',
+  'DTSTART:20270612T180000Z',
+  'DTEND:20270612T200000Z',
+  'SUMMARY:From calendar.ics',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
 
 const PASSWORD_FREE_EVENT = { start_date: '2027-03-20 19:00:00', end_date: '2027-03-20 21:00:00', status: 'publish' };
 
@@ -33,7 +49,8 @@ describe('Prism proxy battery: the served document validates real traffic', func
       console.log('      (the Prism proxy battery is skipped: @stoplight/prism-cli is not installed; set PRISM_BIN, or REQUIRE_SDK=1 to fail instead)');
       this.skip();
     }
-    service = await startService();
+    // Loopback allowed as an outbound network: the docs' calendar import reads the service's own feed.
+    service = await startService({ outbound: { ...testConfig().outbound, allowedNetworks: ['127.0.0.0/8'] } });
     proxy = await startPrismProxy(binary, service.baseUrl);
   });
 
@@ -244,22 +261,25 @@ describe('Prism proxy battery: the served document validates real traffic', func
       text
         .replace(/\/events\/(ID|12)\b/g, `/events/${event.id as number}`)
         .replace(/CURSOR/g, String(cursor))
-        .replace(/\$\(uuidgen\)/g, crypto.randomUUID());
+        .replace(/\$\(uuidgen\)/g, crypto.randomUUID())
+        .replace('https://calendar.example.org/events.ics', `${service!.baseUrl}/events.ics`);
     for (const doc of requests) {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(doc.headers)) headers[name] = fill(value).replace(/^Bearer SECRET$/, `Bearer ${admin.secret}`);
       if (doc.user !== undefined) headers.Authorization = admin.authorization;
       if (headers['If-Match'] !== undefined) headers['If-Match'] = String((await send({ path: `/events/${event.id as number}`, headers: basic(admin) })).headers.etag);
-      const data = doc.data === '@event.json' ? JSON.stringify({ title: 'From event.json', ...PASSWORD_FREE_EVENT }) : doc.data;
+      const data = doc.data === '@event.json' ? JSON.stringify({ title: 'From event.json', ...PASSWORD_FREE_EVENT }) : doc.data === '@calendar.ics' ? CALENDAR : doc.data;
       const type = headers['Content-Type'];
       delete headers['Content-Type'];
       const request: Request = { method: doc.method, path: fill(doc.path), headers };
-      if (data !== undefined && type === 'application/json') request.json = JSON.parse(data);
+      if (data !== undefined && type === 'application/json') request.json = JSON.parse(fill(data));
+      else if (data !== undefined && type === 'text/calendar') request.text = { type, body: data };
       else if (data !== undefined) request.form = data;
       const answer = await send(request, `${doc.where}: ${doc.method} ${request.path}`);
       // Any documented answer will do (an example may name a record that does not exist here), but
       // never an unrouted path or a failure.
-      assert.ok(answer.status < 500 && !answer.text.includes('rest_no_route'), `${answer.label}: ${answer.status} ${answer.text.slice(0, 300)}`);
+      // (The error's code, not the text: the namespace index quotes `rest_no_route` in descriptions.)
+      assert.ok(answer.status < 500 && !answer.text.includes('"code":"rest_no_route"'), `${answer.label}: ${answer.status} ${answer.text.slice(0, 300)}`);
       sent.push(answer);
     }
     assert.deepEqual(describeViolations(sent), []);

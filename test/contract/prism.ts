@@ -104,6 +104,8 @@ export interface Request {
   json?: unknown;
   /** A form body as it goes on the wire (`title=A&tags=a&tags=b`). */
   form?: string;
+  /** Any other body, with its media type (`text/calendar`). */
+  text?: { type: string; body: string };
 }
 
 /** Sends one request through Prism and returns the service's answer with Prism's violations. */
@@ -116,6 +118,9 @@ export async function throughPrism(proxy: PrismProxy, request: Request, label = 
   } else if (request.form !== undefined) {
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
     body = request.form;
+  } else if (request.text !== undefined) {
+    headers['Content-Type'] = request.text.type;
+    body = request.text.body;
   }
   // node:http, not fetch: fetch adds `Cache-Control: no-cache` to a request with `If-None-Match`
   // (the Fetch standard's cache mode), which is not the request this battery means to send.

@@ -8,7 +8,7 @@ import type { Role } from '../../src/auth/capabilities.js';
 import { openTestDatabase } from './database.js';
 import { recordingListener } from '../contract/coverage.js';
 import { answerCheckingListener } from '../contract/answers.js';
-import type { Resolver } from '../../src/webhooks/destinations.js';
+import type { Resolver } from '../../src/core/outbound.js';
 
 /**
  * Every API test runs with response validation on: a response the document does not describe is a
@@ -16,7 +16,8 @@ import type { Resolver } from '../../src/webhooks/destinations.js';
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ LOG_LEVEL: 'error' }),
+    // REPLY_CACHE=off runs the suite without the reply cache (it must pass both ways).
+    ...loadConfig({ LOG_LEVEL: 'error', REPLY_CACHE: process.env.REPLY_CACHE }),
     validateResponses: true,
     publicUrl: undefined,
     authFailureLimit: 100_000,
@@ -27,7 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /**
- * How test apps resolve a webhook URL's host (webhooks/destinations.ts): from this table, never
+ * How test apps resolve a webhook URL's host (core/outbound.ts): from this table, never
  * through DNS, which a test machine may not have; other names do not resolve.
  */
 export const TEST_HOSTS: Record<string, string[]> = { 'hooks.example.org': ['93.184.216.34'] };

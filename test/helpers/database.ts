@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { openDatabase, type DatabaseTarget } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { bumpDataVersion } from '../../src/db/data-version.js';
+import { engineOf } from '../../src/db/engine.js';
 
 /**
  * The database the whole run uses: in-memory SQLite by default, or the MySQL/MariaDB database named
@@ -14,6 +15,10 @@ let opened: { db: Knex; target: DatabaseTarget } | undefined;
 
 /** Tables in an order that respects foreign keys when emptying them. */
 const TABLES = [
+  'subscription_runs',
+  'subscriptions',
+  'import_origins',
+  'import_sources',
   'webhook_deliveries',
   'webhooks',
   'idempotency_keys',
@@ -41,8 +46,19 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
   const { db } = opened;
   // Start from nothing, so a schema left by an earlier run cannot hide a migration bug.
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 0');
-  // The search index (post_search_grams on MySQL, post_search on SQLite) empties with `posts`.
-  for (const table of ['post_search_grams', 'post_search', ...TABLES, 'data_version', 'change_sequence', 'knex_migrations', 'knex_migrations_lock'])
+  // The search index (post_search_texts, search_text_grams and search_texts on MySQL; post_search_grams before them; post_search on SQLite) empties with `posts`.
+  for (const table of [
+    'post_search_texts',
+    'search_text_grams',
+    'search_texts',
+    'post_search_grams',
+    'post_search',
+    ...TABLES,
+    'data_version',
+    'change_sequence',
+    'knex_migrations',
+    'knex_migrations_lock',
+  ])
     await db.schema.dropTableIfExists(table);
   if (opened.target.engine === 'mysql') await db.raw('SET FOREIGN_KEY_CHECKS = 1');
   await migrateLatest(db);
@@ -52,10 +68,12 @@ export async function openTestDatabase(): Promise<{ db: Knex; target: DatabaseTa
 export async function resetDatabase(db: Knex): Promise<void> {
   await db('posts').update({ image_id: null });
   for (const table of TABLES) await db(table).delete();
+  // MySQL's shared search texts outlive their events' rows (db/search-index.ts): a test starts without them.
+  if (engineOf(db) === 'mysql') for (const table of ['search_text_grams', 'search_texts']) await db(table).delete();
   // The change counter keeps growing (cursors of earlier tests stay in range); nothing is purged yet,
   // and no restore has started another history.
   await db('change_sequence').update({ purged: 0, history: '' });
-  // The rows changed behind the service's back: cached list totals must not survive (db/versioned-cache.ts).
+  // The rows changed behind the service's back: cached replies and list totals must not survive (db/versioned-cache.ts).
   await bumpDataVersion(db);
 }
 

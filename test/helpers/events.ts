@@ -57,6 +57,7 @@ export const EVENT_KEYS = [
   'venue',
   'organizer',
   'series_id',
+  'managed_by',
 ];
 
 /** A record as the API returns it (loosely typed: tests look at the wire). */

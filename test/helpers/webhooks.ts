@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import type { Config, WebhookSettings } from '../../src/core/config.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 import { formatUtc } from '../../src/dates/storage.js';
 import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow } from '../../src/repositories/webhook-rows.js';
 import { startWebhookDelivery, type DeliveryOptions, type WebhookDelivery } from '../../src/webhooks/worker.js';
@@ -73,20 +73,35 @@ export async function deliveriesOf(id: number): Promise<WebhookDeliveryRow[]> {
   return (await db('webhook_deliveries').where('webhook_id', id).orderBy('id')).map(deliveryRowOf);
 }
 
+/** The webhook settings with the outbound rule's allowed networks (config.outbound), as a delivery uses them. */
+export type DeliverySettings = WebhookSettings & { allowedNetworks: string[] };
+
 /** Fast settings: receivers on 127.0.0.1, retries after 50 ms, a short timeout and lease. */
-export function deliverySettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
-  return { deliver: true, timeoutSeconds: 2, retryDelaysSeconds: [0.05, 0.05, 0.05], leaseSeconds: 2, allowedNetworks: ['127.0.0.0/8'], concurrency: 8, ...overrides };
+export function deliverySettings(overrides: Partial<DeliverySettings> = {}): DeliverySettings {
+  return {
+    deliver: true,
+    timeoutSeconds: 2,
+    retryDelaysSeconds: [0.05, 0.05, 0.05],
+    leaseSeconds: 2,
+    allowedNetworks: ['127.0.0.0/8'],
+    concurrency: 8,
+    logMaxRows: 1000,
+    logDays: 30,
+    thread: false,
+    ...overrides,
+  };
 }
 
 /** The settings of the test apps the messages are compared with (PUBLIC_URL), with fast webhook settings. */
-export function deliveryConfig(overrides: Partial<WebhookSettings> = {}): Config {
-  return testConfig({ publicUrl: PUBLIC_URL, webhooks: deliverySettings(overrides) });
+export function deliveryConfig(overrides: Partial<DeliverySettings> = {}): Config {
+  const { allowedNetworks, ...webhooks } = deliverySettings(overrides);
+  return testConfig({ publicUrl: PUBLIC_URL, webhooks, outbound: { ...testConfig().outbound, allowedNetworks } });
 }
 
 const running = new Set<WebhookDelivery>();
 
 /** Starts a delivery loop on the test database (fast rounds); stopped by `stopDeliveries` after the test. */
-export async function startDelivery(overrides: Partial<WebhookSettings> = {}, extra: Partial<DeliveryOptions> = {}): Promise<WebhookDelivery> {
+export async function startDelivery(overrides: Partial<DeliverySettings> = {}, extra: Partial<DeliveryOptions> = {}): Promise<WebhookDelivery> {
   const { db } = await openTestDatabase();
   const delivery = startWebhookDelivery({
     db: extra.db ?? db,

@@ -16,14 +16,22 @@ import { PUBLIC_URL, createOrganizer, createVenue } from '../helpers/events.js';
  * data version, and a single event read 2 (the row, then its links). `STATEMENTS_PRINT=1` prints each operation's statements.
  */
 const AT_MOST: Record<string, { sqlite: number; mysql: number }> = {
-  'POST /events (venue, organizer, 2 terms)': { sqlite: 17, mysql: 19 },
-  'PATCH /events/{id} (title, cost)': { sqlite: 9, mysql: 12 },
-  'DELETE /events/{id}': { sqlite: 14, mysql: 15 },
-  'GET /events/{id}, first': { sqlite: 1, mysql: 1 },
+  // MySQL: the search index's shared texts (db/search-index.ts) cost a create 6 statements and a text
+  // change 7 (hold the text, write its trigrams when new, point the event at it; let go of the old one).
+  'POST /events (venue, organizer, 2 terms)': { sqlite: 17, mysql: 25 },
+  // One more than before issue 48: an update that leaves an event published looks for draft venues and
+  // organizers it links, to publish them as the plugin does (domain/events/writes.ts publishLinkedDrafts).
+  'PATCH /events/{id} (title, cost)': { sqlite: 10, mysql: 20 },
+  // MySQL: two more since the terms are locked before the event's links (a plain read of the links,
+  // then the terms' locks: repositories/events.ts countedTerms), which closed a deadlock.
+  'DELETE /events/{id}': { sqlite: 14, mysql: 17 },
+  // With the reply cache (REPLY_CACHE=on, set below): a read first reads the data version; a repeated
+  // read reads nothing else. The rows the record embeds come from the related-row cache.
+  'GET /events/{id}, first': { sqlite: 2, mysql: 2 },
   'GET /events/{id}, repeated': { sqlite: 1, mysql: 1 },
-  'GET /events/by-slug/{slug}': { sqlite: 1, mysql: 1 },
+  'GET /events/by-slug/{slug}': { sqlite: 2, mysql: 2 },
   'GET /events': { sqlite: 7, mysql: 9 },
-  'GET /venues/{id}': { sqlite: 1, mysql: 1 },
+  'GET /venues/{id}': { sqlite: 2, mysql: 2 },
 };
 
 type Rec = Record<string, unknown> & { id: number; slug: string };
@@ -74,7 +82,7 @@ describe('statement counts per operation (issue 31)', () => {
   beforeEach(async () => {
     ({ db } = await openTestDatabase());
     ({ engine } = (await openTestDatabase()).target);
-    ({ http } = await testApp({ publicUrl: PUBLIC_URL }));
+    ({ http } = await testApp({ publicUrl: PUBLIC_URL, replyCache: true }));
     editor = await createUser('editor', 'counts-editor');
     venue = (await createVenue(http, editor, { venue: 'Main Hall', city: 'Springfield' })) as Rec;
     organizer = (await createOrganizer(http, editor, { organizer: 'The Org' })) as Rec;

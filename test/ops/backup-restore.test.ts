@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { openDatabase } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { projectRoot } from '../../src/openapi/document.js';
+import { runCli } from '../helpers/cli.js';
 import { NS } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { addUser, killService, serviceDatabase, startService, type Service } from './service.js';
@@ -24,17 +24,6 @@ type Rec = Record<string, any>;
 
 const run = promisify(execFile);
 const onMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
-
-/** The CLI as a separate process, without blocking this one (the writers go on meanwhile). */
-async function cli(databaseUrl: string, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: projectRoot(), env: { ...process.env, DATABASE_URL: databaseUrl } });
-    return { status: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 function request(service: Service, auth: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   return fetch(`${service.url}${NS}${route}`, {
@@ -213,20 +202,20 @@ describe('backup and restore (docs/durability.md)', function () {
       const source = await start({ DATABASE_URL: url });
       let printed: Rec = {};
       const seen = await copyUnderWrites(source, auth, async () => {
-        const res = await cli(url, 'backup', copy, '--json');
+        const res = await runCli(url, 'backup', copy, '--json');
         assert.equal(res.status, 0, res.stderr);
         printed = JSON.parse(res.stdout);
       });
       assert.deepEqual(Object.keys(printed.records), ['events', 'venues', 'organizers', 'categories', 'tags', 'users']);
       assert.ok(printed.records.events > 10 && printed.records.tags > 10, JSON.stringify(printed));
       // Restoring while the source runs is refused, and changes nothing.
-      const refused = await cli(url, 'restore', copy);
+      const refused = await runCli(url, 'restore', copy);
       assert.equal(refused.status, 2, refused.stderr);
       assert.match(refused.stderr, /a service is running on .*events\.sqlite .*stop it first/);
       assert.equal((await readFeed(source, auth)).next, seen.head);
       await stop(source);
 
-      const restored = await cli(url, 'restore', copy, '--json');
+      const restored = await runCli(url, 'restore', copy, '--json');
       assert.equal(restored.status, 0, restored.stderr);
       assert.equal(JSON.parse(restored.stdout).feed.position, printed.feed.position);
       assert.deepEqual(JSON.parse(restored.stdout).records, printed.records);
@@ -249,11 +238,11 @@ describe('backup and restore (docs/durability.md)', function () {
     it('refuses to overwrite a file without --force (exit 2), replaces it with --force', async () => {
       const copy = path.join(folder, 'copy.sqlite');
       fs.writeFileSync(copy, 'keep me');
-      const refused = await cli(url, 'backup', copy);
+      const refused = await runCli(url, 'backup', copy);
       assert.equal(refused.status, 2);
       assert.match(refused.stderr, /copy\.sqlite exists: pass --force to replace it/);
       assert.equal(fs.readFileSync(copy, 'utf8'), 'keep me');
-      const forced = await cli(url, 'backup', copy, '--force');
+      const forced = await runCli(url, 'backup', copy, '--force');
       assert.equal(forced.status, 0, forced.stderr);
       assert.match(forced.stdout, /^copied to .*copy\.sqlite \(\d+ bytes\): 0 events, 0 venues, 0 organizers, 0 categories, 0 tags, 1 users; change feed position \d+\n$/);
     });
@@ -264,10 +253,42 @@ describe('backup and restore (docs/durability.md)', function () {
       await db.raw('CREATE TABLE t (x)');
       await db.destroy();
       const before = fs.readFileSync(url.slice('sqlite:'.length));
-      const res = await cli(url, 'restore', other);
+      const res = await runCli(url, 'restore', other);
       assert.equal(res.status, 2);
       assert.match(res.stderr, /is not a database of this service/);
       assert.deepEqual(fs.readFileSync(url.slice('sqlite:'.length)), before);
+    });
+
+    // Every kind of difference is shown in test/integration/db/schema-shape.test.ts; here the command's answer.
+    it('refuses (exit 2, naming the copy) a copy whose schema is not what the migrations create, and leaves the database alone', async () => {
+      const target = url.slice('sqlite:'.length);
+      const before = fs.readFileSync(target);
+      const hostile: Array<[string, string[], RegExp]> = [
+        ['no-events.sqlite', ['DROP TABLE events'], /table events is missing/],
+        [
+          'trigger.sqlite',
+          ["CREATE TRIGGER promote AFTER INSERT ON secrets BEGIN UPDATE users SET role = 'administrator' WHERE id = new.user_id; END"],
+          /trigger promote is not ours/,
+        ],
+      ];
+      for (const [name, statements, problem] of hostile) {
+        const copy = path.join(folder, name);
+        fs.copyFileSync(target, copy);
+        const { db } = openDatabase(`sqlite:${copy}`);
+        for (const statement of statements) await db.raw(statement);
+        await db.destroy();
+        const res = await runCli(url, 'restore', copy);
+        assert.equal(res.status, 2, `${name}: ${res.stderr}`);
+        assert.ok(res.stderr.includes(`${copy} does not have the schema the migrations create`), res.stderr);
+        assert.match(res.stderr, problem);
+      }
+      const text = path.join(folder, 'text.sqlite');
+      fs.writeFileSync(text, 'not a database at all, but long enough to be read as one by SQLite');
+      const res = await runCli(url, 'restore', text);
+      assert.equal(res.status, 2, res.stderr);
+      assert.ok(res.stderr.includes(`${text} is not a database`), res.stderr);
+      assert.doesNotMatch(res.stderr, /events\.sqlite/, 'the copy is named, not the target');
+      assert.deepEqual(fs.readFileSync(target), before);
     });
   });
 
@@ -297,12 +318,17 @@ describe('backup and restore (docs/durability.md)', function () {
       await run('mariadb', [...client, '-e', `DROP DATABASE IF EXISTS ${restoredName}; CREATE DATABASE ${restoredName} CHARACTER SET utf8mb4`]);
       await run('sh', ['-c', `mariadb "$@" ${restoredName} < ${dump}`, 'sh', ...client]);
       target.pathname = `/${restoredName}`;
-      const marked = await cli(target.toString(), 'restored', '--json');
+      const marked = await runCli(target.toString(), 'restored', '--json');
       assert.equal(marked.status, 0, marked.stderr);
       const position = JSON.parse(marked.stdout).feed.position as number;
       const service = await start({ DATABASE_URL: target.toString() });
       await checkRestored(service, auth, position, seen);
       await stop(service);
+      // A dump that brings code of its own (the recipe loads triggers, routines and events) is refused.
+      await run('mariadb', [...client, restoredName, '-e', 'CREATE TRIGGER promote BEFORE INSERT ON secrets FOR EACH ROW SET @promoted = 1']);
+      const refused = await runCli(target.toString(), 'restored');
+      assert.equal(refused.status, 2, refused.stderr);
+      assert.ok(refused.stderr.includes(`${restoredName} holds code the migrations do not create: trigger promote`), refused.stderr);
       await run('mariadb', [...client, '-e', `DROP DATABASE ${restoredName}`]);
       await close();
     });
@@ -312,7 +338,7 @@ describe('backup and restore (docs/durability.md)', function () {
         ['backup', '/tmp/never.sqlite'],
         ['restore', '/tmp/never.sqlite'],
       ]) {
-        const res = await cli(TEST_DATABASE_URL, ...args);
+        const res = await runCli(TEST_DATABASE_URL, ...args);
         assert.equal(res.status, 2);
         assert.match(res.stderr, /MySQL\/MariaDB: use the recipe in docs\/durability\.md "MySQL and MariaDB"/);
       }

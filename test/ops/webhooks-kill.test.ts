@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { NS } from '../helpers/app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { insertWebhook, newSecret, webhookRow } from '../helpers/webhooks.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';
 import { addUser, killService, serviceDatabase, startService, type Service } from './service.js';
 

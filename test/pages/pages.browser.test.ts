@@ -205,4 +205,52 @@ describe('public pages in headless Chromium', function () {
       await service.close();
     }
   });
+
+  it("an occurrence of a weekly series says it recurs, in words, and its link opens the series' dates", async () => {
+    const service = await startService();
+    try {
+      const { http: api } = await testApp();
+      const admin = await createUser('administrator');
+      const start = daysFromNow(14, 18);
+      const created = await api()
+        .post(`${NS}/events`)
+        .set('Authorization', admin.authorization)
+        .send({ title: 'Life drawing', start_date: start, end_date: start.replace('18:30', '20:30'), recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'] });
+      expectStatus(created, 201);
+      const list = await api().get(`${NS}/events/${created.body.id}/occurrences`);
+      expectStatus(list, 200);
+      const occurrences = list.body.events as Array<{ id: number; slug: string; url: string }>;
+      assert.equal(occurrences.length, 6);
+      const third = occurrences[2]!;
+      const last = new Date(`${start.slice(0, 10)}T00:00:00Z`);
+      last.setUTCDate(last.getUTCDate() + 35);
+      const until = last.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+      const opened = await open(browser, `${service.origin}/event/${third.slug}/`);
+      assert.equal(opened.response.status(), 200);
+      const note = opened.page.locator('p.recurrence');
+      assert.equal((await note.innerText()).replace(/\s+/g, ' ').trim(), `Recurring event. Every week, 6 times, until ${until}. See all dates`);
+      assert.ok(await note.isVisible());
+      const [data] = await jsonLdOf(opened.page);
+      assert.equal(data?.['@type'], 'Event');
+      await screenshot(opened.page, 'pages-occurrence.png');
+      assert.deepEqual(opened.problems, []);
+
+      // The link, followed as a visitor would: the series' dates, each a link to its own page.
+      await opened.page.getByRole('link', { name: /^See all dates/ }).click();
+      await opened.page.waitForURL(`${service.origin}/event/${third.slug}/all/`);
+      assert.equal(await opened.page.locator('h1').textContent(), 'Life drawing');
+      assert.deepEqual(
+        await opened.page.locator('ol.events h3 a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href)),
+        occurrences.map((o) => o.url.replace(/^https?:\/\/[^/]+/, service.origin)),
+      );
+      const [dates] = await jsonLdOf(opened.page);
+      assert.equal(dates?.['@type'], 'ItemList');
+      await screenshot(opened.page, 'pages-series-dates.png');
+      assert.deepEqual(opened.problems, []);
+      await opened.page.close();
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -75,6 +75,8 @@ function valueForName(name: string, schema: SchemaObject, world: World, where: '
   // A webhook's URL: one it may send to (hooks.example.org resolves in test apps: test/helpers/app.ts), or refused ones.
   if (name === 'url' && collection === 'webhooks')
     return fc.constantFrom('https://hooks.example.org/calendar', 'https://93.184.216.34/p', 'https://10.0.0.1/', 'http://hooks.example.org/', 'https://nowhere.example.org/');
+  if (name === 'url' && collection === 'subscriptions')
+    return fc.constantFrom('https://93.184.216.34/p.ics', 'http://calendar.example.org/feed', 'ftp://example.org/a.ics', 'not a url');
   if (name === 'website') return fc.constantFrom('', 'https://example.org/', 'http://example.com/a?b=c');
   if (name === 'email') return fc.constantFrom('someone@example.org', 'a.b+c@example.co.uk');
   if (name === 'author' && schema.type === 'integer') return pick(world.userIds);

@@ -86,6 +86,8 @@ export async function seedWorld(http: Http): Promise<World> {
   // A webhook (docs/webhooks.md), at a public address written as one: nothing is resolved, and no
   // delivery runs in these tests.
   const webhook = await create(http, admin, 'webhooks', { url: 'https://93.184.216.34/property', types: ['event'] });
+  // A subscription (docs/importing.md "Subscribing to a calendar"): no scheduler runs in these tests.
+  const subscription = await create(http, admin, 'subscriptions', { url: 'https://93.184.216.34/property.ics', type: 'ical' });
   return {
     authorization: { anonymous: undefined, ...Object.fromEntries(ROLES.map((role) => [role, users[role].authorization])) } as Record<Caller, string | undefined>,
     userIds: ROLES.map((role) => users[role].id),
@@ -96,6 +98,7 @@ export async function seedWorld(http: Http): Promise<World> {
       categories: [music.id, jazz.id],
       tags: [outdoor.id],
       webhooks: [webhook.id],
+      subscriptions: [subscription.id],
       images: [concert.image.id],
     },
     slugs: {

@@ -51,7 +51,7 @@ describe('the generated Java SDK (npm run sdk -- java: openapi-generator 4.3.1, 
     if (folder) fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('runs the client story: linked records, typed reads, filters, If-Match, idempotency, the change feed, the feeds, typed errors', async function () {
+  it('runs the client story: linked records, typed reads, a 304, filters, If-Match, idempotency, the change feed, the feeds, typed errors', async function () {
     this.timeout(180_000);
     await runStory('java', ['-cp', classpath, 'Story'], { env: await storyEnvironment(service) });
   });

@@ -33,7 +33,7 @@ describe('the generated Python SDK (npm run sdk -- python: openapi-generator 4.3
     if (folder) fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('runs the client story: linked records, typed reads, filters, If-Match, idempotency, the change feed, the feeds, typed errors', async function () {
+  it('runs the client story: linked records, typed reads, a 304, filters, If-Match, idempotency, the change feed, the feeds, typed errors', async function () {
     this.timeout(180_000);
     const story = path.join(projectRoot(), 'test/sdk/stories/python.py');
     await runStory(PYTHON, [story], { env: { ...(await storyEnvironment(service)), PYTHONPATH: folder, PYTHONDONTWRITEBYTECODE: '1' } });

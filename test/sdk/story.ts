@@ -12,6 +12,7 @@ export const STORY_STEPS = [
   'create-linked-records',
   'create-event',
   'read-by-id-and-slug',
+  'not-modified',
   'list-with-filters',
   'update-if-match',
   'idempotent-replay',

@@ -521,7 +521,8 @@ describe('no hidden content in any answer to a caller who may not read it', func
     const cases: Array<{ state: State; editable: boolean }> = [
       { state: 'draft', editable: true },
       { state: 'pending', editable: true },
-      { state: 'private', editable: false },
+      // An owner may edit its own private record whatever its role (WordPress's map_meta_cap, docs/contract.md §5).
+      { state: 'private', editable: true },
       { state: 'future', editable: false },
       { state: 'password', editable: false },
     ];

@@ -120,10 +120,10 @@ async function startProber(base: string): Promise<Prober> {
 
 /**
  * Runs `attack` while a prober (above) asks for `/healthz` back to back; returns the attack's result
- * and the slowest probe, and fails when a probe took longer than PROBE_BUDGET_MS (the service's loop
- * was blocked).
+ * and the slowest probe, and fails when a probe took longer than `budgetMs` (PROBE_BUDGET_MS unless
+ * given: the service's loop was blocked).
  */
-export async function withoutStall<T>(base: string, attack: () => Promise<T>): Promise<{ result: T; slowestProbeMs: number }> {
+export async function withoutStall<T>(base: string, attack: () => Promise<T>, budgetMs = PROBE_BUDGET_MS): Promise<{ result: T; slowestProbeMs: number }> {
   const prober = await startProber(base);
   let result: T;
   try {
@@ -135,6 +135,6 @@ export async function withoutStall<T>(base: string, attack: () => Promise<T>): P
   }
   const probed = await prober.stop();
   assert.ok(probed.probes > 0, 'no probe ran');
-  assert.ok(probed.slowest < PROBE_BUDGET_MS, `/healthz took ${Math.round(probed.slowest)} ms while the attack ran (budget ${PROBE_BUDGET_MS} ms)`);
+  assert.ok(probed.slowest < budgetMs, `/healthz took ${Math.round(probed.slowest)} ms while the attack ran (budget ${budgetMs} ms)`);
   return { result, slowestProbeMs: probed.slowest };
 }

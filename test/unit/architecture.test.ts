@@ -11,7 +11,10 @@ const LAYERS: ReadonlyArray<{ folders: readonly string[]; role: string }> = [
   { folders: ['.', 'ops'], role: 'entry points: the server, the command line (and its backup commands, ops/), the typed client' },
   { folders: ['http'], role: 'the Express app and its pipeline' },
   { folders: ['operations'], role: 'one thin module per resource, and what they share' },
-  { folders: ['records', 'webhooks', 'cache'], role: 'building answers: records, JSON-LD, iCalendar, pages; webhook deliveries (the change feed pushed); the cache purger' },
+  {
+    folders: ['records', 'webhooks', 'cache', 'importing'],
+    role: 'building answers: records, JSON-LD, iCalendar, pages; webhook deliveries (the change feed pushed); the cache purger; the import engine and its sources',
+  },
   { folders: ['domain'], role: 'the rules of writes: input, events, series, linked posts' },
   { folders: ['policies'], role: 'who may read and write what' },
   { folders: ['repositories'], role: 'all SQL, and the registry of repositories' },

@@ -12,6 +12,15 @@ describe('configuration', () => {
     assert.equal(config.validateResponses, false);
   });
 
+  it('reads the webhook delivery settings: the delivery log bounds and the thread', () => {
+    const defaults = loadConfig({}).webhooks;
+    assert.deepEqual([defaults.logMaxRows, defaults.logDays, defaults.thread, defaults.concurrency], [1000, 30, true, 8]);
+    const set = loadConfig({ WEBHOOK_LOG_MAX: '50', WEBHOOK_LOG_DAYS: '7', WEBHOOK_THREAD: 'off' }).webhooks;
+    assert.deepEqual([set.logMaxRows, set.logDays, set.thread], [50, 7, false]);
+    assert.throws(() => loadConfig({ WEBHOOK_LOG_MAX: '0' }), ConfigError);
+    assert.throws(() => loadConfig({ WEBHOOK_LOG_DAYS: '1.5' }), ConfigError);
+  });
+
   it('reads every setting from the environment', () => {
     const config = loadConfig({
       PORT: '9000',

@@ -152,8 +152,17 @@ describe('event cost (docs/plugin-behaviour.md §5.8)', () => {
     });
 
     it('shows a zero as Free', () => {
-      assert.equal(costOf('0'), 'Free');
+      assert.equal(costOf(['0']), 'Free');
+      assert.equal(costOf('0.0'), 'Free');
+      assert.equal(costOf(' 0 '), 'Free');
       assert.equal(costOf('0.00 €'), 'Free');
+    });
+
+    it('reads a lone "0" or 0 as no cost, as PHP\'s empty() does in the plugin (docs/contract.md §6)', () => {
+      assert.equal(costOf('0'), '');
+      assert.equal(costOf(0), '');
+      assert.deepEqual(parseCost('0').values, []);
+      assert.deepEqual(parseCost(['0']).values, ['0']);
     });
 
     it('shows the minimum and the maximum joined by an en dash', () => {

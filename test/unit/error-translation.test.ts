@@ -197,7 +197,7 @@ describe('error translation (docs/contract.md §4)', () => {
         });
         assert.deepEqual(translated(new validatorErrors.UnsupportedMediaType({ path: '/events', message: 'unsupported media type text/plain' })).body, {
           code: 'rest_unsupported_media_type',
-          message: 'Unsupported content type: use application/json or application/x-www-form-urlencoded.',
+          message: 'Unsupported content type: use application/json or application/x-www-form-urlencoded (text/calendar or application/json for POST /events/import).',
           data: { status: 415 },
         });
       });

@@ -77,6 +77,7 @@ describe('_fields (WordPress rest_filter_response_fields)', () => {
         listCategories: 'categories',
         listTags: 'tags',
         listWebhookDeliveries: 'deliveries',
+        listSubscriptionRuns: 'runs',
       });
     });
   });

@@ -62,16 +62,19 @@ const AUTHORS: Caller[] = ['author', ...EDITORS];
 const CONTRIBUTORS: Caller[] = ['contributor', ...AUTHORS];
 const SIGNED_IN: Caller[] = ['subscriber', ...CONTRIBUTORS];
 
-/** edit_post / delete_post: own unpublished from contributor up, own published from author up, others' for editors. */
+/**
+ * edit_post / delete_post: own published or scheduled from author up, own in any other state (private
+ * too, as WordPress's map_meta_cap) from contributor up, others' for editors.
+ */
 const EDIT: Table = {
   publish: { own: AUTHORS, others: EDITORS },
   future: { own: AUTHORS, others: EDITORS },
-  private: { own: AUTHORS, others: EDITORS },
+  private: { own: CONTRIBUTORS, others: EDITORS },
   draft: { own: CONTRIBUTORS, others: EDITORS },
   pending: { own: CONTRIBUTORS, others: EDITORS },
   'trash<publish': { own: AUTHORS, others: EDITORS },
   'trash<future': { own: AUTHORS, others: EDITORS },
-  'trash<private': { own: AUTHORS, others: EDITORS },
+  'trash<private': { own: CONTRIBUTORS, others: EDITORS },
   'trash<draft': { own: CONTRIBUTORS, others: EDITORS },
   'trash<unknown': { own: CONTRIBUTORS, others: EDITORS },
 };

@@ -86,7 +86,9 @@ describe('text rules', () => {
         assert.equal(sanitizeUserHtml(`<a href="${href}">x</a>`), `<a href="${href}">x</a>`, href);
       }
       for (const href of ['javascript:alert(1)', 'data:text/html,x', 'ftp://example.test/']) assert.equal(sanitizeUserHtml(`<a href="${href}">x</a>`), '<a>x</a>', href);
-      assert.equal(sanitizeUserHtml('a<script>alert(1)</script>b'), 'ab');
+      // As kses: the element goes, its text stays (escaped).
+      assert.equal(sanitizeUserHtml('a<script>alert(1)</script>b'), 'aalert(1)b');
+      assert.equal(sanitizeUserHtml('<script>if (1 < 2) go()</script>'), 'if (1 &lt; 2) go()');
     });
   });
 

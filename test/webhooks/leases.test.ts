@@ -3,7 +3,7 @@ import { openTestDatabase } from '../helpers/database.js';
 import { createEvent } from '../helpers/events.js';
 import { type ReceivedMessage } from '../helpers/webhook-receiver.js';
 import { insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 
 /**
  * One sender per webhook (docs/webhooks.md "Guarantees"): two delivery loops on one database never

@@ -7,7 +7,7 @@ import { call, createEvent, type Http, type Rec } from '../helpers/events.js';
 import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 import { readDataVersion } from '../../src/db/data-version.js';
 
 /**

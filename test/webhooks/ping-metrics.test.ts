@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/core/logger.js';
 import { sendPing } from '../../src/webhooks/ping.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 import { webhookMetrics } from '../../src/webhooks/metrics.js';
 import { testConfig } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';

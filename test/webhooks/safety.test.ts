@@ -77,7 +77,7 @@ describe('webhook delivery safety', function () {
     await startDelivery({ allowedNetworks: ['10.99.0.0/16'] }, { resolve: async () => ['10.99.0.1'] });
     const attempt = await firstDelivery(webhook.id);
     assert.equal(attempt.status_code, null);
-    assert.match(attempt.error ?? '', /refused: (127\.0\.0\.1|::1) is not in WEBHOOK_ALLOWED_NETWORKS/);
+    assert.match(attempt.error ?? '', /refused: (127\.0\.0\.1|::1) is not in OUTBOUND_ALLOWED_NETWORKS/);
     assert.equal(bed.receiver.connections, 0);
   });
 
@@ -140,7 +140,7 @@ describe('webhook delivery safety', function () {
     assert.match(refused.error ?? '', /ECONNREFUSED/);
 
     const forbidden = await sendMessage('http://169.254.169.254/', message, settings);
-    assert.match(forbidden.error ?? '', /169\.254\.169\.254 is not in WEBHOOK_ALLOWED_NETWORKS/);
+    assert.match(forbidden.error ?? '', /169\.254\.169\.254 is not in OUTBOUND_ALLOWED_NETWORKS/);
     const notHttps = await sendMessage('http://example.org/', message, { ...settings, allowedNetworks: [] });
     assert.match(notHttps.error ?? '', /https/);
   });

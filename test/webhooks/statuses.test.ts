@@ -4,7 +4,7 @@ import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent } from '../helpers/events.js';
 import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
-import { committedPosition } from '../../src/db/change-log.js';
+import { committedPosition } from '../../src/db/committed-position.js';
 import { inTransaction } from '../../src/db/transactions.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository } from '../../src/repositories/changes.js';

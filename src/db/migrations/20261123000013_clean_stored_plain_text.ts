@@ -54,7 +54,7 @@ export async function up(db: Knex, { sanitizeTextField, bumpDataVersion }: Migra
       .where('id', term.id)
       .update({ name, name_key: term.name_key === null || taken ? null : nameKey });
   }
-  // Replies remembered by running processes are computed again.
+  // Replies cached by running processes are computed again.
   await bumpDataVersion(db);
 }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the MySQL search index: one trigram of one field of one post. */
+/** A row of MySQL's first search index, `post_search_grams` (migrations 20261125000100/101): one trigram of one field of one post. */
 export interface SearchGramRow {
   post_id: number;
   field: number;
@@ -18,11 +18,13 @@ export interface MigrationTools {
   loginKey(login: string): string;
   /** Plain text as a write cleans it now (text/plain-text.ts). */
   sanitizeTextField(value: string): string;
-  /** Makes every running process compute its remembered replies again (db/data-version.ts). */
+  /** Makes every running process compute its cached replies again (db/data-version.ts). */
   bumpDataVersion(db: Knex): Promise<void>;
-  /** The search index rows of one post's text (db/search-index.ts). */
+  /** The rows of MySQL's first search index of one post's text (db/legacy-search-grams.ts). */
   searchGramRows(postId: number, fields: { title?: string; description?: string; excerpt?: string }): SearchGramRow[];
   insertSearchGrams(db: Knex, rows: SearchGramRow[]): Promise<void>;
+  /** Indexes new events' texts in MySQL's search index of shared texts (db/search-index.ts). */
+  indexNewSearchTexts(trx: Knex, events: Array<{ id: number; fields: { title?: string; description?: string; excerpt?: string } }>): Promise<void>;
 }
 
 /**

@@ -57,9 +57,13 @@ function leftoverOf(piece: string): { leftover: string; prefix: boolean } {
   return { leftover, prefix: piece.trim().startsWith(leftover) };
 }
 
-/** Parses `cost` as sent: a string, a number, or a list of them. Empty means no cost. */
+/**
+ * Parses `cost` as sent: a string, a number, or a list of them. Empty means no cost, and so does a
+ * lone `"0"` or `0`, which PHP's `empty()` counts as empty: the plugin stores no cost for it
+ * (docs/contract.md §6). `"0.00"`, `" 0 "` and `["0"]` are a cost, shown as `Free`.
+ */
 export function parseCost(input: unknown): ParsedCost {
-  const list = Array.isArray(input) ? input : input === undefined || input === null ? [] : [input];
+  const list = Array.isArray(input) ? input : input === undefined || input === null || input === '0' || input === 0 ? [] : [input];
   const raw = list.map((item) => String(item).trim()).filter((item) => item !== '');
   // Stryker disable next-line ArrayDeclaration: a string that is not a number would be dropped as a duplicate (NaN equals nothing).
   const numbers: string[] = [];

@@ -40,6 +40,17 @@ export interface ParsedEvent {
   tags?: TermsInput;
   /** `recurrence` as sent: RFC 5545 content lines; `[]` (also for `false`) ends a series (docs/contract.md §14). */
   recurrence?: string[];
+  /** The end falls before the start: a check of ours, answered after every parameter check (`checkDateOrder`). */
+  endBeforeStart?: true;
+}
+
+/**
+ * An end before the start is 400 on `end_date` (docs/contract.md §4). The plugin has no such check;
+ * ours comes after every check the plugin makes of its parameters, as a handler's own checks come in
+ * WordPress, so it is named only when nothing else is wrong (docs/contract.md §4).
+ */
+export function checkDateOrder(parsed: ParsedEvent, problems: Record<string, string>): void {
+  if (parsed.endBeforeStart && Object.keys(problems).length === 0) problems.end_date = 'end_date must not be before start_date.';
 }
 
 const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
@@ -88,7 +99,7 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   const datesChange = body.start_date !== undefined || body.end_date !== undefined || body.all_day !== undefined || parsed.timezone !== undefined;
   if (start && end && datesChange) {
     if (allDay) [start, end] = applyAllDay(start, end);
-    if (end < start) problems.end_date = 'end_date must not be before start_date.';
+    if (end < start) parsed.endBeforeStart = true;
     else parsed.times = timesOf(start, end);
   }
 

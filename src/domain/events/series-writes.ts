@@ -8,11 +8,11 @@ import { endBefore, exdateLine, startFrom } from '../../dates/recurrence-rewrite
 import { shiftLocal } from '../../dates/wall-clock.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 import { loopTurn } from '../../core/loop-turns.js';
-import { parseEventBody, type ParsedEvent } from './input.js';
+import { checkDateOrder, parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from '../../repositories/events.js';
 import type { OccurrenceRow, SeriesRow } from '../../repositories/series.js';
 import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
-import { eventColumns, writeEvent } from './writes.js';
+import { eventColumns, eventWriteLocks, writeEvent } from './writes.js';
 
 /**
  * Updates and deletes of events that belong to a recurring series (docs/contract.md §14), by
@@ -174,10 +174,14 @@ async function updateSingle(c: SeriesWriteContext, row: EventRow, body: Body, pa
   const template = templateAfter(row, lines, parsed);
   const plan = lines.length ? await occurrenceStarts(template, writer.now, c.settings) : undefined;
   const columns = commonColumns(parsed.common, row, writer);
-  await inWriteTransaction(c.db, async (repositories) => {
-    await writeEvent(repositories, row, parsed, columns, body, writer, expected);
-    if (plan) await startSeries(repositories, template, plan.starts, plan.horizon);
-  });
+  await inWriteTransaction(
+    c.db,
+    async (repositories) => {
+      await writeEvent(repositories, row, parsed, columns, body, writer, expected);
+      if (plan) await startSeries(repositories, template, plan.starts, plan.horizon);
+    },
+    eventWriteLocks(parsed),
+  );
 }
 
 /** One occurrence: it becomes an exception (the series' later changes leave it alone). */
@@ -187,10 +191,14 @@ async function updateThis(c: SeriesWriteContext, row: EventRow, body: Body, pars
   if (isFirst && parsed.times)
     throw invalidParams({ scope: "the first event's times are the series' start: change them with scope=all (or split the series with scope=following on a later occurrence)." });
   const columns = commonColumns(parsed.common, row, c.writer);
-  await inWriteTransaction(c.db, async (repositories) => {
-    await writeEvent(repositories, row, parsed, columns, body, c.writer, expected);
-    if (!isFirst) await repositories.occurrenceWrites.markException(row.id, true);
-  });
+  await inWriteTransaction(
+    c.db,
+    async (repositories) => {
+      await writeEvent(repositories, row, parsed, columns, body, c.writer, expected);
+      if (!isFirst) await repositories.occurrenceWrites.markException(row.id, true);
+    },
+    eventWriteLocks(parsed),
+  );
 }
 
 /**
@@ -210,6 +218,7 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
     if (body.timezone !== undefined) timesOnly.timezone = body.timezone;
     if (body.all_day !== undefined) timesOnly.all_day = body.all_day;
     const moved = await parseEventBody(timesOnly, first, writer, problems);
+    checkDateOrder(moved, problems);
     if (Object.keys(problems).length) throw invalidParams(problems);
     firstParsed = { ...parsed, times: moved.times };
   }
@@ -223,35 +232,39 @@ async function updateAll(c: SeriesWriteContext, row: EventRow, body: Body, parse
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   // The plan (the rules expanded) took a while: the loop gets a turn before the transaction's statements.
   await loopTurn();
-  return inWriteTransaction(c.db, async (repositories) => {
-    await stillAsPlanned(repositories);
-    if (row.id !== first.id) await repositories.occurrenceWrites.expectVersion(row.id, expected);
-    const termsBefore = await repositories.series.termIds(first.id);
-    await writeEvent(repositories, first, firstParsed, columns, body, writer, row.id === first.id ? expected : undefined, own);
-    const occurrences = (await repositories.series.occurrences(first.id)).filter((o) => o.id !== first.id);
-    const kept = keptFrom(writer.user, occurrences, 'edit');
-    const written = occurrences.filter((o) => !kept.has(o.id));
-    if (lines.length === 0) {
-      // No rules any more: the first event stays, a single event; the other occurrences go, but
-      // those the caller may not change stay too, as single events.
-      await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
-      await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
-      await repositories.series.dissolve(first.id);
-    } else {
-      await leaveAlone(repositories, occurrences, kept);
-      await copyChange(repositories, first.id, written, columns, own, parsed);
-      if (plan) {
-        await repositories.series.update(first.id, { rules: lines, materialisedUntil: plan.horizon });
-        await syncOccurrences(repositories, template, plan.starts, first.startLocal, modified, kept);
+  return inWriteTransaction(
+    c.db,
+    async (repositories) => {
+      await stillAsPlanned(repositories);
+      if (row.id !== first.id) await repositories.occurrenceWrites.expectVersion(row.id, expected);
+      const termsBefore = await repositories.series.termIds(first.id);
+      await writeEvent(repositories, first, firstParsed, columns, body, writer, row.id === first.id ? expected : undefined, own);
+      const occurrences = (await repositories.series.occurrences(first.id)).filter((o) => o.id !== first.id);
+      const kept = keptFrom(writer.user, occurrences, 'edit');
+      const written = occurrences.filter((o) => !kept.has(o.id));
+      if (lines.length === 0) {
+        // No rules any more: the first event stays, a single event; the other occurrences go, but
+        // those the caller may not change stay too, as single events.
+        await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
+        await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
+        await repositories.series.dissolve(first.id);
+      } else {
+        await leaveAlone(repositories, occurrences, kept);
+        await copyChange(repositories, first.id, written, columns, own, parsed);
+        if (plan) {
+          await repositories.series.update(first.id, { rules: lines, materialisedUntil: plan.horizon });
+          await syncOccurrences(repositories, template, plan.starts, first.startLocal, modified, kept);
+        }
+        if (rulesChanged) await repositories.occurrenceWrites.touchAll(first.id, modified);
       }
-      if (rulesChanged) await repositories.occurrenceWrites.touchAll(first.id, modified);
-    }
-    // Counts move only when occurrences come or go, or their status or terms change.
-    if (lines.length === 0 || plan || columns.status !== undefined || changesLinks(parsed)) {
-      await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id))]);
-    }
-    return [...kept];
-  });
+      // Counts move only when occurrences come or go, or their status or terms change.
+      if (lines.length === 0 || plan || columns.status !== undefined || changesLinks(parsed)) {
+        await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id))]);
+      }
+      return [...kept];
+    },
+    eventWriteLocks(parsed),
+  );
 }
 
 /**
@@ -280,39 +293,43 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
   };
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   await loopTurn();
-  return inWriteTransaction(c.db, async (repositories) => {
-    await stillAsPlanned(repositories);
-    const termsBefore = await repositories.series.termIds(first.id);
-    const following = (await repositories.series.occurrences(first.id)).filter((o) => o.recurrenceStart > splitAt);
-    const kept = keptFrom(writer.user, following, 'edit');
-    const written = following.filter((o) => !kept.has(o.id));
-    await writeEvent(repositories, row, parsed, columns, body, writer, expected, own);
-    await repositories.occurrenceWrites.markException(row.id, false);
-    if (!newPlan) {
-      // The occurrence ends up a single event and the following ones go, but those the caller may
-      // not change stay, as single events.
-      await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
-      await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
-      await repositories.occurrenceWrites.detach(row.id);
-    } else {
-      // The following occurrences move into the new series, those the caller may not change as
-      // exceptions, as they are.
-      await repositories.series.create(row.id, newLines, newTemplate.timezone, newPlan.horizon, newTemplate.startLocal);
-      await repositories.occurrenceWrites.moveToSeries(
-        following.map((o) => o.id),
-        row.id,
-      );
-      await leaveAlone(repositories, following, kept);
-      await copyChange(repositories, row.id, written, columns, own, parsed);
-      await syncOccurrences(repositories, newTemplate, newPlan.starts, splitAt, modified, kept);
-      await repositories.occurrenceWrites.touchAll(row.id, modified);
-    }
-    await repositories.series.update(first.id, { rules: oldLines, materialisedUntil: oldPlan.horizon });
-    await syncOccurrences(repositories, { ...firstTemplate, lines: oldLines }, oldPlan.starts, first.startLocal, modified);
-    await repositories.occurrenceWrites.touchAll(first.id, modified);
-    await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id)), ...(await repositories.series.termIds(row.id))]);
-    return [...kept];
-  });
+  return inWriteTransaction(
+    c.db,
+    async (repositories) => {
+      await stillAsPlanned(repositories);
+      const termsBefore = await repositories.series.termIds(first.id);
+      const following = (await repositories.series.occurrences(first.id)).filter((o) => o.recurrenceStart > splitAt);
+      const kept = keptFrom(writer.user, following, 'edit');
+      const written = following.filter((o) => !kept.has(o.id));
+      await writeEvent(repositories, row, parsed, columns, body, writer, expected, own);
+      await repositories.occurrenceWrites.markException(row.id, false);
+      if (!newPlan) {
+        // The occurrence ends up a single event and the following ones go, but those the caller may
+        // not change stay, as single events.
+        await repositories.occurrenceWrites.deleteOccurrences(written.map((o) => o.id));
+        await repositories.occurrenceWrites.detachOccurrences([...kept], modified);
+        await repositories.occurrenceWrites.detach(row.id);
+      } else {
+        // The following occurrences move into the new series, those the caller may not change as
+        // exceptions, as they are.
+        await repositories.series.create(row.id, newLines, newTemplate.timezone, newPlan.horizon, newTemplate.startLocal);
+        await repositories.occurrenceWrites.moveToSeries(
+          following.map((o) => o.id),
+          row.id,
+        );
+        await leaveAlone(repositories, following, kept);
+        await copyChange(repositories, row.id, written, columns, own, parsed);
+        await syncOccurrences(repositories, newTemplate, newPlan.starts, splitAt, modified, kept);
+        await repositories.occurrenceWrites.touchAll(row.id, modified);
+      }
+      await repositories.series.update(first.id, { rules: oldLines, materialisedUntil: oldPlan.horizon });
+      await syncOccurrences(repositories, { ...firstTemplate, lines: oldLines }, oldPlan.starts, first.startLocal, modified);
+      await repositories.occurrenceWrites.touchAll(first.id, modified);
+      await repositories.terms.recount([...termsBefore, ...(await repositories.series.termIds(first.id)), ...(await repositories.series.termIds(row.id))]);
+      return [...kept];
+    },
+    eventWriteLocks(parsed),
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { User } from '../../auth/capabilities.js';
+import { mayPublish } from '../../policies/posts.js';
 import type { PostColumns } from '../../repositories/posts.js';
 import { resolveImage, type Body, type WriteContext } from '../posts/writes.js';
-import { createOrReuse } from '../linked/writes.js';
+import { createOrReuse, duplicateLocks } from '../linked/writes.js';
 import { TermNameTaken, type TaxonomyTerm } from '../../repositories/terms.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../../repositories/linked-kinds.js';
 import { isMissingReference } from '../../db/errors.js';
@@ -37,8 +38,20 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
   }
   if (parsed.website !== undefined) own.website = parsed.website;
   else if (creating) own.website = '';
+  // The plugin's REST create stores the map flags it was not sent as false (docs/contract.md §6);
+  // the columns' default, true, is what an event written outside the API without them reads.
+  if (creating) Object.assign(own, { show_map: false, show_map_link: false });
   Object.assign(own, parsed.flags);
   return own;
+}
+
+/**
+ * The write locks (db/write-locks.ts) of an event write whose body creates venues or organizers: their
+ * duplicate checks (docs/contract.md §6). Every transaction that runs `writeLinks` takes them first.
+ */
+export function eventWriteLocks(parsed: ParsedEvent): string[] {
+  const created = [...(parsed.venues ?? []), ...(parsed.organizers ?? [])].flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+  return duplicateLocks(created);
 }
 
 /**
@@ -138,6 +151,18 @@ async function termIdsOf(repositories: Repositories, taxonomy: Taxonomy, input: 
 }
 
 /**
+ * Publishes the draft, pending and scheduled venues and organizers an event links, as the plugin does
+ * on every write that leaves an event published (its `publishAssociatedTypes`, docs/contract.md §6):
+ * those linked before this write, since the plugin publishes them before it saves the new links. A
+ * create does not (the plugin's links are not saved yet then), nor a caller who may not publish. The
+ * records keep their modification date, as WordPress's `wp_publish_post` does.
+ */
+async function publishLinkedDrafts(repositories: Repositories, eventId: number): Promise<void> {
+  const drafts = await repositories.posts.unpublishedLinkedTo(eventId);
+  for (const post of drafts) await repositories.posts.update(post, { status: 'publish' });
+}
+
+/**
  * Writes an update of one event in the caller's transaction: its image, columns, links and the
  * counts of its terms. `expected`: the version an If-Match named (docs/contract.md §10).
  */
@@ -156,6 +181,7 @@ export async function writeEvent(
   // The terms an event counts for change only with its status or its terms; otherwise they are read
   // neither before nor after the update (two statements each).
   const countsMayMove = columns.status !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
+  if ((columns.status ?? row.status) === 'publish' && mayPublish(writer.user)) await publishLinkedDrafts(repositories, row.id);
   const countedBefore = countsMayMove ? await repositories.events.countedTerms(row.id) : [];
   await repositories.events.update(row, columns, parsed.common.slug, own, expected);
   // The terms whose counts move are locked before the links are replaced (`TermCounting`): those the

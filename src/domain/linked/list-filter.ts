@@ -1,7 +1,8 @@
 import type { operations } from '../../../generated/openapi.js';
 import type { User } from '../../auth/capabilities.js';
 import { invalidParams } from '../../core/errors.js';
-import { mayFilterByEvent, readerOf, statusFilter } from '../../policies/posts.js';
+import { readerOf, statusFilter } from '../../policies/posts.js';
+import { eventFilter } from '../posts/event-filter.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { LinkedListFilter } from '../../repositories/linked.js';
 import type { ModifiedRange } from '../../repositories/list-order.js';
@@ -20,18 +21,18 @@ export interface LinkedListScope {
   page: { perPage: number; offset: number };
 }
 
-/** What a venue or organizer list selects; an `event` that is not an event the caller may read is 400. */
+/** What a venue or organizer list selects; an `event` that is no event is 400 (domain/posts/event-filter.ts). */
 export async function linkedListFilter(repositories: Repositories, query: LinkedListQuery, scope: LinkedListScope): Promise<LinkedListFilter> {
   const { user, page } = scope;
-  if (query.event !== undefined) {
-    const event = await repositories.posts.header(query.event);
-    if (!event || event.type !== 'event' || !mayFilterByEvent(user, event)) throw invalidParams({ event: `event ${query.event} is not an event.` });
-  }
+  const problems: Record<string, string> = {};
+  const byEvent = query.event !== undefined ? await eventFilter(repositories, 'event', query.event, user, problems) : undefined;
+  if (Object.keys(problems).length) throw invalidParams(problems);
   return {
     statuses: scope.statuses,
     reader: readerOf(user),
     search: query.search,
     eventId: query.event,
+    eventHidden: byEvent?.eventHidden,
     hasEvents: query.has_events,
     upcomingFrom: scope.upcomingFrom,
     upcomingStatuses: statusFilter(undefined, user).statuses,

@@ -3,11 +3,12 @@ import { checkImageInput } from '../posts/images.js';
 import { readerOf } from '../../policies/posts.js';
 import type { PostColumns } from '../../repositories/posts.js';
 import type { Repositories } from '../../repositories/registry.js';
-import { isEmail, isHttpUrl, isTruthy, sanitizeTextField } from '../../text/fields.js';
+import { isHttpUrl, isTruthy, sanitizeTextField } from '../../text/fields.js';
 import { sanitizeSlug } from '../../text/slugs.js';
 import type { LinkedKind } from '../../repositories/linked-kinds.js';
 import type { KindColumns, LinkedRow } from '../../repositories/linked.js';
 import { linkedFieldLimit } from '../../text/limits.js';
+import { duplicateLock } from '../../db/write-locks.js';
 
 /**
  * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
@@ -19,7 +20,6 @@ export function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | 
     if (body[field] === undefined || body[field] === null) continue;
     const value = sanitizeTextField(String(body[field]));
     if (field === 'website' && value !== '' && !isHttpUrl(value)) problems.website = 'website must be an http(s) URL.';
-    if (field === 'email' && value !== '' && !isEmail(value)) problems.email = 'email must be an e-mail address.';
     checkLength(problems, field, value, linkedFieldLimit(field));
     own[field] = value;
   }
@@ -82,9 +82,19 @@ export async function parseLinkedInput(
 }
 
 /**
+ * The write locks (db/write-locks.ts) of prepared creates: one per kind and name, so that identical
+ * creates running at once look for their duplicate one after the other. The transaction that runs
+ * `createOrReuse` takes them first (`inWriteTransaction`'s `locks`).
+ */
+export function duplicateLocks(prepared: readonly PreparedCreate[]): string[] {
+  return prepared.map(({ kind, parsed }) => duplicateLock(kind.type, String(parsed.title ?? '')));
+}
+
+/**
  * Writes a prepared create, or finds its duplicate (docs/plugin-behaviour.md §6.3, docs/contract.md §6): a record the
  * caller may read, not trashed, with the same name and the same values in every compared field that
- * was sent non-empty. The duplicate is returned unchanged, never overwritten.
+ * was sent non-empty. The duplicate is returned unchanged, never overwritten. The transaction holds
+ * the create's `duplicateLocks`.
  */
 export async function createOrReuse(repositories: Repositories, prepared: PreparedCreate, writer: WriteContext): Promise<number> {
   const { kind, body, parsed, own } = prepared;

@@ -42,6 +42,18 @@ export async function resolveImageInput(posts: PostRepository, input: unknown, u
   const existing = await posts.imageIdByUrlHash(urlHash);
   if (existing !== undefined) return existing;
   if (dryRun) return undefined;
+  return recordImage(posts, url, fileName, urlHash, user);
+}
+
+/** What an import knows of an image besides its URL: the source's id (kept when free) and size. */
+export interface ImageFacts {
+  id?: number;
+  width?: number | null;
+  height?: number | null;
+}
+
+/** Records a new image post for a URL not yet known (its checks passed), in the write's transaction. */
+async function recordImage(posts: PostRepository, url: string, fileName: string, urlHash: string, user: User | undefined, facts: ImageFacts = {}): Promise<number> {
   // Letters and digits only: the extension is shown as plain text.
   const extension = /^[a-z0-9]{1,16}$/.exec(path.posix.extname(fileName).slice(1).toLowerCase())?.[0] ?? '';
   const now = utcNow();
@@ -62,9 +74,22 @@ export async function resolveImageInput(posts: PostRepository, input: unknown, u
     },
     sanitizeSlug(fileName.replace(/\.[^.]*$/, '')) || 'image',
     async (id) => {
-      await posts.insertImage({ post_id: id, url, url_hash: urlHash, extension });
+      await posts.insertImage({ post_id: id, url, url_hash: urlHash, extension, width: facts.width ?? null, height: facts.height ?? null });
     },
+    facts.id,
   );
+}
+
+/**
+ * An import's image (docs/importing.md): the image already recorded for the URL, or a new one with
+ * the source's id (when `facts.id` is given: the caller checked it is free) and size. The URL was
+ * checked as a write's `image` (checkImageInput).
+ */
+export async function importedImage(posts: PostRepository, url: string, user: User | undefined, facts: ImageFacts): Promise<number> {
+  const urlHash = imageUrlHash(url);
+  const existing = await posts.imageIdByUrlHash(urlHash);
+  if (existing !== undefined) return existing;
+  return recordImage(posts, url, fileNameOf(url) ?? 'image', urlHash, user, facts);
 }
 
 /** The key an image's URL is recorded under (`images.url_hash`): its SHA-256, in hex. */

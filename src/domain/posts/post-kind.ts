@@ -1,4 +1,4 @@
-import { postNotFound, RestError } from '../../core/errors.js';
+import { invalidParam, postNotFound, RestError } from '../../core/errors.js';
 import { RecordGone } from '../../db/errors.js';
 import type { PostColumns, PostRow } from '../../repositories/posts.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
@@ -19,7 +19,11 @@ export interface PostKind<Row extends PostRow> {
   destroy(repositories: Repositories, row: Row, expected?: number): Promise<void>;
 }
 
-/** The record a path names: `{id}` (404 if nothing, 400 if an id of another type) or `{slug}` (404). */
+/**
+ * The record a path names: `{id}` (404 if nothing; 400 if an id of another type: `rest-invalid-event-id`
+ * for events, `rest_invalid_param` on `id` for venues and organizers, as the plugin answers) or
+ * `{slug}` (404).
+ */
 export async function findRecord<Row extends PostRow>(kind: PostKind<Row>, repositories: Repositories, path: { id: number } | { slug: string }): Promise<Row> {
   const notFound = (what: string) => postNotFound(kind.type, kind.Label, what);
   if ('slug' in path) {
@@ -29,7 +33,10 @@ export async function findRecord<Row extends PostRow>(kind: PostKind<Row>, repos
   }
   const row = await kind.findById(repositories, path.id);
   if (row) return row;
-  if (await repositories.posts.find(path.id)) throw new RestError(400, `rest-invalid-${kind.type}-id`, `The specified ID is not a valid ${kind.label}.`);
+  if (await repositories.posts.find(path.id)) {
+    if (kind.type === 'event') throw new RestError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
+    throw invalidParam('id', `id ${path.id} is not ${kind.type === 'venue' ? 'a venue' : 'an organizer'}.`);
+  }
   throw notFound(`ID ${path.id}`);
 }
 

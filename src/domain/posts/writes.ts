@@ -94,11 +94,11 @@ export async function parseCommon(input: Body, titleParam: string, writer: Write
     else moment = utc.setZone(siteZone);
   }
   if (moment) parsed.published = { local: toStorage(moment), utc: toStorageUtc(moment) };
-  const mayWriteHtml = mayWriteUnfilteredHtml(user);
+  const cleaning = mayWriteUnfilteredHtml(user) ? 'unfiltered' : 'post';
   // Only events take an excerpt; on venues and organizers it is an output field, ignored on input.
   for (const field of titleParam === 'title' ? (['description', 'excerpt'] as const) : (['description'] as const)) {
     if (input[field] === undefined) continue;
-    const html = htmlInput(field, String(input[field]), mayWriteHtml, writer.html);
+    const html = htmlInput(field, String(input[field]), cleaning, writer.html);
     if ('problem' in html) problems[field] = html.problem;
     else parsed[field] = html.value;
   }

@@ -1,7 +1,8 @@
 import type { operations } from '../../../generated/openapi.js';
 import type { User } from '../../auth/capabilities.js';
 import { invalidParams } from '../../core/errors.js';
-import { mayFilterByEvent, readerOf } from '../../policies/posts.js';
+import { readerOf } from '../../policies/posts.js';
+import { eventFilter } from '../posts/event-filter.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { Taxonomy } from '../../repositories/taxonomies.js';
 import type { TermListFilter } from '../../repositories/terms.js';
@@ -32,25 +33,24 @@ export async function termListFilter(
     const parent = await repo.findById(parentFilter);
     if (!parent || parent.taxonomy !== taxonomy.name) problems.parent = `parent ${parentFilter} is not an existing category.`;
   }
-  // `event` is an alias of `post` and wins when both are sent. An event the caller may not read is
-  // reported like one that does not exist, so its terms do not leak.
+  // `event` is an alias of `post` and wins when both are sent.
   const eventParam = query.event !== undefined ? 'event' : query.post !== undefined ? 'post' : undefined;
   const eventId = query.event ?? query.post;
-  if (eventParam && eventId !== undefined) {
-    const event = await repositories.posts.header(eventId);
-    if (!event || event.type !== 'event' || !mayFilterByEvent(user, event)) problems[eventParam] = `${eventParam} ${eventId} is not an event.`;
-  }
+  const byEvent = eventParam && eventId !== undefined ? await eventFilter(repositories, eventParam, eventId, user, problems) : undefined;
   if (Object.keys(problems).length) throw invalidParams(problems);
 
   return {
     search: query.search,
     include: query.include,
-    exclude: query.exclude,
+    // WordPress ignores `exclude` when `include` is given (get_terms).
+    exclude: query.include?.length ? undefined : query.exclude,
     parent: parentFilter,
     eventId,
+    eventHidden: byEvent?.eventHidden,
     protectedText: readerOf(user).protectedText,
     slug: query.slug,
-    hideEmpty: query.hide_empty ?? true,
+    // WordPress lists an event's terms whatever their counts: `hide_empty` does not apply then.
+    hideEmpty: eventId === undefined && (query.hide_empty ?? true),
     orderBy: query.orderby ?? 'name',
     order: query.order ?? 'asc',
     limit: page.perPage,

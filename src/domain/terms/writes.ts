@@ -1,6 +1,4 @@
-import type { User } from '../../auth/capabilities.js';
 import { invalidParam, RestError, termNotFound } from '../../core/errors.js';
-import { mayWriteUnfilteredHtml } from '../../policies/posts.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { Taxonomy } from '../../repositories/taxonomies.js';
 import { TermNameTaken, type TermRow } from '../../repositories/terms.js';
@@ -9,6 +7,7 @@ import { HtmlElementBudget } from '../../text/html-structure.js';
 import { TEXT_LIMITS, tooLong } from '../../text/limits.js';
 import { sanitizeTextField } from '../../text/plain-text.js';
 import { sanitizeSlug } from '../../text/slugs.js';
+import { treeLock } from '../../db/write-locks.js';
 
 /** Term fields a create or update body may carry (tags have no `parent`). */
 export interface TermInput {
@@ -18,11 +17,11 @@ export interface TermInput {
   parent?: number;
 }
 
-/** The term the path names. Not found: 404 `rest-term-not-found`; an id of the other taxonomy: 400 `rest-invalid-term-id`. */
+/** The term the path names. Not found: 404 `rest-term-not-found`; an id of the other taxonomy: 400 `rest_invalid_param` on `id`, as the plugin answers. */
 export async function findTerm(repositories: Repositories, taxonomy: Taxonomy, id: number): Promise<TermRow> {
   const term = await repositories.terms.findById(id);
   if (!term) throw termNotFound(id);
-  if (term.taxonomy !== taxonomy.name) throw new RestError(400, 'rest-invalid-term-id', 'The specified ID is not a valid term.');
+  if (term.taxonomy !== taxonomy.name) throw invalidParam('id', `id ${id} is not ${taxonomy.hierarchical ? 'an event category' : 'an event tag'}.`);
   return term;
 }
 
@@ -37,8 +36,18 @@ export async function checkParent(repositories: Repositories, taxonomy: Taxonomy
   }
 }
 
-/** Term names are plain text; descriptions are HTML, cleaned for users without `unfiltered_html`. */
-export function cleanTermInput(taxonomy: Taxonomy, body: TermInput, user: User | undefined): TermInput {
+/**
+ * The write locks (db/write-locks.ts) a create or update with this input takes: the taxonomy's tree
+ * when it sets a parent, so that the parent's check (`checkParent`, run again inside the write) and
+ * the write itself are one step for concurrent writers. Deleting a category takes it always (`deleting`).
+ */
+export function termWriteLocks(taxonomy: Taxonomy, input: TermInput, deleting = false): string[] {
+  const movesTree = deleting || (input.parent !== undefined && input.parent !== 0);
+  return taxonomy.hierarchical && movesTree ? [treeLock(taxonomy.name)] : [];
+}
+
+/** Term names are plain text; descriptions are HTML, cleaned for every user (docs/contract.md §3). */
+export function cleanTermInput(taxonomy: Taxonomy, body: TermInput): TermInput {
   const out: TermInput = { ...body };
   if (body.name !== undefined) {
     out.name = sanitizeTextField(body.name);
@@ -51,7 +60,7 @@ export function cleanTermInput(taxonomy: Taxonomy, body: TermInput, user: User |
     if (out.slug === '') throw invalidParam('slug', 'slug must contain a letter or a digit.');
   }
   if (body.description !== undefined) {
-    const html = htmlInput('description', body.description, mayWriteUnfilteredHtml(user), new HtmlElementBudget());
+    const html = htmlInput('description', body.description, 'term', new HtmlElementBudget());
     if ('problem' in html) throw invalidParam('description', html.problem);
     out.description = html.value;
   }
@@ -68,11 +77,13 @@ function termExists(taxonomy: Taxonomy, term: TermRow): RestError {
   return new RestError(400, 'term_exists', taxonomy.existsMessage, { term_id: term.id });
 }
 
-/** Inserts a checked new term (in the create's transaction) and returns its id. */
-export async function insertTerm(repositories: Repositories, taxonomy: Taxonomy, input: TermInput): Promise<number> {
+/** Inserts a checked new term (in the create's transaction) and returns its id (`wantedId`: an import's kept id, docs/importing.md). */
+export async function insertTerm(repositories: Repositories, taxonomy: Taxonomy, input: TermInput, wantedId?: number): Promise<number> {
   const parent = input.parent ?? 0;
   const name = input.name ?? '';
   const terms = repositories.terms;
+  // Again under the tree's lock: the parent may have been deleted since the request's check.
+  await checkParent(repositories, taxonomy, parent);
   // WordPress refuses a second term with the same name at the same level, unless the caller
   // gives it a different slug that is still free.
   const sameName = await terms.findByName(taxonomy, parent, name);
@@ -83,6 +94,7 @@ export async function insertTerm(repositories: Repositories, taxonomy: Taxonomy,
       { name, description: input.description ?? '', parent },
       input.slug ?? (sanitizeSlug(name) || taxonomy.fallbackSlug),
       sameName !== undefined,
+      wantedId,
     );
   } catch (err) {
     throw err instanceof TermNameTaken ? termExists(taxonomy, err.existing) : err;
@@ -106,10 +118,13 @@ export async function checkUpdateClashes(repositories: Repositories, taxonomy: T
 }
 
 /**
- * Writes a checked update (in the write's transaction). A clash the checks before could not see (a
- * concurrent write) is reported like theirs, naming the term in the way.
+ * Writes a checked update (in the write's transaction, with `termWriteLocks`). A clash the checks
+ * before could not see (a concurrent write) is reported like theirs, naming the term in the way.
  */
-export function updateTerm(repositories: Repositories, taxonomy: Taxonomy, term: TermRow, input: TermInput, expected?: number): Promise<void> {
+export async function updateTerm(repositories: Repositories, taxonomy: Taxonomy, term: TermRow, input: TermInput, expected?: number): Promise<void> {
+  // Again under the tree's lock (termWriteLocks): a concurrent write may have moved the parent below
+  // this term (a cycle) or deleted it since the request's check.
+  if (input.parent !== undefined) await checkParent(repositories, taxonomy, input.parent, term.id);
   const parent = input.parent ?? term.parent;
   const changes: Partial<TermRow> = {};
   if (input.name !== undefined) changes.name = input.name;

@@ -134,18 +134,23 @@ function inUse(): RestError {
 /**
  * A create's write and its answer: the record is created in one transaction, and its answer is built
  * after. When the request holds an idempotency key, the answer is built inside that transaction and
- * stored with the key before the commit (docs/contract.md §10).
+ * stored with the key before the commit (docs/contract.md §10). `locks`: the write's locks (db/write-locks.ts).
  */
 export async function createRecord<R extends Reply>(
   ctx: OperationContext,
   create: (repositories: Repositories) => Promise<number>,
   answer: (repositories: Repositories, id: number) => Promise<R>,
+  locks: readonly string[] = [],
 ): Promise<R> {
   const claim = ctx.idempotency;
-  if (!claim) return answer(ctx.repositories, await inWriteTransaction(ctx.db, create));
-  return inWriteTransaction(ctx.db, async (repositories) => {
-    const reply = await answer(repositories, await create(repositories));
-    await claim.complete(repositories, reply);
-    return reply;
-  });
+  if (!claim) return answer(ctx.repositories, await inWriteTransaction(ctx.db, create, locks));
+  return inWriteTransaction(
+    ctx.db,
+    async (repositories) => {
+      const reply = await answer(repositories, await create(repositories));
+      await claim.complete(repositories, reply);
+      return reply;
+    },
+    locks,
+  );
 }

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import type { operations } from '../../../generated/openapi.js';
 import type { User } from '../../auth/capabilities.js';
+import { invalidParams, type ParamProblem, type RestError } from '../../core/errors.js';
 import type { Config } from '../../core/config.js';
 import type { Moving } from '../../db/versioned-cache.js';
 import type { Repositories } from '../../repositories/registry.js';
@@ -77,10 +78,10 @@ export interface Reply<Op extends OperationId = OperationId> {
    * (`application/ld+json; charset=utf-8`).
    */
   contentType?: string;
-  /** The body as JSON, once sent (a remembered reply is sent many times; see operations/shared/reply-body.ts). */
+  /** The body as JSON, once sent (a cached reply is sent many times; see operations/shared/reply-body.ts). */
   serialized?: SerializedReply;
   /**
-   * A text body's UTF-8 bytes once the reply is remembered (operations/shared/replies.ts): sent instead of the
+   * A text body's UTF-8 bytes once the reply is cached (operations/shared/replies.ts): sent instead of the
    * body, which is then decoded from them only when asked for.
    */
   textBytes?: Buffer;
@@ -90,8 +91,8 @@ export interface Reply<Op extends OperationId = OperationId> {
   etag?: string;
 }
 
-/** What a remembered read depends on besides the operation, the caller's read rights and the URL base. */
-export interface RememberedBy {
+/** What a cached read depends on besides the operation, the caller's read scope and the URL base. */
+export interface CachedBy {
   parts: unknown;
   /** For replies that also depend on the clock (operations/shared/replies.ts). */
   moving?: Moving;
@@ -101,18 +102,24 @@ export interface RememberedBy {
  * One operation, as the stages every request runs in this order (docs/contract.md §4):
  *
  * 1. `parse`: the input, checked against everything that does not depend on the record (400);
+ * 1b. `permit` (writes of a stored record): whether the caller may make such a write to any record of
+ *    its type at all (403 before the record is looked up, so a caller without the right learns
+ *    nothing about ids: docs/contract.md §4);
  * 2. `load`: the record the path names (404, or 400 for an id of another type);
  * 3. `authorize`: the policy action that decides whether this caller may do this to that record
  *    with that input (policies/; 401/403, or 400 where the plugin answers so; asynchronous only where
  *    it must ask the database, a record password's shared guess count);
  * 4. `execute`: checks that depend on the record (400), the work, the answer.
  *
- * Reads that name `remember` are answered from the remembered replies while the data they depend on
- * does not change (the key is computed after `parse`; stages 2-4 run only on a miss).
+ * Reads that name `cache` are answered from the reply cache (operations/shared/replies.ts, REPLY_CACHE)
+ * while no write has committed (the key is computed after `parse`; stages 2-4 run only on a miss).
+ * `cache` gives undefined for a request that must run every stage (a single read with a password,
+ * whose attempts are counted).
  */
 export interface Operation<Op extends OperationId, Input = unknown, Target = unknown> {
   parse(ctx: OperationContext<Op>): Input | Promise<Input>;
-  remember?(ctx: OperationContext<Op>, input: Input): RememberedBy;
+  cache?(ctx: OperationContext<Op>, input: Input): CachedBy | undefined;
+  permit?(user: User | undefined, input: Input): void;
   load(ctx: OperationContext<Op>, input: Input): Target | Promise<Target>;
   authorize(user: User | undefined, target: Target, input: Input): void | Promise<void>;
   execute(ctx: OperationContext<Op>, input: Input, target: Target): Promise<Reply<Op>>;
@@ -125,7 +132,8 @@ export interface Operation<Op extends OperationId, Input = unknown, Target = unk
  */
 interface Stages<Op extends OperationId, Input, Target> {
   parse(ctx: OperationContext<Op>): Input | Promise<Input>;
-  remember?(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): RememberedBy;
+  cache?(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): CachedBy | undefined;
+  permit?(user: User | undefined, input: NoInfer<Input>): void;
   load(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>): Target | Promise<Target>;
   authorize(user: User | undefined, target: NoInfer<Target>, input: NoInfer<Input>): void | Promise<void>;
   execute(ctx: OperationContext<NoInfer<Op>>, input: NoInfer<Input>, target: NoInfer<Target>): Promise<Reply<NoInfer<Op>>>;
@@ -151,3 +159,15 @@ export function noTarget(): undefined {
 
 /** `authorize` of operations anybody may call (the namespace index, the document). */
 export function anyone(): void {}
+
+/** Where the request keeps the problems of its booleans that are no booleans (http/param-stages.ts). */
+export const TYPE_PROBLEMS = 'typeProblems';
+
+/**
+ * The 400 of a request's booleans that are no booleans, answered once the operation's own parameter
+ * checks passed and before its handler's checks, as WordPress orders them (http/param-stages.ts).
+ */
+export function typeProblemsOf(ctx: Pick<OperationContext, 'res'>): RestError | undefined {
+  const problems = ctx.res.locals[TYPE_PROBLEMS] as Record<string, ParamProblem> | undefined;
+  return problems ? invalidParams(problems) : undefined;
+}

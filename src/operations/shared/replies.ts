@@ -1,70 +1,49 @@
 import type { Knex } from 'knex';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import { sentQueryNames } from './paging.js';
-import { readerKey } from '../../policies/posts.js';
-import type { OperationContext, RememberedBy, Reply } from './operation.js';
+import type { Reader } from '../../repositories/read-scope.js';
+import type { ReadRequest } from '../../policies/posts.js';
+import type { OperationContext, CachedBy, Reply } from './operation.js';
 import { serializeReply, STREAM_ABOVE_BYTES, type SerializedReply } from './reply-body.js';
 
-/** Bytes the remembered replies may hold in all (4 MiB): what they send, kept as Buffers (see `rememberedWeight`). */
-const MAX_REPLY_BYTES = 4_194_304;
+/** Bytes the cached replies may hold in all (6 MiB): what they send, kept as Buffers (see `replyWeight`). */
+const MAX_REPLY_BYTES = 6_291_456;
+
+declare const readerInKey: unique symbol;
 
 /**
- * Replies to reads, remembered while the data version stays the same (db/versioned-cache.ts): a
- * repeated read costs one version lookup instead of the queries and the record mapping. Bounded in
- * number and in size, because a reply can be a whole page of records; a reply too large to be sent
- * in one piece (operations/shared/reply-body.ts) is not kept, so one large reply cannot push all others out. A
+ * The key of a cached reply. Only `replyKey` makes one, and it takes the caller's read scope, so two
+ * callers who may see different records never share an entry: no key can be made without it.
+ */
+export type ReplyKey = string & { readonly [readerInKey]: true };
+
+/** The cache of whole replies to reads (`REPLY_CACHE`), one per app (http/app.ts `createApp`). */
+export type ReplyCache = VersionedCache<Reply, ReplyKey>;
+
+/**
+ * Replies to reads, kept while the data version stays the same (db/versioned-cache.ts): a repeated
+ * read costs one version lookup instead of the queries and the record mapping. Bounded in bytes,
+ * because a reply can be a whole page of records; a reply too large to be sent in one piece
+ * (operations/shared/reply-body.ts) is not kept, so one large reply cannot push all others out. A
  * reply is serialised when it is stored, to weigh it; app.ts sends that JSON.
  */
-export function replyCache(db: Knex, replyLimit: number): VersionedCache<Reply> {
-  return new VersionedCache<Reply>(db, {
-    maxEntries: 1024,
+export function createReplyCache(db: Knex, replyLimit: number): ReplyCache {
+  return new VersionedCache<Reply, ReplyKey>(db, {
+    maxEntries: 4096,
     maxWeight: MAX_REPLY_BYTES,
     maxEntryWeight: STREAM_ABOVE_BYTES,
-    weigh: (reply) => rememberedWeight(reply, replyLimit),
-  });
-}
-
-/** Bytes the remembered single-record replies may hold in all (2 MiB). */
-const MAX_RECORD_REPLY_BYTES = 2_097_152;
-const recordReplyCaches = new WeakMap<Knex, VersionedCache<Reply>>();
-
-/**
- * Replies to single-record reads, remembered under a stamp of the record (`VersionedCache.getStamped`;
- * records/records.ts builds it from the rows read for the request), one cache per database handle.
- * Unlike `replyCache` they stay valid through writes of other records.
- */
-export function recordReplies(ctx: OperationContext): VersionedCache<Reply> {
-  let cache = recordReplyCaches.get(ctx.db);
-  // Stryker disable next-line ConditionalExpression,CallExpression: without the cache every read builds its reply again: the same reply.
-  if (!cache) recordReplyCaches.set(ctx.db, (cache = recordReplyCache(ctx.db, ctx.config.replyLimit)));
-  return cache;
-}
-
-function recordReplyCache(db: Knex, replyLimit: number): VersionedCache<Reply> {
-  return new VersionedCache<Reply>(db, {
-    maxEntries: 1024,
-    maxWeight: MAX_RECORD_REPLY_BYTES,
-    maxEntryWeight: STREAM_ABOVE_BYTES,
-    weigh: (reply) => rememberedWeight(reply, replyLimit),
+    weigh: (reply) => replyWeight(reply, replyLimit),
   });
 }
 
 /**
- * A single-record read's reply, remembered under `stamp` (which must change whenever the reply could)
- * for this operation, record, caller and URL base; `build` makes it on a miss.
- */
-export function rememberedRecord<R extends Reply>(ctx: OperationContext, id: number, stamp: string, build: () => Promise<R>): Promise<R> {
-  return recordReplies(ctx).getStamped(replyKey(ctx, [id]), stamp, build) as Promise<R>;
-}
-
-/**
- * The weight of a reply about to be remembered: the bytes it sends, which is all it keeps (outside
+ * The weight of a reply about to be cached: the bytes it sends, which is all it keeps (outside
  * V8's heap, as a Buffer). A text reply (an iCalendar feed) keeps its UTF-8 bytes. A JSON reply keeps
  * its serialised JSON (written as bytes, outside V8's heap: operations/shared/reply-body.ts), and lets go of the objects it was serialised
  * from (they took two to three times the memory of the JSON); the rare request that needs them again
  * (`_fields`, response validation) decodes the bytes back.
  */
-function rememberedWeight(reply: Reply, limit: number): number {
+function replyWeight(reply: Reply, limit: number): number {
   // A text reply built as bytes (operations/event-feeds.ts) already keeps only them.
   if (reply.textBytes) return reply.textBytes.length;
   // Stryker disable next-line BlockStatement: memory only: without it a text reply keeps its string and sends the same bytes.
@@ -93,14 +72,24 @@ export function serializedReply(reply: Reply, limit: number): SerializedReply {
 }
 
 /**
- * The key of a read's reply: the operation, what the request asked (`parts`, which must name
- * everything the reply depends on), who asks (what they may read) and the URL base of its links.
+ * The key of a read's reply: who asks (`reader`: what they may read, and who they are), the operation
+ * and the URL base of its links, and what the request asked (`parts`, which must name everything
+ * else the reply depends on).
  */
-export function replyKey(ctx: OperationContext, parts: unknown): string {
-  return JSON.stringify([ctx.operationId, ctx.urls.restRoot, ctx.urls.site, readerKey(ctx.user), parts]);
+export function replyKey(reader: Reader, ctx: Pick<OperationContext, 'operationId' | 'urls'>, parts: unknown): ReplyKey {
+  return JSON.stringify([reader.scope, reader.protectedText, reader.key, ctx.operationId, ctx.urls.restRoot, ctx.urls.site, parts]) as ReplyKey;
 }
 
 /** `remember` of reads whose reply depends only on the request's path and query, who asks and the data. */
-export function byRequest(ctx: OperationContext): RememberedBy {
+export function byRequest(ctx: OperationContext): CachedBy {
   return { parts: [ctx.path, ctx.query, sentQueryNames(ctx.req)] };
+}
+
+/**
+ * `cache` of single reads: by request, unless a password is sent. Password attempts are counted,
+ * and the right one too is refused once a client guessed wrong too often (docs/settings.md
+ * PASSWORD_FAILURE_LIMIT), so such a read runs every stage.
+ */
+export function bySingleRead(ctx: OperationContext, input: ReadRequest): CachedBy | undefined {
+  return input.password === undefined ? byRequest(ctx) : undefined;
 }

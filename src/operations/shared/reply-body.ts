@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { invalidParam, RestError } from '../../core/errors.js';
 import { jsonKnownFor } from '../../core/known-json.js';
 
-/** Replies up to this size are sent in one piece (and may be remembered); larger ones are streamed. */
+/** Replies up to this size are sent in one piece (and may be cached); larger ones are streamed. */
 export const STREAM_ABOVE_BYTES = 1024 * 1024;
 
 /** Bytes written to the socket at a time when streaming. */

@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
-import { calendar, type CalendarEvent, type CalendarTime } from '../../calendar/ical.js';
+import { calendar, zoneNeeds, type CalendarEvent, type CalendarTime, type ZoneNeed } from '../../calendar/ical.js';
 import { zoneOf } from '../../dates/parse.js';
 import { calendarLines } from '../../dates/recurrence-rewrites.js';
 import { htmlToText } from '../../text/html.js';
+import { isEmail } from '../../text/fields.js';
 import { mapInTurns } from '../../core/loop-turns.js';
 import type { Urls } from '../../core/urls.js';
 import { CATEGORIES } from '../../repositories/taxonomies.js';
@@ -42,6 +43,10 @@ export interface FeedEntry {
   imageUrl: string | undefined;
   /** A series' master: the end (UTC) of its last stored occurrence, so its zone's VTIMEZONE covers every occurrence. */
   seriesEndUtc?: string;
+  /** Its place among its series' VEVENTs (records/events/feeds.ts `FeedRow`): none, a VEVENT of its own. */
+  part?: 'master' | 'override';
+  /** A master: RECURRENCE-IDs written as EXDATEs (exceptions the caller may not read). */
+  excluded?: string[];
 }
 
 /** A feed entry from the loaded relations (those the caller may see: records/records.ts). */
@@ -103,19 +108,20 @@ function times(row: EventRow, masked: boolean): [CalendarTime, CalendarTime] {
 
 /** One VEVENT's content. A masked event gives only its title, times, UID, URL, stamps, sequence and status. */
 export function calendarEvent(
-  { row, masked, venue, organizer, categories, imageUrl, seriesEndUtc }: FeedEntry,
+  { row, masked, venue, organizer, categories, imageUrl, seriesEndUtc, part, excluded }: FeedEntry,
   urls: Urls,
   options: Pick<FeedOptions, 'host' | 'uid'>,
 ): CalendarEvent {
   const [start, end] = times(row, masked);
-  const series = seriesParts(row, start);
+  const series = seriesParts(row, start, part, excluded ?? []);
   const organizerName = organizer ? htmlToText(organizer.row.title) : '';
-  const email = organizer && !organizer.masked ? organizer.row.fields.email : '';
+  // Organizer e-mail is free text (the plugin does not check it): only an address makes a `mailto:`.
+  const email = organizer && !organizer.masked && isEmail(organizer.row.fields.email) ? organizer.row.fields.email : '';
   const geo = venue && !venue.masked && venue.row.geoLat !== null && venue.row.geoLng !== null ? { lat: venue.row.geoLat, lng: venue.row.geoLng } : undefined;
   return {
-    // Every VEVENT of a series shares the series' UID, whatever `uid` asks (docs/contract.md §14).
+    // Every VEVENT of a series shares the series' UID, whatever `uid` asks; an occurrence written on its own has its own (docs/contract.md §14).
     uid:
-      row.seriesId !== null
+      part !== undefined && row.seriesId !== null
         ? `${row.seriesId}@${options.host}`
         : options.uid === 'plugin'
           ? `${row.id}-${unixSeconds(row.startUtc)}-${unixSeconds(row.endUtc)}@${options.host}`
@@ -142,13 +148,19 @@ export function calendarEvent(
 
 /**
  * A series' place in the calendar (docs/contract.md §14): its first event is the master, with the
- * rules; any other occurrence written on its own carries RECURRENCE-ID, the start the rules give it,
- * in the form of the master's DTSTART.
+ * rules and an EXDATE for each exception the caller may not read; an override carries RECURRENCE-ID,
+ * the start the rules give it, in the form of the master's DTSTART. An occurrence written on its own
+ * has neither: it is an event of its own.
  */
-function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'recurrence' | 'recurrenceId'> {
-  if (row.seriesId === null || row.recurrenceStart === null) return {};
+function seriesParts(row: EventRow, start: CalendarTime, part: FeedEntry['part'], excluded: string[]): Pick<CalendarEvent, 'recurrence' | 'recurrenceId'> {
+  if (row.seriesId === null || row.recurrenceStart === null || part === undefined) return {};
   const allDay = start.kind === 'date';
-  if (row.id === row.seriesId) return { recurrence: calendarLines(row.recurrence ?? [], row.timezone, row.startLocal, allDay) };
+  if (part === 'master') {
+    const exdates = excluded.map((local) =>
+      allDay ? `EXDATE;VALUE=DATE:${local.slice(0, 10).replace(/-/g, '')}` : `EXDATE;TZID=${row.timezone}:${local.replace(/[-:]/g, '').replace(' ', 'T')}`,
+    );
+    return { recurrence: [...calendarLines(row.recurrence ?? [], row.timezone, row.startLocal, allDay), ...exdates] };
+  }
   if (allDay) return { recurrenceId: { kind: 'date', date: row.recurrenceStart.slice(0, 10) } };
   return { recurrenceId: { kind: 'local', local: row.recurrenceStart, zoneName: start.kind === 'local' ? start.zoneName : row.timezone } };
 }
@@ -158,11 +170,23 @@ function seriesParts(row: EventRow, start: CalendarTime): Pick<CalendarEvent, 'r
  * in turns (loop-turns.ts): each one's description is turned into text, which can take milliseconds.
  */
 export async function eventsCalendar(entries: FeedEntry[], urls: Urls, options: FeedOptions): Promise<Buffer> {
-  return calendar(
-    { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url },
-    await mapInTurns(entries, (entry) => calendarEvent(entry, urls, options)),
-    zoneOf,
-  );
+  const header = { prodId: '-//The Events Calendar REST service//tribe/events/v1//EN', name: options.name, description: options.description, url: options.url };
+  if (entries.length <= EVENTS_PER_CHUNK) return calendar(header, await mapInTurns(entries, (entry) => calendarEvent(entry, urls, options)), zoneOf);
+  // A long feed: its events made and written EVENTS_PER_CHUNK at a time (only one chunk's texts live at once).
+  async function* chunks(): AsyncGenerator<CalendarEvent[]> {
+    for (let at = 0; at < entries.length; at += EVENTS_PER_CHUNK) yield mapInTurns(entries.slice(at, at + EVENTS_PER_CHUNK), (entry) => calendarEvent(entry, urls, options));
+  }
+  return calendar(header, { needs: entries.flatMap(entryZoneNeeds), chunks: chunks() }, zoneOf);
+}
+
+/** Events of a feed made at a time: a feed of more is written in chunks of this many. */
+const EVENTS_PER_CHUNK = 50;
+
+/** The zone years an entry's VEVENT needs (calendar/ical.ts `zoneNeeds`), without making the VEVENT. */
+function entryZoneNeeds({ row, masked, seriesEndUtc }: FeedEntry): ZoneNeed[] {
+  const [start] = times(row, masked);
+  const master = row.seriesId !== null && row.recurrenceStart !== null && row.id === row.seriesId;
+  return zoneNeeds({ start, spanUtc: [row.startUtc, seriesEndUtc && seriesEndUtc > row.endUtc ? seriesEndUtc : row.endUtc], recurrence: master ? [] : undefined });
 }
 
 /**
@@ -183,10 +207,13 @@ export async function calendarWithin(entries: FeedEntry[], build: (entries: Feed
     if (size > limit) break;
     count++;
   }
+  // A series is cut whole: not after its master and some of its overrides (docs/contract.md §14).
+  while (count > 0 && count < entries.length && entries[count].part === 'override') count--;
   let bytes = await build(entries.slice(0, count));
   // Zone blocks spanning several events' years can outweigh each event's own: cut further if needed.
   while (count > 0 && bytes.length > limit) {
     count = Math.floor(count * 0.9);
+    while (count > 0 && entries[count].part === 'override') count--;
     bytes = await build(entries.slice(0, count));
   }
   return { bytes, count };

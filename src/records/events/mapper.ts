@@ -27,7 +27,7 @@ export interface EventRelations {
   terms: Map<number, TermRow[]>;
   counts: Map<number, number>;
   images: Map<number, ImageRecord>;
-  /** How the venue and organizer records and JSON-LD they embed are made (remembered: records/embedded-records.ts). */
+  /** How the venue and organizer records and JSON-LD they embed are made (records/records.ts passes BUILT_EACH_TIME). */
   embeds: EmbeddedBuilds;
 }
 
@@ -119,6 +119,7 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     venue: masked || venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: masked ? [] : organizers,
     ...seriesFields(row),
+    managed_by: row.managedBy,
   } as EventRecord;
   if (single) record.json_ld = eventJsonLd(row, jsonLdParts(row, related, urls), urls, masked) as EventRecord['json_ld'];
   return record;

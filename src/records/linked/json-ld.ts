@@ -1,5 +1,6 @@
 import type { Urls } from '../../core/urls.js';
 import { plainText } from '../../text/html.js';
+import { isEmail } from '../../text/fields.js';
 import type { LinkedRow } from '../../repositories/linked.js';
 
 /**
@@ -56,7 +57,8 @@ export function personJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonL
     description: plainText(row.description),
     url: f.website || permalink,
     telephone: f.phone,
-    email: f.email,
+    // Organizer e-mail is free text (the plugin does not check it): schema.org gets addresses only.
+    email: isEmail(f.email) ? f.email : undefined,
     sameAs: f.website,
   });
 }

@@ -68,6 +68,7 @@ h1{font-size:2rem;line-height:1.2;margin:.2rem 0 .8rem}
 h2{font-size:1.3rem;margin:2rem 0 .6rem}
 .kicker{margin:0;color:var(--muted);font-size:.95rem;text-transform:uppercase;letter-spacing:.06em}
 .when{font-size:1.15rem;font-weight:600;margin:0 0 1rem}
+.recurrence{margin:-.5rem 0 1rem;color:var(--muted)}
 .notice{background:var(--soft);border-left:4px solid var(--brand);padding:.8rem 1rem}
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;margin:1.2rem 0;padding:0;list-style:none}
 .button{display:inline-block;padding:.45rem .9rem;border:2px solid var(--link);border-radius:.4rem;text-decoration:none;font-weight:600}

@@ -11,6 +11,7 @@ import type { LinkedRow } from '../../repositories/linked.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
 import type { Taxonomy } from '../../repositories/taxonomies.js';
 import type { PostRow } from '../../repositories/posts.js';
+import { describeRecurrence } from '../../dates/recurrence-text.js';
 
 /**
  * What the public pages read (docs/contract.md §13). Pages are anonymous: every read here is the
@@ -19,7 +20,7 @@ import type { PostRow } from '../../repositories/posts.js';
  */
 
 /** A single record as a page may show it: not there (404), protected (title only), or shown. */
-export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number } | { state: 'shown'; record: Rec };
+export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec };
 
 /**
  * The anonymous single-read rule: `postPolicy.read` without credentials or password. Refused for
@@ -42,7 +43,7 @@ export async function eventBySlug(repositories: Repositories, urls: Urls, slug: 
   const row = await repositories.events.findBySlug(slug);
   if (!row) return { state: 'missing' };
   const state = anonymousRead(row);
-  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id };
+  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id, seriesId: row.seriesId };
   const [record] = await eventRecords(repositories, [row], undefined, urls, { single: true });
   return { state, record: record! };
 }
@@ -65,11 +66,29 @@ export async function termBySlug(repositories: Repositories, taxonomy: Taxonomy,
   return record;
 }
 
-/** Which events a list page shows: all upcoming ones, or those of one term, venue or organizer. */
+/** What an event page says of the series the event belongs to. */
+export interface SeriesNote {
+  /** The rule in words ("Every week, 6 times, until 9 July 2027"), when it can be put into words. */
+  rule?: string;
+  /** The page of the series' dates: `{site}/event/{slug}/all/`. */
+  datesUrl: string;
+}
+
+/** The series of an event shown on its page, or undefined for a single event. */
+export async function seriesNote(repositories: Repositories, urls: Urls, event: EventRecord): Promise<SeriesNote | undefined> {
+  if (event.series_id === null || event.series_id === undefined) return undefined;
+  const origin = await repositories.series.origin(event.series_id);
+  const rule = origin && event.recurrence ? await describeRecurrence(event.recurrence, origin) : undefined;
+  return { rule, datesUrl: urls.permalink('event', event.slug, 'all') };
+}
+
+/** Which events a list page shows: all upcoming ones, or those of one term, venue, organizer or series. */
 export interface UpcomingFilter {
   termId?: number;
   venueId?: number;
   organizerId?: number;
+  /** The series of this event (as `GET /events/{id}/occurrences`). */
+  seriesOf?: { seriesId: number; eventId: number };
 }
 
 /** One page of a list: the events as list records, the schema.org data of those the page may describe in full, and the total. */
@@ -99,6 +118,7 @@ export async function upcomingEvents(
     termLists: filter.termId === undefined ? [] : [[filter.termId]],
     venueIds: filter.venueId === undefined ? undefined : [filter.venueId],
     organizerIds: filter.organizerId === undefined ? undefined : [filter.organizerId],
+    ofSeries: filter.seriesOf,
     limit: perPage,
     offset: (page - 1) * perPage,
   });

@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
 import { htmlToText, sanitizePageHtml } from '../../text/html.js';
+import { isEmail } from '../../text/fields.js';
 import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
-import type { UpcomingPage } from './read.js';
+import type { SeriesNote, UpcomingPage } from './read.js';
 import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
 
 /**
@@ -98,8 +99,14 @@ function calendarActions(ics: string, label: string, subscribe: boolean): string
 </ul>`;
 }
 
-/** An event page; `site` is the site URL, for the term archives' links. */
-export function eventPage(event: EventRecord, links: FeedLinks, site: string): PageParts {
+/** "Recurring event. Every week, 6 times, until 9 July 2027. See all dates" under an occurrence's date. */
+function recurrenceHtml(series: SeriesNote, title: string): string {
+  const rule = series.rule ? ` ${escapeHtml(series.rule)}.` : '';
+  return `<p class="recurrence">Recurring event.${rule} <a href="${escapeHtml(series.datesUrl)}" aria-label="${escapeHtml(`See all dates: ${title}`)}">See all dates</a></p>`;
+}
+
+/** An event page; `site` is the site URL, for the term archives' links; `series` when the event is an occurrence of a series. */
+export function eventPage(event: EventRecord, links: FeedLinks, site: string, series?: SeriesNote): PageParts {
   const title = plainOf(event.title);
   const image = imageOf(event);
   const venues = asList(event.venue as Fields | Fields[] | undefined);
@@ -129,7 +136,7 @@ export function eventPage(event: EventRecord, links: FeedLinks, site: string): P
 <p class="kicker">Event</p>
 <h1>${escapeHtml(title)}</h1>
 <p class="when">${whenHtml(event)}</p>
-${calendarActions(links.ics, title, false)}
+${series ? `${recurrenceHtml(series, title)}\n` : ''}${calendarActions(links.ics, title, false)}
 ${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
 ${descriptionHtml(event.description)}
 ${facts.length ? `<h2>Details</h2>\n<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
@@ -149,7 +156,7 @@ export function protectedPage(label: string, title: string, url: string, apiUrl:
 }
 
 /** The events of a list page, with its pager; each event's title a heading of `level`, below the page's own headings. */
-function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3): string {
+function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3, count = eventCount): string {
   if (upcoming.events.length === 0) return `<p>${escapeHtml(empty)}</p>`;
   const items = upcoming.events.map((event) => {
     const venue = asList(event.venue as Fields | Fields[] | undefined)[0];
@@ -159,7 +166,7 @@ function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level:
 <p>${whenHtml(event)}</p>
 ${where}</article></li>`;
   });
-  return `<p>${eventCount(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
+  return `<p>${count(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
 <ol class="events">
 ${items.join('\n')}
 </ol>
@@ -229,7 +236,8 @@ export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | O
     if (address) fact('Address', address);
   }
   if (data.phone) fact('Phone', textOf(data.phone as string));
-  if (typeof data.email === 'string' && data.email) fact('E-mail', link(`mailto:${plainOf(data.email)}`, textOf(data.email)));
+  // Organizer e-mail is free text (the plugin does not check it): only an address is linked.
+  if (typeof data.email === 'string' && data.email) fact('E-mail', isEmail(plainOf(data.email)) ? link(`mailto:${plainOf(data.email)}`, textOf(data.email)) : textOf(data.email));
   if (typeof data.website === 'string' && /^https?:\/\//.test(data.website)) fact('Website', link(data.website, escapeHtml(data.website)));
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
@@ -249,6 +257,19 @@ ${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this
     jsonLd: data.json_ld,
     main,
   };
+}
+
+/** `{event url}all/`: the upcoming dates of the event's series, as `GET /events/{id}/occurrences` lists them. */
+export function seriesDatesPage(event: EventRecord, series: SeriesNote, upcoming: UpcomingPage, paging: Paging, apiUrl: string): PageParts {
+  const name = plainOf(event.title);
+  const url = pageUrl(paging.baseUrl, paging.page);
+  const title = `All dates: ${name}`;
+  const main = `<p class="kicker">Recurring event</p>
+<h1>${escapeHtml(name)}</h1>
+<p class="recurrence">${series.rule ? `${escapeHtml(series.rule)}. ` : ''}${link(event.url, 'Back to the event')}</p>
+<h2>Upcoming dates</h2>
+${eventList(upcoming, paging, 'No upcoming dates of this event.', 3, (n) => (n === 1 ? '1 date' : `${n} dates`))}`;
+  return { title, description: `Upcoming dates of ${name}.`, url, type: 'website', apiUrl, jsonLd: itemList(title, url, upcoming), main };
 }
 
 /** The page of a URL that shows nothing (404). */

@@ -350,7 +350,7 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       it('gives an image an id in the same id space: it is no ' + label, async () => {
         const record = await named('Pictured', { image: 'https://img.example.test/x.jpg' });
         const imageId = (record.image as { id: number }).id;
-        expectError(await http().get(itemPath(r, imageId)), 400, `rest-invalid-${r.type}-id`);
+        expectInvalidParam(await http().get(itemPath(r, imageId)), 'id');
       });
 
       it('accepts the id of a known image, as a number or a numeric string', async () => {
@@ -568,14 +568,15 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       expectError(await http().get(slugPath(r, 'no-such-slug')), 404, `rest-${r.type}-not-found`);
     });
 
-    it(`answers 400 rest-invalid-${r.type}-id for the id of ${withArticle(other.type)} or an event`, async () => {
+    // As the plugin answers (its `id` argument checks the type): docs/contract.md §4.
+    it(`answers 400 rest_invalid_param on id for the id of ${withArticle(other.type)} or an event`, async () => {
       const foreign = await createLinked(http, other, users.editor, { [other.nameField]: 'Foreign' });
       const res = await http().get(itemPath(r, foreign.id));
-      expectError(res, 400, `rest-invalid-${r.type}-id`);
-      assert.equal(res.body.message, `The specified ID is not a valid ${r.type}.`);
+      expectInvalidParam(res, 'id');
+      assert.equal(res.body.data.params.id, `id ${foreign.id} is not ${withArticle(r.type)}.`);
       const { db } = await openTestDatabase();
       const event = await insertEvent(db, { title: 'An event', startUtc: '2030-01-01 10:00:00', endUtc: '2030-01-01 11:00:00' });
-      expectError(await http().get(itemPath(r, event)), 400, `rest-invalid-${r.type}-id`);
+      expectInvalidParam(await http().get(itemPath(r, event)), 'id');
     });
 
     it(`answers 404 rest-${r.type}-not-found for the slug of ${withArticle(other.type)}`, async () => {
@@ -934,15 +935,19 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       expectInvalidParam(await call(http, 'put', itemPath(r, theirs.id), users.contributor, { [name]: '' }), name);
     });
 
-    it('answers 404 before 403: a subscriber updating an id that names nothing', async () => {
-      expectError(await call(http, 'put', itemPath(r, 999999), users.subscriber, { [name]: 'X' }), 404, `rest-${r.type}-not-found`);
+    // The plugin's permission check runs before it looks for the record: a caller who may change no
+    // record of the type learns nothing about ids (docs/contract.md §4).
+    it('answers 403 before 404: a subscriber updating or deleting an id that names nothing', async () => {
+      expectError(await call(http, 'put', itemPath(r, 999999), users.subscriber, { [name]: 'X' }), 403, 'rest_forbidden');
+      expectError(await call(http, 'delete', itemPath(r, 999999), users.subscriber), 403, 'rest_forbidden');
+      expectError(await call(http, 'put', itemPath(r, 999999), users.contributor, { [name]: 'X' }), 404, `rest-${r.type}-not-found`);
       const existing = await named('Existing');
       expectError(await call(http, 'put', itemPath(r, existing.id), users.subscriber, { [name]: 'X' }), 403, 'rest_forbidden');
     });
 
-    it(`answers 400 rest-invalid-${r.type}-id when updating ${withArticle(other.type)}, which stays`, async () => {
+    it(`answers 400 rest_invalid_param on id when updating ${withArticle(other.type)}, which stays`, async () => {
       const foreign = await createLinked(http, other, users.editor, { [other.nameField]: 'Foreign' });
-      expectError(await call(http, 'put', itemPath(r, foreign.id), users.editor, { [name]: 'Hijacked' }), 400, `rest-invalid-${r.type}-id`);
+      expectInvalidParam(await call(http, 'put', itemPath(r, foreign.id), users.editor, { [name]: 'Hijacked' }), 'id');
       assert.equal((await readLinked(http, other, foreign.id))[other.nameField], 'Foreign');
     });
 
@@ -1068,10 +1073,10 @@ function sharedLinkedBehaviour(r: LinkedResource, other: LinkedResource): void {
       assert.equal((await db('posts').where('id', event)).length, 1, 'the event stays');
     });
 
-    it(`answers 400 rest-invalid-${r.type}-id when deleting ${withArticle(other.type)}, which stays`, async () => {
+    it(`answers 400 rest_invalid_param on id when deleting ${withArticle(other.type)}, which stays`, async () => {
       const foreign = await createLinked(http, other, users.editor, { [other.nameField]: 'Foreign' });
-      expectError(await call(http, 'delete', itemPath(r, foreign.id), users.editor), 400, `rest-invalid-${r.type}-id`);
-      expectError(await call(http, 'delete', `${itemPath(r, foreign.id)}?force=true`, users.editor), 400, `rest-invalid-${r.type}-id`);
+      expectInvalidParam(await call(http, 'delete', itemPath(r, foreign.id), users.editor), 'id');
+      expectInvalidParam(await call(http, 'delete', `${itemPath(r, foreign.id)}?force=true`, users.editor), 'id');
       assert.equal((await readLinked(http, other, foreign.id)).status, 'publish');
     });
 

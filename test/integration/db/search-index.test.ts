@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
 import { engineOf } from '../../../src/db/engine.js';
-import { insertSearchGrams, searchGramRows, whereSearchCandidates } from '../../../src/db/search-index.js';
+import { MIGRATION_TOOLS } from '../../../src/db/migrate.js';
+import { fillSearchTexts } from '../../../src/db/migrations/20261204000101_fill_search_texts.js';
+import { indexSearchText, textHash, unindexSearchText, whereSearchCandidates } from '../../../src/db/search-index.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../../../src/text/trigrams.js';
 import { createEvent, database } from '../repositories/fixtures.js';
 
@@ -35,23 +38,85 @@ describe('search index (src/db/search-index.ts)', () => {
     assert.equal(Number(rows[0].differing), 0);
   });
 
-  it('MySQL: an event’s trigram rows follow its fields, and go with it', async function () {
+  it('MySQL: an event’s fields name their texts, whose trigrams are written once; a text no event names goes', async function () {
     const db = await database();
     if (engineOf(db) !== 'mysql') return this.skip();
     const id = await createEvent(db, { title: 'Jazz', description: 'aaaa', excerpt: '' });
-    const rows = await db('post_search_grams').where('post_id', id).orderBy(['field', 'n']).select('field', 'n', 'gram');
-    assert.deepEqual(
-      rows.map((r: { field: number; n: number; gram: string }) => [Number(r.field), Number(r.n), r.gram]),
-      [
-        [0, 0, 'Jaz'],
-        [0, 1, 'azz'],
-        [1, 0, 'aaa'],
-      ],
-    );
-    assert.deepEqual(searchGramRows(id, { excerpt: 'abc' }), [{ post_id: id, field: 2, n: 0, gram: 'abc' }]);
-    await insertSearchGrams(db, searchGramRows(id, { excerpt: 'abc' }));
+    const other = await createEvent(db, { title: 'Jazz', description: 'Blues' });
+    const texts = async (post: number) =>
+      (await db('post_search_texts').where('post_id', post).orderBy('field').select('field', 'text_hash')).map((r: { field: number; text_hash: string }) => [
+        Number(r.field),
+        r.text_hash,
+      ]);
+    assert.deepEqual(await texts(id), [
+      [0, textHash('Jazz')],
+      [1, textHash('aaaa')],
+    ]);
+    const grams = async (text: string) =>
+      (await db('search_text_grams').where('text_hash', textHash(text)).orderBy('n').select('n', 'gram')).map((r: { n: number; gram: string }) => [Number(r.n), r.gram]);
+    assert.deepEqual(await grams('Jazz'), [
+      [0, 'Jaz'],
+      [1, 'azz'],
+    ]);
+    assert.deepEqual(await grams('aaaa'), [[0, 'aaa']]);
+    // Both events name one `Jazz`; an update of one leaves it to the other, then the last one's update deletes it.
+    await db.transaction((trx) => indexSearchText(trx, [id], { title: 'Polka' }));
+    assert.equal((await grams('Jazz')).length, 2);
+    await db.transaction((trx) => indexSearchText(trx, [other], { title: 'Polka' }));
+    assert.deepEqual(await grams('Jazz'), []);
+    assert.deepEqual(await db('search_texts').where('text_hash', textHash('Jazz')).pluck('text_hash'), []);
+    // Deleted: the mappings go (foreign key), and unindexSearchText first deletes the texts no one else names.
+    await db.transaction((trx) => unindexSearchText(trx, [id]));
+    assert.deepEqual(await grams('aaaa'), []);
+    assert.equal((await grams('Polka')).length, 3, 'still named by the other event');
     await db('posts').where('id', id).delete();
-    assert.deepEqual(await db('post_search_grams').where('post_id', id).select('gram'), []);
+    assert.deepEqual(await texts(id), []);
+  });
+
+  it('MySQL: the fill migration indexes every event from scratch, each text once', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'mysql') return this.skip();
+    const ids = [await createEvent(db, { title: 'Jazz', description: 'Same text' }), await createEvent(db, { title: 'Jazz', description: 'Same text' })];
+    const before = await db('post_search_texts').whereIn('post_id', ids).orderBy(['post_id', 'field']).select('post_id', 'field', 'text_hash');
+    await db('post_search_texts').delete();
+    await db('search_texts').insert({ text_hash: textHash('stale') });
+    await db('search_text_grams').insert({ text_hash: textHash('stale'), n: 0, gram: 'sta' });
+    await fillSearchTexts(db, MIGRATION_TOOLS);
+    assert.deepEqual(await db('post_search_texts').whereIn('post_id', ids).orderBy(['post_id', 'field']).select('post_id', 'field', 'text_hash'), before);
+    assert.equal(Number((await db('search_text_grams').where('text_hash', textHash('Same text')).count({ n: '*' }))[0].n), trigramsOf('Same text').length);
+    assert.equal(Number((await db('search_text_grams').where('text_hash', textHash('stale')).count({ n: '*' }))[0].n), 0);
+  });
+
+  it('MySQL: a write mapping an event to a text and one deleting the text as unused never leave the event without its trigrams, in either order', async function () {
+    const db = await database();
+    if (engineOf(db) !== 'mysql') return this.skip();
+    const shared = 'A shared description';
+    const grams = async () => Number((await db('search_text_grams').where('text_hash', textHash(shared)).count({ n: '*' }))[0].n);
+    // Waits (polling the server, no fixed sleep) until a transaction waits for a lock.
+    const waiting = async () => {
+      while (Number((await db.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'"))[0][0].n) === 0)
+        await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (const cleanerFirst of [false, true]) {
+      const leaving = await createEvent(db, { title: 'Leaving', description: shared });
+      const joining = await createEvent(db, { title: 'Joining', description: 'Something else' });
+      const join = (trx: Knex.Transaction) => indexSearchText(trx, [joining], { description: shared });
+      const leave = (trx: Knex.Transaction) => indexSearchText(trx, [leaving], { description: 'Moved on' });
+      const [firstWrite, secondWrite] = cleanerFirst ? [leave, join] : [join, leave];
+      const first = await db.transaction();
+      const second = await db.transaction();
+      // Each reads first, as a write loads its event: their snapshots predate the other's commit.
+      for (const trx of [first, second]) await trx('posts').where('id', leaving).first('id');
+      await firstWrite(first);
+      const blocked = secondWrite(second);
+      await waiting();
+      await first.commit();
+      await blocked;
+      await second.commit();
+      assert.equal(await grams(), trigramsOf(shared).length, `cleaner first: ${cleanerFirst}`);
+      assert.deepEqual(await db('post_search_texts').where('text_hash', textHash(shared)).pluck('post_id'), [joining]);
+      await db('posts').whereIn('id', [leaving, joining]).delete();
+    }
   });
 
   it('SQLite: the FTS table holds lower() of each event’s fields, for events only', async function () {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { committedPosition, discardChangeLog, noteChange, openChangeLog, writeChangeLog } from '../../../src/db/change-log.js';
+import { discardChangeLog, noteChange, openChangeLog, writeChangeLog } from '../../../src/db/change-log.js';
+import { committedPosition } from '../../../src/db/committed-position.js';
+import { lockDataVersionSlots } from '../../../src/db/data-version.js';
 import { engineOf } from '../../../src/db/engine.js';
 import { inTransaction } from '../../../src/db/transactions.js';
 import { database } from './fixtures.js';
@@ -69,6 +71,67 @@ describe('the change log: commit order', () => {
     const numberB = await seqOf(db, 900_011);
     assert.ok(numberA > 0 && numberA < numberB, `A ${numberA} took its number before B ${numberB}`);
     assert.ok(position! >= numberB, 'once A has committed, the position covers both');
+  });
+
+  it('reads again when a deadlock with writers holding write locks chose it as the victim (MySQL)', async function () {
+    const db = await database();
+    if (engineOf(db) === 'sqlite') return this.skip(); // SQLite runs one write transaction at a time: no lock waits at all.
+    // Statements on the change log's lock row still running in this database: each is waiting for the lock
+    // (a statement that gets it is done in a millisecond). The information_schema's lock tables lag behind.
+    const waiting = async () =>
+      Number(
+        (
+          (await db.raw(
+            `SELECT COUNT(*) AS n FROM information_schema.processlist
+           WHERE db = DATABASE() AND command = 'Query' AND info LIKE '%change_sequence%' AND info NOT LIKE '%processlist%'`,
+          )) as [{ n: unknown }[]]
+        )[0][0].n,
+      );
+    const until = async (count: number) => {
+      for (let i = 0; i < 200 && (await waiting()) < count; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.equal(await waiting(), count, `${count} transaction(s) waiting for a lock`);
+    };
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    };
+    const [lockHeld, numberTaken, goLocker, goWriter] = [gate(), gate(), gate(), gate()];
+    // The locker holds a write lock (a data-version row, db/write-locks.ts), then asks for the change log's shared lock.
+    const locker = db.transaction(async (trx) => {
+      await lockDataVersionSlots(trx, [1]);
+      lockHeld.open();
+      await goLocker.opened;
+      openChangeLog(trx);
+      noteChange(trx, 'event', 900_020);
+      await writeChangeLog(trx);
+      discardChangeLog(trx);
+    });
+    await lockHeld.opened;
+    // The writer holds the shared lock, then bumps the row the locker holds, as its last statement does.
+    const writer = db.transaction(async (trx) => {
+      openChangeLog(trx);
+      noteChange(trx, 'event', 900_021);
+      await writeChangeLog(trx);
+      discardChangeLog(trx);
+      numberTaken.open();
+      await goWriter.opened;
+      await trx('data_version').where('id', 1).increment('version', 1);
+    });
+    await numberTaken.opened;
+    try {
+      const reading = committedPosition(db);
+      await until(1); // the read waits for the writer's shared lock
+      goLocker.open();
+      await until(2); // the locker's shared lock waits behind the read's exclusive one
+      goWriter.open(); // the writer waits for the locker: a cycle, and InnoDB rolls one of the three back
+      const position = await reading;
+      assert.ok(position >= 0);
+    } finally {
+      goLocker.open();
+      goWriter.open();
+      await Promise.allSettled([locker, writer]);
+    }
   });
 
   it('takes notes only inside inTransaction', async () => {

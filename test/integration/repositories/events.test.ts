@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { readDataVersion } from '../../../src/db/data-version.js';
 import { engineOf } from '../../../src/db/engine.js';
 import { inWriteTransaction } from '../../../src/repositories/registry.js';
 import { ORGANIZERS, VENUES } from '../../../src/repositories/linked-kinds.js';
@@ -407,11 +406,9 @@ describe('EventRepository: links and terms', () => {
     for (const id of [event, bare]) {
       const found = await repos.events.findWithLinks(id);
       assert.ok(found);
-      const { links, dataVersion, ...row } = found;
+      const { links, ...row } = found;
       assert.deepEqual(row, await repos.events.findById(id));
       assert.deepEqual(links, await repos.events.links([id]));
-      // Read in the same statement: the version the row and links are of.
-      assert.equal(dataVersion, await readDataVersion(db));
       assert.deepEqual(await repos.events.findBySlugWithLinks(row.slug), found);
     }
     assert.equal((await repos.events.findWithLinks(event))!.links.length, 7);

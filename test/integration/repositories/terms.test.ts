@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
+import { engineOf } from '../../../src/db/engine.js';
 import { inWriteTransaction } from '../../../src/repositories/registry.js';
 import { TermNameTaken, type TermRow } from '../../../src/repositories/terms.js';
 import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
@@ -164,5 +165,61 @@ describe('TermRepository', () => {
       [music, tag],
     );
     assert.equal(await repo.findById(1.5), undefined);
+  });
+
+  // MySQL: the locking read of an event's links also locks the gap where the next event's links go. A
+  // writer of that next event that holds a term and inserts its link waits for that gap; if the first
+  // writer then asks for the same term, the two wait for each other. countedTerms therefore locks the
+  // terms an event links before it reads the links with a lock: every writer takes terms, then links.
+  it('countedTerms locks the terms before the links, so a writer of the next event holding a term does not deadlock with it (MySQL)', async function () {
+    const db = await database();
+    if (engineOf(db) === 'sqlite') return this.skip(); // SQLite runs one write transaction at a time.
+    const music = await createTerm(db, CATEGORIES, 'Music');
+    const first = await createEvent(db, { categoryIds: [music] });
+    const next = await createEvent(db);
+    const waiting = async () =>
+      Number(
+        (
+          (await db.raw(`SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND command = 'Query' AND info NOT LIKE '%processlist%'`)) as [
+            { n: unknown }[],
+          ]
+        )[0][0].n,
+      );
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    };
+    const [read, goOn] = [gate(), gate()];
+    const deadlocks: number[] = [];
+    const listener = (err: { errno?: number }) => {
+      if (err.errno === 1213) deadlocks.push(err.errno);
+    };
+    db.on('query-error', listener);
+    try {
+      // The first writer reads what its event counts for (an update of its categories), then locks the terms to count.
+      const writer = inWriteTransaction(db, async (repos) => {
+        const counted = await repos.events.countedTerms(first);
+        read.open();
+        await goOn.opened;
+        await repos.terms.lockForCounting(counted);
+        return counted;
+      });
+      await read.opened;
+      // The next event's writer holds the term, then links its event to it.
+      const other = inWriteTransaction(db, async (repos) => {
+        await repos.terms.lockForCounting([music]);
+        await repos.events.setTerms(next, CATEGORIES.name, [music], true);
+      });
+      for (let i = 0; i < 200 && (await waiting()) < 1; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.equal(await waiting(), 1, 'the other writer waits for a lock');
+      goOn.open();
+      assert.deepEqual(await writer, [music]);
+      await other;
+    } finally {
+      goOn.open();
+      db.off('query-error', listener);
+    }
+    assert.deepEqual(deadlocks, [], 'no transaction deadlocked');
   });
 });

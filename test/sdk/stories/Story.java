@@ -13,6 +13,7 @@
 // - library=native has no authentication and no access to response headers: a request interceptor
 //   adds `Authorization`, a response interceptor keeps the last answer's headers (ETag, cursors);
 // - an error answer is an ApiException with the body as text: read as the `Error` model;
+// - a 304 is no exception (scripts/sdk-templates/java/): the call returns null;
 // - a text/calendar answer is parsed as JSON by the generated call: the story GETs the iCalendar
 //   paths with the ApiClient's HttpClient and base URI.
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,12 +61,16 @@ public class Story {
   static final class Caller {
     final ApiClient client = new ApiClient();
     HttpHeaders lastHeaders;
+    int lastStatus;
 
     Caller(String baseUrl, String authorization) {
       URI base = URI.create(baseUrl);
       client.setScheme(base.getScheme()).setHost(base.getHost()).setPort(base.getPort()).setBasePath(base.getRawPath());
       if (authorization != null) client.setRequestInterceptor(request -> request.header("Authorization", authorization));
-      client.setResponseInterceptor(response -> lastHeaders = response.headers());
+      client.setResponseInterceptor(response -> {
+        lastHeaders = response.headers();
+        lastStatus = response.statusCode();
+      });
     }
 
     String header(String name) {
@@ -124,7 +129,7 @@ public class Story {
 
     // Where the change feed starts: the cursor of a list read before the story writes anything.
     // (`modified_after`, a date-time, is an OffsetDateTime: docs/sdks.md, "Java".)
-    events.listEvents(null, 1, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, OffsetDateTime.parse("2000-01-01T00:00Z"), null, null, null, null, null, null);
+    events.listEvents(null, 1L, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, OffsetDateTime.parse("2000-01-01T00:00Z"), null, null, null, null, null, null);
     String cursor = admin.header("X-TEC-Change-Cursor");
 
     Venue venue = new VenuesApi(admin.client).createVenue(new VenueCreate().venue("Java Hall").city("Springfield").country("United States"), null);
@@ -164,6 +169,12 @@ public class Story {
     check(bySlug.getId().equals(created.getId()) && "Java Hall".equals(admin.typed(bySlug.getVenue(), Venue.class).getVenue()), "read by slug");
     step("read-by-id-and-slug");
 
+    // A conditional read with the ETag of a read: 304, no exception, null (the templates' api.mustache).
+    events.getEvent(created.getId(), null, null, null);
+    Event again = events.getEvent(created.getId(), null, admin.header("ETag"), null);
+    check(again == null && admin.lastStatus == 304, "304 while unchanged, not " + admin.lastStatus);
+    step("not-modified");
+
     List<String> categories = List.of(category.getSlug());
     EventList listed = events.listEvents(null, null, "2027-05-01", "2027-05-31", null, null, null, null, null, null, categories, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     check(listed.getTotal() == 1 && listed.getEvents().get(0).getId().equals(created.getId()), "the filtered list: " + listed.getTotal());
@@ -188,7 +199,7 @@ public class Story {
     step("idempotent-replay");
 
     // Follow the change feed from the cursor read first; an upsert carries the record (a union: typed here).
-    Map<Integer, Change> seen = new HashMap<>();
+    Map<Long, Change> seen = new HashMap<>();
     ChangesApi changes = new ChangesApi(admin.client);
     for (;;) {
       ChangeFeed feed = changes.listChanges(cursor, List.of("event"), null, null, null, null);
@@ -213,7 +224,7 @@ public class Story {
     check("Place".equals(element.getItem().getLocation().path("@type").asText()), "a Place as the location");
     step("ics-and-json-ld-feeds");
 
-    ApiException missing = failure(() -> events.getEvent(987654, null, null, null));
+    ApiException missing = failure(() -> events.getEvent(987654L, null, null, null));
     check(missing.getCode() == 404 && "rest-event-not-found".equals(admin.error(missing).getCode()), "404 as a typed error");
     ApiException refused = failure(() -> new TagsApi(anonymous.client).createTag(new TagCreate().name("Free"), null));
     org.example.tec.model.Error error = admin.error(refused);

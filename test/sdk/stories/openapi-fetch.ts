@@ -73,6 +73,15 @@ export async function sharedStory(target: Target, step: (name: string) => void):
   assert.ok(!Array.isArray(bySlug.venue) && bySlug.venue.venue === 'Fetch Hall', 'read by slug');
   step('read-by-id-and-slug');
 
+  // A conditional read with the ETag of a read: 304 and no data, nothing thrown. openapi-fetch sets `error`
+  // on every answer that is not 2xx, so a 304 has `error` '': a client checks the status first
+  // (docs/sdks.md, "What each language gets").
+  const current = (await admin.GET('/events/{id}', { params: { path: { id: created.id } } })).response.headers.get('ETag') ?? '';
+  const again = await admin.GET('/events/{id}', { params: { path: { id: created.id }, header: { 'If-None-Match': current } } });
+  assert.equal(again.response.status, 304);
+  assert.deepEqual([again.data, again.error], [undefined, '']);
+  step('not-modified');
+
   const window = (month: string) => ({ categories: [category.slug], start_date: `2027-${month}-01`, end_date: `2027-${month}-30` });
   const listed = ok(await admin.GET('/events', { params: { query: window('05') } }));
   assert.deepEqual(

@@ -9,7 +9,8 @@ token). Prints `step <name>` once each step has passed; any failure raises, so t
 4.3.1 writes a named union (such as `EventVenue`, a venue or a list of them) as the pass-through type
 `object` (scripts/sdk.mjs maps them so): the value is the JSON as read, and `typed` turns it into the
 typed member once the story has checked which member it is. Error bodies come as text on ApiException;
-`typed` reads them as the `Error` model.
+`typed` reads them as the `Error` model. A 304 is no exception: `*_with_http_info` returns
+(None, 304, headers) (scripts/sdk-templates/python/).
 """
 
 import json
@@ -100,6 +101,12 @@ def story():
     by_slug = events.get_event_by_slug(created.slug)
     assert by_slug.id == created.id and typed(admin, by_slug.venue, 'Venue').venue == 'Python Hall'
     step('read-by-id-and-slug')
+
+    # A conditional read with the ETag of a read: 304, no exception, no data.
+    _, _, headers = events.get_event_with_http_info(created.id)
+    again, status, _ = events.get_event_with_http_info(created.id, if_none_match=headers['ETag'])
+    assert status == 304 and again is None, status
+    step('not-modified')
 
     listed = events.list_events(categories=[category.slug], start_date='2027-05-01', end_date='2027-05-31')
     assert isinstance(listed, sdk.EventList) and listed.total == 1 and [e.id for e in listed.events] == [created.id]

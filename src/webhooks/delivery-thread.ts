@@ -1,0 +1,44 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLogger } from '../core/logger.js';
+import { openDatabase } from '../db/knex.js';
+import type { ThreadCommand, ThreadData, ThreadReport } from './thread.js';
+import { startWebhookDelivery } from './worker.js';
+
+/**
+ * The delivery thread's entry (webhooks/thread.ts): the delivery loop on a database connection of its
+ * own, woken by the commits the service's thread tells it of, reporting its metrics back.
+ */
+
+const { config, metrics } = workerData as ThreadData;
+const port = parentPort!;
+const tell = (report: ThreadReport) => port.postMessage(report);
+const logger = createLogger(config.logLevel).child({ thread: 'webhooks' });
+const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous });
+const listeners = new Set<() => void>();
+
+const delivery = startWebhookDelivery({
+  db,
+  config,
+  logger,
+  metrics: metrics
+    ? {
+        attempt: (result, seconds) => tell({ kind: 'attempt', result, seconds }),
+        behind: (webhookId, oldestMs) => tell({ kind: 'behind', webhookId, oldestMs }),
+        forget: (webhookId) => tell({ kind: 'forget', webhookId }),
+      }
+    : undefined,
+  onCommit: (listener) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+});
+
+port.on('message', (command: ThreadCommand) => {
+  if (command.kind === 'commit') for (const listener of listeners) listener();
+  else
+    void delivery
+      .stop()
+      .catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'))
+      .then(() => db.destroy())
+      .finally(() => tell({ kind: 'stopped' }));
+});
