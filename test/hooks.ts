@@ -24,9 +24,14 @@ export const mochaHooks = {
     // Stryker (npm run mutate) runs mocha again and again in one process, and the helpers keep apps
     // (with their connection) between runs: there the database stays open until the process ends.
     if (process.env.STRYKER_MUTATOR_WORKER !== undefined) return;
-    await closeTestDatabase();
-    // The Galera cluster of the opt-in cluster tests (test/cluster/), when one was started.
-    await stopSharedCluster();
+    try {
+      await closeTestDatabase();
+    } finally {
+      // The Galera cluster of the opt-in cluster tests (test/cluster/), when one was started: stopped
+      // even when closing the database failed (a test that left a transaction open makes it wait),
+      // since its nodes would otherwise outlive the run.
+      await stopSharedCluster();
+    }
     // Only a whole run (`npm test` sets it) can be expected to exercise the whole document.
     if (process.env.CONTRACT_COVERAGE === '1') {
       const gaps = describeGaps(findContractGaps(loadDocument(), exercisedResponses()));

@@ -92,10 +92,27 @@ describe('search index (src/db/search-index.ts)', () => {
     if (engineOf(db) !== 'mysql') return this.skip();
     const shared = 'A shared description';
     const grams = async () => Number((await db('search_text_grams').where('text_hash', textHash(shared)).count({ n: '*' }))[0].n);
-    // Waits (polling the server, no fixed sleep) until a transaction waits for a lock.
-    const waiting = async () => {
-      while (Number((await db.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'"))[0][0].n) === 0)
-        await new Promise((resolve) => setImmediate(resolve));
+    // InnoDB refreshes information_schema.innodb_trx only when it was last read over 100 ms ago, and
+    // every read counts: a faster poll sees the first answer for ever (this test once spun on it
+    // until CI's time ran out). 150 ms between reads, so that each one is fresh.
+    const INNODB_TRX_REFRESH_MS = 150;
+    // The connection's thread id, to ask the server whether that transaction waits for a lock.
+    const threadOf = async (trx: Knex.Transaction) => Number((await trx.raw('select connection_id() as id'))[0][0].id);
+    const waitsForLock = async (thread: number) =>
+      Number((await db.raw("select count(*) as n from information_schema.innodb_trx where trx_mysql_thread_id = ? and trx_state = 'LOCK WAIT'", [thread]))[0][0].n) > 0;
+    // Until the second write waits for the first's lock, or has ended without waiting (its result is
+    // then judged below); bounded, so that a write that never blocks fails this test instead of
+    // spinning past it and holding both transactions' locks for the tests after it.
+    const untilBlockedOrDone = async (thread: number, write: Promise<unknown>) => {
+      let done = false;
+      write.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      for (const began = Date.now(); !done && !(await waitsForLock(thread));) {
+        if (Date.now() - began > 10_000) throw new Error('the second write neither waited for the first one’s lock nor finished within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, INNODB_TRX_REFRESH_MS));
+      }
     };
     for (const cleanerFirst of [false, true]) {
       const leaving = await createEvent(db, { title: 'Leaving', description: shared });
@@ -105,14 +122,19 @@ describe('search index (src/db/search-index.ts)', () => {
       const [firstWrite, secondWrite] = cleanerFirst ? [leave, join] : [join, leave];
       const first = await db.transaction();
       const second = await db.transaction();
-      // Each reads first, as a write loads its event: their snapshots predate the other's commit.
-      for (const trx of [first, second]) await trx('posts').where('id', leaving).first('id');
-      await firstWrite(first);
-      const blocked = secondWrite(second);
-      await waiting();
-      await first.commit();
-      await blocked;
-      await second.commit();
+      try {
+        // Each reads first, as a write loads its event: their snapshots predate the other's commit.
+        for (const trx of [first, second]) await trx('posts').where('id', leaving).first('id');
+        const secondThread = await threadOf(second);
+        await firstWrite(first);
+        const blocked = secondWrite(second);
+        await untilBlockedOrDone(secondThread, blocked);
+        await first.commit();
+        await blocked;
+        await second.commit();
+      } finally {
+        for (const trx of [first, second]) if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+      }
       assert.equal(await grams(), trigramsOf(shared).length, `cleaner first: ${cleanerFirst}`);
       assert.deepEqual(await db('post_search_texts').where('text_hash', textHash(shared)).pluck('post_id'), [joining]);
       await db('posts').whereIn('id', [leaving, joining]).delete();
