@@ -5,7 +5,7 @@
  *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
  *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
  *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
- *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios]
+ *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios] [--profile DIR]
  *
  * A small calendar is seeded afresh (seed.ts: a SQLite file under bench/results/db/ by default; a
  * MySQL database has its tables dropped, its name must contain "bench" or pass --force), the service
@@ -32,6 +32,10 @@
  * 7. Fairness: --hanging webhooks at a receiver that never answers and one healthy, creates at
  *    --fanout-rate: the healthy one's lag.
  *
+ * --profile DIR starts the service with `--cpu-prof --cpu-prof-dir DIR` (through NODE_OPTIONS): one
+ * .cpuprofile per thread, the delivery thread's included, written when the service stops; summarise
+ * one with `node --import tsx scripts/bench/profile-summary.ts FILE`.
+ *
  * Prints the tables and writes bench/results/webhooks-<engine>-<time>.json. The exit code is 1 if a
  * lag message is missing, a message fails verification, or a write was answered with an error.
  */
@@ -49,7 +53,7 @@ import { buildService, startAsNpmStart } from './service.js';
 import { deleteHooks, fairness, fanOut, readsUnderWrites, type ScenarioLag } from './webhook-scenarios.js';
 
 const SPEC = {
-  webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', fanout: 'number', 'fanout-rate': 'number', hanging: 'number', 'skip-scenarios': 'boolean', tsx: 'boolean', help: 'boolean',
+  webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', fanout: 'number', 'fanout-rate': 'number', hanging: 'number', 'skip-scenarios': 'boolean', profile: 'string', tsx: 'boolean', help: 'boolean',
 } as const;
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
@@ -75,6 +79,8 @@ export interface Options {
   fanoutRate: number;
   hanging: number;
   skipScenarios: boolean;
+  /** Where the service's CPU profiles go (none without). */
+  profileDir?: string;
   tsx: boolean;
 }
 
@@ -185,6 +191,7 @@ function options(argv: string[]): Options {
     fanoutRate: number('fanout-rate', 20, 1, 200),
     hanging: number('hanging', 30, 1, 99),
     skipScenarios: Boolean(args['skip-scenarios']),
+    profileDir: typeof args.profile === 'string' ? path.resolve(args.profile) : undefined,
     tsx: Boolean(args.tsx),
   };
 }
@@ -437,6 +444,8 @@ function startService(opts: Options): Promise<{ child: Child; base: string }> {
     // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
     for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
     env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
+    // NODE_OPTIONS reaches worker threads too: each thread writes its own profile.
+    if (opts.profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir ${opts.profileDir}`;
   });
 }
 
