@@ -71,12 +71,18 @@ export async function drive(base: string, scenario: Scenario, samples: Samples, 
  * The service as `npm start` runs it (dist/, or src/ through tsx), on `database` and a free port,
  * with `adjust` changing its environment first; resolves once its namespace answers.
  */
-export async function startAsNpmStart(database: string, tsx: boolean, adjust: (env: NodeJS.ProcessEnv) => void = () => undefined): Promise<{ child: Child; base: string }> {
+export async function startAsNpmStart(
+  database: string,
+  tsx: boolean,
+  adjust: (env: NodeJS.ProcessEnv) => void = () => undefined,
+  /** Node flags besides `npm start`'s (`--cpu-prof`, which NODE_OPTIONS refuses). */
+  extraFlags: string[] = [],
+): Promise<{ child: Child; base: string }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...serviceEnv(database, port), ...startEnv() };
   adjust(env);
   const entry = tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
-  const child = startNode('service', [...startFlags(), ...entry], env, true);
+  const child = startNode('service', [...startFlags(), ...extraFlags, ...entry], env, true);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}${NAMESPACE_PATH}/`, child);
   log(`service ready on ${base} (pid ${child.pid}${tsx ? ', from src/ with tsx' : ', dist/'})`);

@@ -32,9 +32,9 @@
  * 7. Fairness: --hanging webhooks at a receiver that never answers and one healthy, creates at
  *    --fanout-rate: the healthy one's lag.
  *
- * --profile DIR starts the service with `--cpu-prof --cpu-prof-dir DIR` (through NODE_OPTIONS): one
- * .cpuprofile per thread, the delivery thread's included, written when the service stops; summarise
- * one with `node --import tsx scripts/bench/profile-summary.ts FILE`.
+ * --profile DIR starts the service with `--cpu-prof --cpu-prof-dir DIR`: one .cpuprofile per thread,
+ * the delivery thread's included, written when the service stops; summarise one with
+ * `node --import tsx scripts/bench/profile-summary.ts FILE`.
  *
  * Prints the tables and writes bench/results/webhooks-<engine>-<time>.json. The exit code is 1 if a
  * lag message is missing, a message fails verification, or a write was answered with an error.
@@ -444,9 +444,7 @@ function startService(opts: Options): Promise<{ child: Child; base: string }> {
     // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
     for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
     env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
-    // NODE_OPTIONS reaches worker threads too: each thread writes its own profile.
-    if (opts.profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir ${opts.profileDir}`;
-  });
+  }, opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []); // every thread writes its own profile
 }
 
 function ms(value: number | undefined): number | undefined {
