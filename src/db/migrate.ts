@@ -42,6 +42,8 @@ import * as createSubscriptions from './migrations/20261203000100_create_subscri
 import * as createSearchTexts from './migrations/20261204000100_create_search_texts.js';
 import * as fillSearchTexts from './migrations/20261204000101_fill_search_texts.js';
 import * as dropPostSearchGrams from './migrations/20261204000102_drop_post_search_grams.js';
+import * as postSearchWithoutPositions from './migrations/20261206000100_post_search_without_positions.js';
+import * as fillPostSearchAgain from './migrations/20261206000101_fill_post_search.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -95,6 +97,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261204000100_create_search_texts', createSearchTexts],
   ['20261204000101_fill_search_texts', fillSearchTexts],
   ['20261204000102_drop_post_search_grams', dropPostSearchGrams],
+  ['20261206000100_post_search_without_positions', postSearchWithoutPositions],
+  ['20261206000101_fill_post_search', fillPostSearchAgain],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

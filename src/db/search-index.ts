@@ -10,9 +10,9 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
  * the exact `LIKE` match of its search terms, and asks the index first for the events that can
  * possibly match, so that the `LIKE` runs over those instead of over every event of the window.
  *
- * - SQLite: `post_search`, a contentless FTS5 table (trigram tokenizer, rowid = post id) holding
- *   `lower()` of each event's title, description and excerpt, kept in step by triggers on `posts`
- *   (migration 20261125000100). `lower()` is the connection's (db/sql-functions.ts), the one the
+ * - SQLite: `post_search`, a contentless FTS5 table (trigram tokenizer, rowid = post id, no token
+ *   positions) holding `lower()` of each event's title, description and excerpt, kept in step by
+ *   triggers on `posts` (migrations 20261125000100, 20261206000100). `lower()` is the connection's (db/sql-functions.ts), the one the
  *   `LIKE` compares, so the index holds exactly the text the `LIKE` reads.
  * - MySQL: shared texts (migration 20261204000100). `search_text_grams` holds one row per distinct
  *   trigram of each distinct text, once, keyed by the text's hash (`search_texts`), the trigram in
@@ -42,7 +42,7 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
 export const SEARCHED_FIELDS = ['title', 'description', 'excerpt'] as const;
 export type SearchedField = (typeof SEARCHED_FIELDS)[number];
 
-/** Trigrams of one term the MySQL query intersects (more only narrows a little further, and costs a join each). */
+/** Trigrams of one term a query intersects, spread over the term (more only narrows a little further, and costs a join, or on SQLite a doclist, each). */
 const MOST_TRIGRAMS_PER_TERM = 4;
 
 /** Rows per multi-row INSERT of trigrams or of events' texts. */
@@ -262,9 +262,14 @@ export async function whereSearchCandidates(
   const narrowing = terms.map((term) => ({ term, grams: narrowingTrigrams(term) })).filter((t): t is { term: string; grams: string[] } => t.grams !== undefined);
   if (narrowing.length === 0) return false;
   if (engineOf(db) === 'sqlite') {
-    // Each term as an FTS5 phrase (a quoted string: every character literal, `"` doubled); the trigram
-    // tokenizer matches a phrase where its trigrams follow each other, i.e. where the text contains it.
-    const match = narrowing.map(({ term }) => `"${term.replace(/"/g, '""')}"`).join(' AND ');
+    // Every trigram of every term (a few of a long term's, as on MySQL), each an FTS5 string of one
+    // token (quoted: every character literal, `"` doubled). The index keeps no positions (migration
+    // 20261206000100), so it cannot match a term as a phrase: the events having all its trigrams are
+    // candidates, and the `LIKE` decides.
+    const match = narrowing
+      .flatMap(({ grams }) => spreadTrigrams(grams, MOST_TRIGRAMS_PER_TERM))
+      .map((gram) => `"${gram.replace(/"/g, '""')}"`)
+      .join(' AND ');
     // SQLite's planner cannot tell how many events an FTS match names, and starting from the match
     // reads every matching event (25,000 of 1M events for a word in 2.5 % of them, 60 ms), while the
     // date window or a category may hold far fewer. So: few matches (a rare word) are listed and drive

@@ -145,8 +145,15 @@ describe('search index (src/db/search-index.ts)', () => {
     const db = await database();
     if (engineOf(db) !== 'sqlite') return this.skip();
     const id = await createEvent(db, { title: 'İstanbul JAZZ', description: 'Ünïcode', excerpt: '' });
-    const match = async (phrase: string) =>
-      (await db.raw('select rowid from post_search where post_search match ?', [`"${phrase}"`])).map((r: { rowid: number }) => Number(r.rowid));
+    // The index keeps no positions (migration 20261206000100): a text is asked for by its trigrams.
+    const match = async (text: string) =>
+      (
+        await db.raw('select rowid from post_search where post_search match ?', [
+          trigramsOf(text)
+            .map((gram) => `"${gram}"`)
+            .join(' AND '),
+        ])
+      ).map((r: { rowid: number }) => Number(r.rowid));
     assert.deepEqual(await match('i̇stanbul'), [id]);
     assert.deepEqual(await match('jazz'), [id]);
     assert.deepEqual(await match('ünïcode'), [id]);
