@@ -60,6 +60,10 @@ if (ids.length === 0) throw new Error('the database has no events: seed it first
 const samples = await loadSamples(db);
 const filtered = SCENARIOS.find((scenario) => scenario.name === 'events-filtered')!;
 const filteredRandom = rng(15);
+const phrase = SCENARIOS.find((scenario) => scenario.name === 'events-search')!;
+const phraseRandom = rng(16);
+const words = SCENARIOS.find((scenario) => scenario.name === 'events-search-words')!;
+const wordsRandom = rng(17);
 
 let k = 0;
 const probes: Array<[string, () => [string, string, string?]]> = [
@@ -67,6 +71,8 @@ const probes: Array<[string, () => [string, string, string?]]> = [
   ['GET /events/{id} (the same event: a remembered reply)', () => ['GET', `${NAMESPACE_PATH}/events/${ids[0]}`]],
   ['GET /events (default window)', () => ['GET', `${NAMESPACE_PATH}/events`]],
   ['GET /events?categories&start_date&end_date&search', () => ['GET', filtered.request(samples, filteredRandom).path]],
+  ['GET /events?search="<phrase>"', () => ['GET', phrase.request(samples, phraseRandom).path]],
+  ['GET /events?search=<word or phrase>&start_date&end_date', () => ['GET', words.request(samples, wordsRandom).path]],
   ['GET /venues?only_with_upcoming=1', () => ['GET', `${NAMESPACE_PATH}/venues?only_with_upcoming=1`]],
   ['GET /categories', () => ['GET', `${NAMESPACE_PATH}/categories`]],
   ['GET /healthz (the HTTP stack alone)', () => ['GET', '/healthz']],
