@@ -156,6 +156,19 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
   return { perHook, lags, missing };
 }
 
+/** Reads with the webhooks delivering over the mean of the two runs with them paused (before and after). */
+function readsRatio(reads: Throughput[]): number | undefined {
+  const paused = reads.filter((r) => r.label.includes('paused'));
+  const delivering = reads.find((r) => r.label.includes('delivering'));
+  const mean = paused.reduce((sum, r) => sum + r.rps, 0) / paused.length;
+  return delivering && mean > 0 ? round(delivering.rps / mean, 3) : undefined;
+}
+
+/** Pauses or resumes the webhooks. */
+async function setStatus(base: string, ids: number[], status: 'paused' | 'active'): Promise<void> {
+  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ status }));
+}
+
 /** Closed-loop req/s with the webhooks over the mean of the runs without them (before, and after with them paused). */
 export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>): number | undefined {
   const without = runs.filter((r) => r.label.startsWith('without'));
@@ -493,6 +506,14 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     waited = await waitForArrivals(receiver, lag.writes, hooks, opts.wait);
     catchUp = catchUpOf(meter(), receiver.arrivals.length - arrived);
     if (!opts.skipThroughput) {
+      // Reads are measured paused, delivering, then paused again, and the ratio taken to the mean of the
+      // two paused runs: a later run finds a warmer process and database (see the writes below).
+      await setStatus(service.base, hookIds, 'paused');
+      log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
+      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
+      await setStatus(service.base, hookIds, 'active');
+      // The creates of the paused run are delivered before the next run begins.
+      await waitForArrivals(receiver, reads[0].writes.writes, hooks, opts.wait);
       log(`reads with ${opts.rate} creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
       log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
@@ -507,11 +528,11 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       drain = { expected, received: counts(), seconds: round((performance.now() - drainStart) / 1000, 1) };
       // Without again, the webhooks paused (nothing delivered): the phase before ran on a colder
       // process, so the ratio is taken to the mean of the two, not to the first alone.
-      for (const id of hookIds) await send(service.base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ status: 'paused' }));
+      await setStatus(service.base, hookIds, 'paused');
       log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
       throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks (paused), after', service.child.pid));
       log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
-      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused`, service.child.pid));
+      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused, after`, service.child.pid));
     }
     if (!opts.skipScenarios) {
       await deleteHooks(service.base, hookIds);
@@ -537,7 +558,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     missing: match.missing.length,
     unverified: receiver.unverified.length,
     throughputRatio: throughputRatio(throughput),
-    readsRatio: run.reads.length === 2 && run.reads[1].rps > 0 ? round(run.reads[0].rps / run.reads[1].rps, 3) : undefined,
+    readsRatio: readsRatio(run.reads),
     cores: os.cpus().length,
   };
   const lines = [
@@ -590,7 +611,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
         ['closed-loop GET /events (list page or one event)', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
         run.reads.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
       ),
-      `reads with / with the webhooks paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`,
+      `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`,
     );
   }
   if (run.scenarios.length) {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../core/logger.js';
 import { openDatabase } from '../db/knex.js';
@@ -9,7 +10,20 @@ import { startWebhookDelivery } from './worker.js';
  * own, woken by the commits the service's thread tells it of, reporting its metrics back.
  */
 
+/**
+ * The thread's scheduling priority (Linux nice values are per thread): when the machine's processors
+ * are all busy, the threads answering requests go first and delivery takes what is left, so sending
+ * messages does not take throughput from the API (docs/webhooks.md "Delivery at scale").
+ */
+const DELIVERY_NICE = 10;
+
 const { config, metrics } = workerData as ThreadData;
+try {
+  // Only this thread: setpriority on "the calling process" changes the calling thread on Linux.
+  os.setPriority(DELIVERY_NICE);
+} catch {
+  // Not permitted (some containers) or not supported: delivery runs at the service's priority.
+}
 const port = parentPort!;
 const tell = (report: ThreadReport) => port.postMessage(report);
 const logger = createLogger(config.logLevel).child({ thread: 'webhooks' });
