@@ -23,6 +23,17 @@ export interface FeedState {
   history: string;
 }
 
+/** Every history a restore ended (smallest `upto` first), and the current one (ChangeRepository.histories). */
+export interface Histories {
+  current: string;
+  fences: ReadonlyArray<{ history: string; upto: number }>;
+}
+
+/** The history `position` was given out in: that of the earliest fence at or past it, else the current one. */
+export function historyAt(histories: Histories, position: number): string {
+  return histories.fences.find((fence) => fence.upto >= position)?.history ?? histories.current;
+}
+
 /** What cursors are signed with: the secret and the history, which together never change while a service runs. */
 export interface CursorKey {
   secret: string;
@@ -86,8 +97,17 @@ export class ChangeRepository {
    * its history across restores, so a webhook message about it keeps its id (webhooks/messages.ts).
    */
   async historyOf(position: number): Promise<string> {
-    const row = await this.db('change_history_fences').where('upto', '>=', position).orderBy('upto').first('history');
-    return row ? String(row.history) : (await this.cursorKey()).history;
+    return historyAt(await this.histories(), position);
+  }
+
+  /**
+   * The fences and the current history, read once for many positions (`historyAt`): they change only
+   * with the history, at a restore, so a reader that holds them may keep them while the feed's
+   * history (FeedState.history) stays the one they carry.
+   */
+  async histories(): Promise<Histories> {
+    const fences = await this.db('change_history_fences').orderBy('upto').select('history', 'upto');
+    return { current: (await this.state()).history, fences: fences.map((row) => ({ history: String(row.history), upto: Number(row.upto) })) };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { User } from '../auth/capabilities.js';
 import type { Urls } from '../core/urls.js';
 import { changesOfRows, feedRowsAfter } from '../records/change-feed.js';
-import type { ChangeRow } from '../repositories/changes.js';
+import { historyAt, type ChangeRow, type Histories } from '../repositories/changes.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
 import { isoOfUtc, messageId, typesOf, viewerOf, type Message } from './messages.js';
@@ -32,6 +32,8 @@ const MAX_KEPT = 5_000;
 
 export class MessageBuilder {
   private readonly kept = new Map<string, { draft: Promise<Draft>; builtMs: number }>();
+  /** The feed's histories, read again when the feed's history is no longer theirs (a restore). */
+  private histories: Histories | undefined;
   /** Changes built, and changes served from what was kept (tests and the benchmark read them). */
   readonly counts = { built: 0, shared: 0 };
 
@@ -41,16 +43,18 @@ export class MessageBuilder {
    * Up to `limit` messages of the webhook's types after its position, up to the committed position
    * `upTo`, in feed order; or, when none of its types follows, the position to skip to.
    */
-  async next(repositories: Repositories, webhook: WebhookRow, upTo: number, limit: number): Promise<Batch> {
-    const page = await feedRowsAfter(repositories, webhook.position, { types: typesOf(webhook), limit, upTo });
+  async next(repositories: Repositories, webhook: WebhookRow, feed: { upTo: number; history: string }, limit: number): Promise<Batch> {
+    const page = await feedRowsAfter(repositories, webhook.position, { types: typesOf(webhook), limit, upTo: feed.upTo });
     if (page.rows.length === 0) return { kind: 'caught-up', skipTo: page.position };
     const viewer = await viewerOf(repositories, webhook);
-    const drafts = await Promise.all(this.draftsOf(repositories, viewer, page.rows));
+    if (this.histories?.current !== feed.history) this.histories = await repositories.changes.histories();
+    const histories = this.histories;
+    const drafts = await Promise.all(this.draftsOf(repositories, viewer, histories, page.rows));
     const messages = drafts.map(({ history, ...draft }) => ({ ...draft, id: messageId(webhook.id, draft.position, history) }));
     return { kind: 'messages', messages, hasMore: page.hasMore };
   }
 
-  private draftsOf(repositories: Repositories, viewer: User | undefined, rows: ChangeRow[]): Array<Promise<Draft>> {
+  private draftsOf(repositories: Repositories, viewer: User | undefined, histories: Histories, rows: ChangeRow[]): Array<Promise<Draft>> {
     const now = Date.now();
     this.forgetOld(now);
     const who = viewer ? `${viewer.id}:${viewer.role}` : '-';
@@ -62,7 +66,7 @@ export class MessageBuilder {
     this.counts.shared += rows.length - missing.length;
     if (missing.length > 0) {
       this.counts.built += missing.length;
-      const built = this.build(repositories, viewer, missing);
+      const built = this.build(repositories, viewer, histories, missing);
       missing.forEach((row, i) => {
         const key = keyOf(row);
         const draft = built.then((list) => list[i]);
@@ -75,20 +79,18 @@ export class MessageBuilder {
     return rows.map((row) => this.kept.get(keyOf(row))!.draft);
   }
 
-  private async build(repositories: Repositories, viewer: User | undefined, rows: ChangeRow[]): Promise<Draft[]> {
+  private async build(repositories: Repositories, viewer: User | undefined, histories: Histories, rows: ChangeRow[]): Promise<Draft[]> {
     const changes = await changesOfRows(repositories, viewer, this.urls, rows);
-    return Promise.all(
-      rows.map(async (row, i): Promise<Draft> => {
-        const change = changes[i];
-        // The history the change was made in, not the current one: after a restore, a change the copy
-        // held is sent again under the id it had before (docs/webhooks.md "Guarantees").
-        const history = await repositories.changes.historyOf(row.seq);
-        const type = `${change.type}.${change.action === 'delete' ? 'deleted' : 'updated'}`;
-        // The timestamp is the change's, not the attempt's: every attempt at a message carries the same body.
-        const body = JSON.stringify({ type, timestamp: isoOfUtc(row.changedUtc), data: change });
-        return { type, body, position: row.seq, cursor: change.cursor, changedUtc: row.changedUtc, history };
-      }),
-    );
+    return rows.map((row, i): Draft => {
+      const change = changes[i];
+      // The history the change was made in, not the current one: after a restore, a change the copy
+      // held is sent again under the id it had before (docs/webhooks.md "Guarantees").
+      const history = historyAt(histories, row.seq);
+      const type = `${change.type}.${change.action === 'delete' ? 'deleted' : 'updated'}`;
+      // The timestamp is the change's, not the attempt's: every attempt at a message carries the same body.
+      const body = JSON.stringify({ type, timestamp: isoOfUtc(row.changedUtc), data: change });
+      return { type, body, position: row.seq, cursor: change.cursor, changedUtc: row.changedUtc, history };
+    });
   }
 
   private forgetOld(now: number): void {

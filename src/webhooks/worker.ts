@@ -306,7 +306,7 @@ class DeliveryLoop {
       this.forget(webhook.id);
       return false;
     }
-    const next = await this.builder.next(new Repositories(this.options.db), webhook, upTo, TURN_MESSAGES);
+    const next = await this.builder.next(new Repositories(this.options.db), webhook, { upTo, history: state?.history ?? '' }, TURN_MESSAGES);
     if (next.kind === 'caught-up') {
       this.behind(webhook.id, undefined);
       if (next.skipTo > webhook.position) await this.queue.skip(held, next.skipTo);
