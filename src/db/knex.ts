@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Engine } from './engine.js';
 import { GALERA_READ_SETTING, saysWsrepOn, WSREP_ON_QUERY, type WsrepRows } from './galera.js';
 import { retryPassingRefusals } from './statement-retries.js';
@@ -179,22 +180,13 @@ const STATEMENT_CHARS_KEPT = 131_072;
  */
 export function reusePreparedStatements(conn: PreparingConnection, limits = { statements: STATEMENTS_KEPT, chars: STATEMENT_CHARS_KEPT }): void {
   const prepare = conn.prepare.bind(conn);
-  const kept = new Map<string, unknown>();
-  let chars = 0;
+  // Weighed by the length of their SQL; one longer than the whole budget is prepared each time.
+  const kept = new LRUCache<string, object>({ max: limits.statements, maxSize: limits.chars, sizeCalculation: (_statement, sql) => Math.max(1, sql.length) });
   conn.prepare = (sql: string) => {
     let statement = kept.get(sql);
     if (statement === undefined) {
-      statement = prepare(sql);
-      chars += sql.length;
-    } else {
-      kept.delete(sql);
-    }
-    kept.set(sql, statement);
-    // The statement just used stays, even one longer than the budget.
-    while (kept.size > 1 && (kept.size > limits.statements || chars > limits.chars)) {
-      const oldest = kept.keys().next().value!;
-      kept.delete(oldest);
-      chars -= oldest.length;
+      statement = prepare(sql) as object;
+      kept.set(sql, statement);
     }
     return statement;
   };

@@ -46,11 +46,14 @@ describe('kept prepared statements (SQLite)', () => {
     assert.deepEqual(prepared, [a, b, a]);
   });
 
-  it('keeps the statement just used even when it alone is over the characters kept', () => {
-    const { conn, prepared } = recordingConnection({ statements: 100, chars: 5 });
+  it('prepares a statement that alone is over the characters kept each time, and keeps the others it kept', () => {
+    const { conn, prepared } = recordingConnection({ statements: 100, chars: 12 });
+    const short = 'select 1';
     const long = 'select 1234567890';
-    assert.equal(conn.prepare(long), conn.prepare(long));
-    assert.deepEqual(prepared, [long]);
+    conn.prepare(short);
+    assert.notEqual(conn.prepare(long), conn.prepare(long));
+    conn.prepare(short);
+    assert.deepEqual(prepared, [short, long, long]);
   });
 
   it('is what a SQLite connection of the service prepares through', async () => {
