@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Connections kept open to receivers between messages (docs/webhooks.md "Delivery at scale"): one
@@ -8,7 +9,7 @@ import https from 'node:https';
  * between destinations. Every new connection still resolves through the sender's checked `lookup`
  * (core/outbound.ts `checkedLookup`), which the sender passes with each request, so the
  * address check runs on every address a socket connects to. An agent idle for IDLE_MS is closed,
- * and at most MAX_AGENTS are kept (the least recently used goes first).
+ * and at most MAX_AGENTS are kept (the least recently used goes first; a cache of `lru-cache`).
  */
 
 /**
@@ -23,51 +24,31 @@ const IDLE_MS = 60_000;
 const MAX_AGENTS = 200;
 
 export class ReceiverConnections {
-  private readonly agents = new Map<string, { agent: http.Agent; usedMs: number }>();
-  private readonly sweep: NodeJS.Timeout;
+  /** One agent per destination: the least recently used goes past MAX_AGENTS, and any idle for IDLE_MS, each closed as it goes. */
+  private readonly agents = new LRUCache<string, http.Agent>({
+    max: MAX_AGENTS,
+    ttl: IDLE_MS,
+    updateAgeOnGet: true,
+    ttlAutopurge: true,
+    dispose: (agent) => agent.destroy(),
+  });
   /** Closed with its loop: an attempt cut off by that is not tried again. */
   closed = false;
-
-  constructor() {
-    this.sweep = setInterval(() => this.closeIdle(Date.now() - IDLE_MS), IDLE_MS / 2);
-    this.sweep.unref();
-  }
 
   /** The agent for `target`'s destination, made on first use. */
   agentFor(target: URL): http.Agent {
     const key = `${target.protocol}//${target.host}`;
-    const now = Date.now();
     const known = this.agents.get(key);
-    if (known) {
-      // Re-inserted: the map's order is the order of last use.
-      this.agents.delete(key);
-      known.usedMs = now;
-      this.agents.set(key, known);
-      return known.agent;
-    }
+    if (known) return known;
     const options = { keepAlive: true, maxSockets: SOCKETS_PER_DESTINATION, maxFreeSockets: SOCKETS_PER_DESTINATION, timeout: FREE_SOCKET_MS, scheduling: 'lifo' as const };
     const agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    this.agents.set(key, { agent, usedMs: now });
-    while (this.agents.size > MAX_AGENTS) {
-      const [oldest, entry] = this.agents.entries().next().value as [string, { agent: http.Agent }];
-      entry.agent.destroy();
-      this.agents.delete(oldest);
-    }
+    this.agents.set(key, agent);
     return agent;
   }
 
   /** Closes every connection (a delivery loop stopping). */
   close(): void {
     this.closed = true;
-    clearInterval(this.sweep);
-    this.closeIdle(Infinity);
-  }
-
-  private closeIdle(beforeMs: number): void {
-    for (const [key, entry] of this.agents) {
-      if (entry.usedMs >= beforeMs) continue;
-      entry.agent.destroy();
-      this.agents.delete(key);
-    }
+    this.agents.clear();
   }
 }
