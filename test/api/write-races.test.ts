@@ -41,7 +41,7 @@ describe('checks that hold under concurrent writes', () => {
     assert.ok(!(Number(parents[0]) === b && Number(parents[1]) === a), 'no cycle');
   });
 
-  it('a category moved under a category deleted at once: refused, no parent that does not exist', async () => {
+  it('a category moved under a category deleted at once: refused, or moved up by the delete; never under a category that does not exist', async () => {
     const a = (await send('post', '/categories', { name: 'Race moved' })).body.id as number;
     const b = (await send('post', '/categories', { name: 'Race deleted' })).body.id as number;
     const [moved, deleted] = await raceTwo(
@@ -50,7 +50,13 @@ describe('checks that hold under concurrent writes', () => {
       () => app.http().delete(`${NS}/categories/${b}?force=true`).set('Authorization', editor.authorization),
     );
     assert.equal(deleted.status, 200);
-    assert.equal(moved.status, 400, JSON.stringify(moved.body));
+    // Either order is one after the other: the delete first refuses the move (its parent no longer
+    // exists); the move first is undone by the delete, which moves the deleted category's children up.
+    // The delete usually takes the tree's lock first; a loaded database server may let the move in first.
+    if (moved.status !== 200) {
+      assert.equal(moved.status, 400, JSON.stringify(moved.body));
+      assert.equal(moved.body.code, 'rest_invalid_param');
+    }
     assert.equal(
       Number(
         await db('terms')

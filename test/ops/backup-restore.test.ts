@@ -112,20 +112,39 @@ async function beforeTheCopy(source: Service, auth: string) {
  * cursor from before the copy continues, one from after it answers 410 even once new writes have
  * passed its position, the idempotent create replays, and the feed goes on in the new history.
  */
-async function checkRestored(restoredService: Service, auth: string, copyPosition: number, source: { changes: Rec[]; head: string; before: string; url: string; idempotent: Rec }) {
+async function checkRestored(
+  restoredService: Service,
+  auth: string,
+  copyPosition: number,
+  source: { changes: Rec[]; head: string; before: string; url: string; idempotent: Rec },
+  { committedAfterTheSnapshot = 0 } = {},
+) {
   const sourceAtCopy = source.changes.filter((change) => positionOf(change.cursor) <= copyPosition);
   const restoredFeed = await readFeed(restoredService, auth);
   assert.ok(restoredFeed.changes.length > 40, `a copy taken mid-stream holds many changes (${restoredFeed.changes.length})`);
+  const restored = restoredFeed.changes.map(comparable(restoredService));
+  const expected = sourceAtCopy.map((change) => comparable({ url: source.url } as Service)(change));
+  // A dump's documented limit (docs/durability.md): a write numbered before the snapshot but committed
+  // after it is missing from the copy while later numbers are in it. Only such writes may be missing:
+  // at most as many as were in flight, each a record the copy holds no version of; the rest is equal,
+  // in order.
+  const missing = sourceAtCopy.filter((_, i) => !restored.includes(expected[i]));
+  assert.ok(missing.length <= committedAfterTheSnapshot, `missing from the copy: ${JSON.stringify(missing)}`);
+  for (const change of missing) {
+    assert.ok(!restoredFeed.changes.some((kept) => kept.type === change.type && kept.id === change.id), `the copy holds another version of ${change.type} ${change.id}`);
+  }
   assert.deepEqual(
-    restoredFeed.changes.map(comparable(restoredService)),
-    sourceAtCopy.map((change) => comparable({ url: source.url } as Service)(change)),
+    restored,
+    expected.filter((change) => restored.includes(change)),
   );
   // From before the copy: the changes after it, as the source had them up to the copy.
   const fromBefore = await readFeed(restoredService, auth, source.before);
   assert.equal(fromBefore.status, 200);
   assert.deepEqual(
     fromBefore.changes.map(comparable(restoredService)),
-    sourceAtCopy.filter((change) => positionOf(change.cursor) > positionOf(source.before)).map((change) => comparable({ url: source.url } as Service)(change)),
+    sourceAtCopy
+      .filter((change) => positionOf(change.cursor) > positionOf(source.before) && !missing.includes(change))
+      .map((change) => comparable({ url: source.url } as Service)(change)),
   );
   // From after the copy: 410, not a silent gap, also once the restored feed has passed its position.
   assert.ok(positionOf(source.head) > copyPosition, 'the source went on writing after the copy');
@@ -322,7 +341,8 @@ describe('backup and restore (docs/durability.md)', function () {
       assert.equal(marked.status, 0, marked.stderr);
       const position = JSON.parse(marked.stdout).feed.position as number;
       const service = await start({ DATABASE_URL: target.toString() });
-      await checkRestored(service, auth, position, seen);
+      // Writes in flight when the dump's snapshot began: at 50 per second, a handful at most.
+      await checkRestored(service, auth, position, seen, { committedAfterTheSnapshot: 10 });
       await stop(service);
       // A dump that brings code of its own (the recipe loads triggers, routines and events) is refused.
       await run('mariadb', [...client, restoredName, '-e', 'CREATE TRIGGER promote BEFORE INSERT ON secrets FOR EACH ROW SET @promoted = 1']);
