@@ -29,7 +29,11 @@ export interface Histories {
   fences: ReadonlyArray<{ history: string; upto: number }>;
 }
 
-/** The history `position` was given out in: that of the earliest fence at or past it, else the current one. */
+/**
+ * The history a position was given out in: the earliest history restored from a copy that already
+ * held it (the fence with the smallest `upto` at or past it), else the current one. A change keeps
+ * its history across restores, so a webhook message about it keeps its id (webhooks/messages.ts).
+ */
 export function historyAt(histories: Histories, position: number): string {
   return histories.fences.find((fence) => fence.upto >= position)?.history ?? histories.current;
 }
@@ -89,15 +93,6 @@ export class ChangeRepository {
   async fence(history: string): Promise<number | undefined> {
     const row = await this.db('change_history_fences').where('history', history).first('upto');
     return row ? Number(row.upto) : undefined;
-  }
-
-  /**
-   * The history a position was given out in: the earliest history restored from a copy that already
-   * held it (the fence with the smallest `upto` at or past it), else the current one. A change keeps
-   * its history across restores, so a webhook message about it keeps its id (webhooks/messages.ts).
-   */
-  async historyOf(position: number): Promise<string> {
-    return historyAt(await this.histories(), position);
   }
 
   /**

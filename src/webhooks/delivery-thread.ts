@@ -18,15 +18,16 @@ import { startWebhookDelivery } from './worker.js';
 const DELIVERY_NICE = 10;
 
 const { config, metrics } = workerData as ThreadData;
-try {
-  // Only this thread: setpriority on "the calling process" changes the calling thread on Linux.
-  os.setPriority(DELIVERY_NICE);
-} catch {
-  // Not permitted (some containers) or not supported: delivery runs at the service's priority.
-}
 const port = parentPort!;
 const tell = (report: ThreadReport) => port.postMessage(report);
 const logger = createLogger(config.logLevel).child({ thread: 'webhooks' });
+try {
+  // Only this thread: setpriority on "the calling process" changes the calling thread on Linux.
+  os.setPriority(DELIVERY_NICE);
+} catch (err) {
+  // Not permitted (some containers) or not supported: delivery goes on at the service's priority.
+  logger.warn({ err }, `the webhook delivery thread could not lower its priority to nice ${DELIVERY_NICE}; it delivers at the service's priority`);
+}
 const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous });
 const listeners = new Set<() => void>();
 

@@ -45,7 +45,7 @@ export async function viewerOf(repositories: Repositories, webhook: Pick<Webhook
 /**
  * The message id: unique per webhook and change, and per feed history, since a restore starts a new
  * history whose positions may repeat earlier ones with other content (docs/durability.md "The change feed after a restore");
- * the history is the one the change was made in (ChangeRepository.historyOf).
+ * the history is the one the change was made in (repositories/changes.ts `historyAt`).
  */
 export function messageId(webhookId: number, position: number, history: string): string {
   return `msg_${webhookId}_${position.toString(36)}_${history || '0'}`;
