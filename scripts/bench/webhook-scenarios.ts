@@ -4,6 +4,8 @@
  *
  * - reads: closed-loop `GET /events` (a list page or one event) on --connections for --duration while
  *   open-loop writes run at --rate, with the webhooks delivering them, then the same with them paused;
+ * - writes: the same with closed-loop venue updates instead of the reads, the webhooks receiving
+ *   events only (so they deliver --rate changes a second, not the closed loop's);
  * - fan-out: --fanout webhooks (100, the service's limit) at the receiver, open-loop creates at
  *   --fanout-rate (20/s) for --duration: every message must arrive; lag p50/p95/p99;
  * - fairness: 30 webhooks pointing at a receiver that accepts connections and never answers, and one
@@ -13,7 +15,7 @@ import http from 'node:http';
 import autocannon from 'autocannon';
 import { NAMESPACE_PATH, pick, round } from './common.js';
 import type { Samples } from './scenarios.js';
-import { matchLag, openLoopWrites, percentile, send, usageMeter, waitForArrivals, type LagLoad, type Options, type Receiver, type Throughput, type Usage } from './webhooks.js';
+import { JSON_WRITE, matchLag, openLoopWrites, percentile, send, usageMeter, waitForArrivals, type LagLoad, type Options, type Receiver, type Throughput, type Usage } from './webhooks.js';
 
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
 
@@ -31,6 +33,41 @@ export interface ScenarioLag {
   usage: Usage;
   /** Fairness: how many webhooks pointed at the receiver that never answers. */
   hanging?: number;
+}
+
+/**
+ * Closed-loop venue updates (`PATCH /venues/{id}` of the seeded venues, a new phone number each) on
+ * --connections for --duration while open-loop event creates run at opts.rate: with webhooks that
+ * receive events only, what the API's writes keep while the webhooks deliver opts.rate changes a
+ * second (the closed loop's own changes are read past, not sent; docs/performance.md "Webhook
+ * figures"). Updates, not creates, so the tables do not grow from one run to the next.
+ */
+export async function writesUnderDelivery(base: string, samples: Samples, opts: Options, label: string, pid: number): Promise<Throughput & { writes: LagLoad }> {
+  const meter = usageMeter(pid);
+  let n = 0;
+  const writing = autocannon({
+    url: base,
+    connections: opts.connections,
+    duration: opts.duration,
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (req) => {
+          n++;
+          return {
+            ...req,
+            method: 'PATCH',
+            path: `${NAMESPACE_PATH}/venues/${samples.venueIds[n % samples.venueIds.length]}`,
+            headers: { ...req.headers, ...JSON_WRITE },
+            body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }),
+          };
+        },
+      },
+    ],
+  });
+  const [result, writes] = await Promise.all([writing, openLoopWrites(base, samples, { ...opts, patchShare: 0 }, [], pid)]);
+  const usage = meter();
+  return { label, rps: round(result.requests.average, 1), requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, usage, writes };
 }
 
 /** Closed-loop reads while open-loop writes run at opts.rate (whatever the webhooks do with them). */

@@ -27,7 +27,10 @@
  *    ran on a colder process).
  *
  * 5. Reads (webhook-scenarios.ts): closed-loop GETs while open-loop creates run at --rate, with the
- *    webhooks delivering and again with them paused.
+ *    webhooks delivering and again with them paused; then writes the same way: closed-loop venue
+ *    updates beside the open-loop event creates, the webhooks receiving events only, so they deliver
+ *    --rate changes a second whatever the closed loop's rate (the issue's measure; step 4's closed
+ *    loop has every create delivered, five times --rate and more).
  * 6. Fan-out: --fanout webhooks, creates at --fanout-rate for --duration, every message expected.
  * 7. Fairness: --hanging webhooks at a receiver that never answers and one healthy, creates at
  *    --fanout-rate: the healthy one's lag.
@@ -50,14 +53,14 @@ import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkData
 import { seedCalendar } from './seed.js';
 import { samplesOf, type Samples } from './scenarios.js';
 import { buildService, startAsNpmStart } from './service.js';
-import { deleteHooks, fairness, fanOut, readsUnderWrites, type ScenarioLag } from './webhook-scenarios.js';
+import { deleteHooks, fairness, fanOut, readsUnderWrites, writesUnderDelivery, type ScenarioLag } from './webhook-scenarios.js';
 
 const SPEC = {
   webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', fanout: 'number', 'fanout-rate': 'number', hanging: 'number', 'skip-scenarios': 'boolean', profile: 'string', tsx: 'boolean', help: 'boolean',
 } as const;
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
-const JSON_WRITE = { 'content-type': 'application/json', authorization: AUTH };
+export const JSON_WRITE = { 'content-type': 'application/json', authorization: AUTH };
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Writes sent but not answered beyond which sends are skipped (and counted): the service is not keeping up. */
@@ -156,12 +159,17 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
   return { perHook, lags, missing };
 }
 
-/** Reads with the webhooks delivering over the mean of the two runs with them paused (before and after). */
-function readsRatio(reads: Throughput[]): number | undefined {
-  const paused = reads.filter((r) => r.label.includes('paused'));
-  const delivering = reads.find((r) => r.label.includes('delivering'));
+/** A closed loop with the webhooks delivering over the mean of the two runs with them paused (before and after): the reads, the writes under delivery. */
+function pausedRatio(runs: Throughput[]): number | undefined {
+  const paused = runs.filter((r) => r.label.includes('paused'));
+  const delivering = runs.find((r) => r.label.includes('delivering'));
   const mean = paused.reduce((sum, r) => sum + r.rps, 0) / paused.length;
   return delivering && mean > 0 ? round(delivering.rps / mean, 3) : undefined;
+}
+
+/** Sets the record types the webhooks receive. */
+async function setTypes(base: string, ids: number[], types: string[]): Promise<void> {
+  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ types }));
 }
 
 /** Pauses or resumes the webhooks. */
@@ -476,6 +484,9 @@ export async function webhooksBench(argv: string[]): Promise<void> {
   const service = await startService(opts);
   const throughput: Throughput[] = [];
   const reads: Array<Throughput & { writes: LagLoad }> = [];
+  const writesUnder: Array<Throughput & { writes: LagLoad }> = [];
+  /** Messages received while the writes under delivery ran (and until they were delivered). */
+  let deliveredUnder: number | undefined;
   const scenarios: ScenarioLag[] = [];
   let warmup: Throughput | undefined;
   let lag: LagLoad | undefined;
@@ -516,6 +527,26 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       await waitForArrivals(receiver, reads[0].writes.writes, hooks, opts.wait);
       log(`reads with ${opts.rate} creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
+      // Writes while the webhooks deliver --rate changes a second: they receive events only, and the
+      // closed loop updates venues. Paused, delivering, paused again, as the reads.
+      await setTypes(service.base, hookIds, ['event']);
+      await setStatus(service.base, hookIds, 'paused');
+      log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
+      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
+      await setStatus(service.base, hookIds, 'active');
+      await waitForArrivals(receiver, writesUnder[0].writes.writes, hooks, opts.wait);
+      log(`venue updates with ${opts.rate} event creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
+      const arrivedBefore = receiver.arrivals.length;
+      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
+      // Only the event creates are delivered: the closed loop's venue changes are read past.
+      await waitForArrivals(receiver, writesUnder[1].writes.writes, hooks, opts.wait);
+      deliveredUnder = receiver.arrivals.length - arrivedBefore;
+      await setStatus(service.base, hookIds, 'paused');
+      log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
+      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, after`, service.child.pid));
+      await setTypes(service.base, hookIds, RECORD_TYPES);
+      await setStatus(service.base, hookIds, 'active');
+      await waitForArrivals(receiver, writesUnder[2].writes.writes, hooks, opts.wait);
       log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       const before = receiver.arrivals.length;
       const result = await closedLoopCreates(service.base, samples, opts.duration, opts.connections, `with ${opts.hooks} webhooks`, service.child.pid);
@@ -545,10 +576,10 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     await stopChild(service.child);
     await receiver.close();
   }
-  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver, reads, scenarios });
+  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver, reads, writesUnder, deliveredUnder, scenarios });
 }
 
-function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver; reads: Array<Throughput & { writes: LagLoad }>; scenarios: ScenarioLag[] }): void {
+function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver; reads: Array<Throughput & { writes: LagLoad }>; writesUnder: Array<Throughput & { writes: LagLoad }>; deliveredUnder?: number; scenarios: ScenarioLag[] }): void {
   const { throughput, lag, hooks, receiver } = run;
   const match = matchLag(lag?.writes ?? [], receiver.arrivals, hooks);
   const lags = match.lags;
@@ -558,7 +589,8 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     missing: match.missing.length,
     unverified: receiver.unverified.length,
     throughputRatio: throughputRatio(throughput),
-    readsRatio: readsRatio(run.reads),
+    readsRatio: pausedRatio(run.reads),
+    writesUnderDeliveryRatio: pausedRatio(run.writesUnder),
     cores: os.cpus().length,
   };
   const lines = [
@@ -614,6 +646,16 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
       `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`,
     );
   }
+  if (run.writesUnder.length) {
+    lines.push(
+      '',
+      table(
+        ['closed-loop PATCH /venues/{id} (webhooks receive events only)', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
+        run.writesUnder.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
+      ),
+      `writes with ${opts.rate} changes/s delivered / the mean of the two paused: ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${(run.writesUnder[1]?.writes.writes.length ?? 0) * run.hooks.length})`,
+    );
+  }
   if (run.scenarios.length) {
     lines.push(
       '',
@@ -643,6 +685,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     warmup: run.warmup,
     drain: run.drain,
     reads: run.reads.map(({ writes, ...rest }) => ({ ...rest, writes: { answered: writes.writes.length, errors: writes.errors.length, skipped: writes.skipped } })),
+    writesUnderDelivery: run.writesUnder.map(({ writes, ...rest }) => ({ ...rest, writes: { answered: writes.writes.length, errors: writes.errors.length, skipped: writes.skipped } })),
     scenarios: run.scenarios,
     missing: match.missing.slice(0, 100),
     unverified: receiver.unverified.slice(0, 100),
@@ -658,7 +701,7 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     summary.writes.skipped && `${summary.writes.skipped} WRITES SKIPPED`,
     throughputErrors && `${throughputErrors} CLOSED-LOOP ERRORS`,
     ...run.scenarios.filter((s) => s.missing).map((s) => `${s.missing} MESSAGES MISSING in ${s.label}`),
-    ...run.reads.filter((t) => t.non2xx + t.errors + t.writes.errors.length).map((t) => `ERRORS in ${t.label}`),
+    ...[...run.reads, ...run.writesUnder].filter((t) => t.non2xx + t.errors + t.writes.errors.length).map((t) => `ERRORS in ${t.label}`),
   ].filter(Boolean);
   if (problems.length) {
     process.stdout.write(`\n!!! ${problems.join(', ')} !!!\n`);
