@@ -35,62 +35,41 @@ export interface ScenarioLag {
   hanging?: number;
 }
 
-/**
- * Closed-loop venue updates (`PATCH /venues/{id}` of the seeded venues, a new phone number each) on
- * --connections for --duration while open-loop event creates run at opts.rate: with webhooks that
- * receive events only, what the API's writes keep while the webhooks deliver opts.rate changes a
- * second (the closed loop's own changes are read past, not sent; docs/performance.md "Webhook
- * figures"). Updates, not creates, so the tables do not grow from one run to the next.
- */
-export async function writesUnderDelivery(base: string, samples: Samples, opts: Options, label: string, pid: number): Promise<Throughput & { writes: LagLoad }> {
+/** What a closed loop sends: autocannon's request, changed per request. */
+type Setup = (req: autocannon.RawRequest) => autocannon.RawRequest;
+
+/** A closed loop of `setup`'s requests on --connections for --duration while open-loop event creates run at opts.rate. */
+async function closedLoopBeside(base: string, samples: Samples, opts: Options, label: string, pid: number, setup: Setup): Promise<Throughput & { writes: LagLoad }> {
   const meter = usageMeter(pid);
-  let n = 0;
-  const writing = autocannon({
-    url: base,
-    connections: opts.connections,
-    duration: opts.duration,
-    timeout: 30,
-    requests: [
-      {
-        setupRequest: (req) => {
-          n++;
-          return {
-            ...req,
-            method: 'PATCH',
-            path: `${NAMESPACE_PATH}/venues/${samples.venueIds[n % samples.venueIds.length]}`,
-            headers: { ...req.headers, ...JSON_WRITE },
-            body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }),
-          };
-        },
-      },
-    ],
-  });
-  const [result, writes] = await Promise.all([writing, openLoopWrites(base, samples, { ...opts, patchShare: 0 }, [], pid)]);
+  const loop = autocannon({ url: base, connections: opts.connections, duration: opts.duration, timeout: 30, requests: [{ setupRequest: setup }] });
+  const [result, writes] = await Promise.all([loop, openLoopWrites(base, samples, { ...opts, patchShare: 0 }, [], pid)]);
   const usage = meter();
   return { label, rps: round(result.requests.average, 1), requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, usage, writes };
 }
 
-/** Closed-loop reads while open-loop writes run at opts.rate (whatever the webhooks do with them). */
-export async function readsUnderWrites(base: string, samples: Samples, opts: Options, label: string, pid: number): Promise<Throughput & { writes: LagLoad }> {
-  const meter = usageMeter(pid);
-  const pages = Math.max(1, Math.floor(samples.events.length / 10));
-  const reading = autocannon({
-    url: base,
-    connections: opts.connections,
-    duration: opts.duration,
-    timeout: 30,
-    requests: [
-      {
-        setupRequest: (req) => {
-          const path = Math.random() < 0.5 ? `${NAMESPACE_PATH}/events?per_page=10&page=${1 + Math.floor(Math.random() * pages)}` : `${NAMESPACE_PATH}/events/${pick(Math.random, samples.events).id}`;
-          return { ...req, method: 'GET', path };
-        },
-      },
-    ],
+/**
+ * Closed-loop venue updates (`PATCH /venues/{id}` of the seeded venues, a new phone number each)
+ * beside open-loop event creates at opts.rate: with webhooks that receive events only, what the
+ * API's writes keep while the webhooks deliver opts.rate changes a second (the closed loop's own
+ * changes are read past, not sent; docs/performance.md "Webhook figures"). Updates, not creates, so
+ * the tables do not grow from one run to the next.
+ */
+export function writesUnderDelivery(base: string, samples: Samples, opts: Options, label: string, pid: number): Promise<Throughput & { writes: LagLoad }> {
+  let n = 0;
+  return closedLoopBeside(base, samples, opts, label, pid, (req) => {
+    n++;
+    const path = `${NAMESPACE_PATH}/venues/${samples.venueIds[n % samples.venueIds.length]}`;
+    return { ...req, method: 'PATCH', path, headers: { ...req.headers, ...JSON_WRITE }, body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }) };
   });
-  const [result, writes] = await Promise.all([reading, openLoopWrites(base, samples, { ...opts, patchShare: 0 }, [], pid)]);
-  const usage = meter();
-  return { label, rps: round(result.requests.average, 1), requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, usage, writes };
+}
+
+/** Closed-loop reads (a list page or one event) beside open-loop event creates at opts.rate (whatever the webhooks do with them). */
+export function readsUnderWrites(base: string, samples: Samples, opts: Options, label: string, pid: number): Promise<Throughput & { writes: LagLoad }> {
+  const pages = Math.max(1, Math.floor(samples.events.length / 10));
+  return closedLoopBeside(base, samples, opts, label, pid, (req) => {
+    const path = Math.random() < 0.5 ? `${NAMESPACE_PATH}/events?per_page=10&page=${1 + Math.floor(Math.random() * pages)}` : `${NAMESPACE_PATH}/events/${pick(Math.random, samples.events).id}`;
+    return { ...req, method: 'GET', path };
+  });
 }
 
 async function createHooks(base: string, receiver: Receiver, urlOf: (n: number) => string, numbers: number[]): Promise<number[]> {

@@ -636,24 +636,16 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     // autocannon counts the answers within the duration; the creates in flight at its end are delivered too.
     if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);
   }
-  if (run.reads.length) {
-    lines.push(
-      '',
-      table(
-        ['closed-loop GET /events (list page or one event)', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
-        run.reads.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
-      ),
-      `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`,
-    );
-  }
+  /** A closed loop run paused, delivering and paused again, with the verdict line under it. */
+  const pausedRuns = (heading: string, runs: Throughput[], verdict: string) =>
+    lines.push('', table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], runs.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores])), verdict);
+  if (run.reads.length) pausedRuns('closed-loop GET /events (list page or one event)', run.reads, `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`);
   if (run.writesUnder.length) {
-    lines.push(
-      '',
-      table(
-        ['closed-loop PATCH /venues/{id} (webhooks receive events only)', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
-        run.writesUnder.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
-      ),
-      `writes with ${opts.rate} changes/s delivered / the mean of the two paused: ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${(run.writesUnder[1]?.writes.writes.length ?? 0) * run.hooks.length})`,
+    const expected = (run.writesUnder[1]?.writes.writes.length ?? 0) * run.hooks.length;
+    pausedRuns(
+      'closed-loop PATCH /venues/{id} (webhooks receive events only)',
+      run.writesUnder,
+      `writes with ${opts.rate} changes/s delivered / the mean of the two paused: ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${expected})`,
     );
   }
   if (run.scenarios.length) {
