@@ -167,14 +167,9 @@ function pausedRatio(runs: Throughput[]): number | undefined {
   return delivering && mean > 0 ? round(delivering.rps / mean, 3) : undefined;
 }
 
-/** Sets the record types the webhooks receive. */
-async function setTypes(base: string, ids: number[], types: string[]): Promise<void> {
-  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ types }));
-}
-
-/** Pauses or resumes the webhooks. */
-async function setStatus(base: string, ids: number[], status: 'paused' | 'active'): Promise<void> {
-  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify({ status }));
+/** Changes the webhooks (`PATCH /webhooks/{id}`): pauses or resumes them, or sets the record types they receive. */
+async function patchHooks(base: string, ids: number[], fields: { status?: 'paused' | 'active'; types?: string[] }): Promise<void> {
+  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify(fields));
 }
 
 /** Closed-loop req/s with the webhooks over the mean of the runs without them (before, and after with them paused). */
@@ -519,21 +514,20 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     if (!opts.skipThroughput) {
       // Reads are measured paused, delivering, then paused again, and the ratio taken to the mean of the
       // two paused runs: a later run finds a warmer process and database (see the writes below).
-      await setStatus(service.base, hookIds, 'paused');
+      await patchHooks(service.base, hookIds, { status: 'paused' });
       log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
       reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
-      await setStatus(service.base, hookIds, 'active');
+      await patchHooks(service.base, hookIds, { status: 'active' });
       // The creates of the paused run are delivered before the next run begins.
       await waitForArrivals(receiver, reads[0].writes.writes, hooks, opts.wait);
       log(`reads with ${opts.rate} creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
       // Writes while the webhooks deliver --rate changes a second: they receive events only, and the
       // closed loop updates venues. Paused, delivering, paused again, as the reads.
-      await setTypes(service.base, hookIds, ['event']);
-      await setStatus(service.base, hookIds, 'paused');
+      await patchHooks(service.base, hookIds, { types: ['event'], status: 'paused' });
       log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
       writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
-      await setStatus(service.base, hookIds, 'active');
+      await patchHooks(service.base, hookIds, { status: 'active' });
       await waitForArrivals(receiver, writesUnder[0].writes.writes, hooks, opts.wait);
       log(`venue updates with ${opts.rate} event creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       const arrivedBefore = receiver.arrivals.length;
@@ -541,11 +535,10 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       // Only the event creates are delivered: the closed loop's venue changes are read past.
       await waitForArrivals(receiver, writesUnder[1].writes.writes, hooks, opts.wait);
       deliveredUnder = receiver.arrivals.length - arrivedBefore;
-      await setStatus(service.base, hookIds, 'paused');
+      await patchHooks(service.base, hookIds, { status: 'paused' });
       log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
       writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, after`, service.child.pid));
-      await setTypes(service.base, hookIds, RECORD_TYPES);
-      await setStatus(service.base, hookIds, 'active');
+      await patchHooks(service.base, hookIds, { types: RECORD_TYPES, status: 'active' });
       await waitForArrivals(receiver, writesUnder[2].writes.writes, hooks, opts.wait);
       log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
       const before = receiver.arrivals.length;
@@ -559,7 +552,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
       drain = { expected, received: counts(), seconds: round((performance.now() - drainStart) / 1000, 1) };
       // Without again, the webhooks paused (nothing delivered): the phase before ran on a colder
       // process, so the ratio is taken to the mean of the two, not to the first alone.
-      await setStatus(service.base, hookIds, 'paused');
+      await patchHooks(service.base, hookIds, { status: 'paused' });
       log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
       throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks (paused), after', service.child.pid));
       log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
@@ -637,8 +630,10 @@ function report(opts: Options, started: Date, engine: string, run: { throughput:
     if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);
   }
   /** A closed loop run paused, delivering and paused again, with the verdict line under it. */
-  const pausedRuns = (heading: string, runs: Throughput[], verdict: string) =>
-    lines.push('', table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], runs.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores])), verdict);
+  const pausedRuns = (heading: string, runs: Throughput[], verdict: string): void => {
+    const rows = runs.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]);
+    lines.push('', table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], rows), verdict);
+  };
   if (run.reads.length) pausedRuns('closed-loop GET /events (list page or one event)', run.reads, `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`);
   if (run.writesUnder.length) {
     const expected = (run.writesUnder[1]?.writes.writes.length ?? 0) * run.hooks.length;
