@@ -106,6 +106,6 @@ export function startDeliveryThread(options: ThreadOptions): WebhookDelivery {
       void worker?.terminate();
     },
     // The thread's own counts are not reported here (tests read them from a loop they start in-process).
-    counts: () => ({ built: 0, shared: 0, transactions: 0, turns: 0 }),
+    counts: () => ({ rounds: 0, built: 0, shared: 0, transactions: 0, turns: 0 }),
   };
 }

@@ -17,18 +17,19 @@ import { ReceiverConnections } from './connections.js';
 import type { WebhookMetrics } from './metrics.js';
 import { deliveryUrls, isoOfUtc, type Message } from './messages.js';
 import { TurnRecorder } from './recorder.js';
+import { RoundSchedule } from './rounds.js';
 import { deliveryOf, failureOf, originOf } from './outcomes.js';
 import { checkedWithin, sendMessage, type AttemptResult } from './sender.js';
 import { signingSecrets } from './signing.js';
 
 /**
  * The delivery loop of one process (docs/webhooks.md "Guarantees", "Retries and ordering", "Delivery
- * at scale"). It wakes at every commit of this process and at least every ~500 ms, looks for webhooks
- * with something to deliver (delivering status, due, behind the feed, lease free or its own), takes
- * their leases and gives each a turn: up to TURN_MESSAGES of its next changes, sent one at a time in
- * feed order over a kept connection, then recorded with the other turns that ended meanwhile in one
- * transaction (webhooks/recorder.ts). A change is built once for every webhook that sees it alike
- * (webhooks/builds.ts).
+ * at scale"). It wakes at every commit of this process (its rounds at least ROUND_GAP_MS apart) and
+ * at least every ~500 ms, looks for webhooks with something to deliver (delivering status, due,
+ * behind the feed, lease free or its own), takes their leases and gives each a turn: up to
+ * TURN_MESSAGES of its next changes, sent one at a time in feed order over a kept connection, then
+ * recorded with the other turns that ended meanwhile in one transaction (webhooks/recorder.ts). A
+ * change is built once for every webhook that sees it alike (webhooks/builds.ts).
  *
  * Fairness: a webhook has one turn at a time, and while it reads and builds its messages the turn
  * holds one of WEBHOOK_CONCURRENCY slots (the database and processor work); its sending holds none,
@@ -52,6 +53,14 @@ export interface DeliveryOptions {
   onCommit?: (listener: () => void) => () => void;
 }
 
+export interface DeliveryCounts {
+  rounds: number;
+  built: number;
+  shared: number;
+  transactions: number;
+  turns: number;
+}
+
 export interface WebhookDelivery {
   /** Stops looking for work, waits for the attempts in flight (bounded by WEBHOOK_TIMEOUT), gives the leases up. */
   stop(): Promise<void>;
@@ -60,13 +69,20 @@ export interface WebhookDelivery {
    * flight are never recorded, and the leases stay until they lapse.
    */
   abandon(): void;
-  /** Changes built and shared, transactions and turns recorded (the benchmark, tests). */
-  counts(): { built: number; shared: number; transactions: number; turns: number };
+  /** Rounds begun, changes built and shared, transactions and turns recorded (the benchmark, tests). */
+  counts(): DeliveryCounts;
 }
 
 const POLL_MS = 500;
-/** A commit wakes the loop within this: the commits of 100 ms share a round, its committed-position read (on MySQL under the feed row's exclusive lock, which holds writers back) and its recording transaction (docs/performance.md "Webhook figures"). */
-const WAKE_MS = 100;
+/** A commit wakes the loop within this: the commits of those milliseconds share a round. */
+const WAKE_MS = 10;
+/**
+ * Rounds begin at least this far apart, whatever wakes them (or the poll's period, if shorter): each
+ * reads the committed position, on MySQL under the feed row's exclusive lock, which holds writers
+ * back, then the feed state and the due webhooks. Under load the commits of this long share those
+ * reads; after a quiet spell a commit is looked at within WAKE_MS (docs/performance.md "Webhook figures").
+ */
+const ROUND_GAP_MS = 250;
 /** Messages one turn of a webhook sends at most, and for how long it goes on sending. */
 const TURN_MESSAGES = 20;
 const TURN_MS = 1_000;
@@ -93,7 +109,7 @@ class DeliveryLoop {
   private readonly logger: Logger;
   private readonly settings: WebhookSettings & { allowedNetworks: readonly string[] };
   private readonly leaseMs: number;
-  private readonly pollMs: number;
+  private readonly rounds: RoundSchedule;
   private readonly slowMs: number;
   /** Unique per start, so two loops of one process (tests) are two holders. */
   private readonly holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
@@ -119,14 +135,8 @@ class DeliveryLoop {
   private readonly logged = new Map<number, number>();
   private stopping = false;
   private abandoned = false;
-  private ticking = false;
-  /** The round under way, which stop() lets finish before the leases are given up. */
-  private current: Promise<void> = Promise.resolve();
-  private again = false;
-  private dueAt = Infinity;
   private nextPruneMs = 0;
   private lastWarnMs = 0;
-  private timer: NodeJS.Timeout | undefined;
   private renewal: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
@@ -134,15 +144,16 @@ class DeliveryLoop {
     this.logger = options.logger.child({ component: 'webhooks' });
     this.settings = { ...options.config.webhooks, allowedNetworks: options.config.outbound.allowedNetworks }; // the outbound rule (core/outbound.ts)
     this.leaseMs = this.settings.leaseSeconds * 1000;
-    this.pollMs = options.pollMs ?? POLL_MS;
+    const pollMs = options.pollMs ?? POLL_MS;
+    this.rounds = new RoundSchedule({ gapMs: Math.min(ROUND_GAP_MS, pollMs), againMs: WAKE_MS, idleMs: pollMs, run: () => this.round() });
     this.slowMs = Math.min(SLOW_MS, (this.settings.timeoutSeconds * 1000) / 2);
     this.queue = new WebhookQueueRepository(options.db);
     this.builder = new MessageBuilder(deliveryUrls(options.config));
     this.recorder = new TurnRecorder(this.queue);
   }
 
-  counts(): { built: number; shared: number; transactions: number; turns: number } {
-    return { ...this.builder.counts, ...this.recorder.counts };
+  counts(): DeliveryCounts {
+    return { rounds: this.rounds.started, ...this.builder.counts, ...this.recorder.counts };
   }
 
   start(): void {
@@ -154,15 +165,15 @@ class DeliveryLoop {
     }, this.leaseMs / 3);
     this.renewal.unref();
     const subscribe = this.options.onCommit ?? ((listener: () => void) => onCommitted(this.options.db, listener));
-    this.unsubscribe = subscribe(() => this.schedule(WAKE_MS));
-    this.schedule(0);
+    this.unsubscribe = subscribe(() => this.rounds.ask(WAKE_MS));
+    this.rounds.ask(0);
   }
 
   async stop(): Promise<void> {
     if (this.stopping && !this.abandoned) return;
     this.halt();
     const bound = new Promise<void>((resolve) => setTimeout(resolve, this.settings.timeoutSeconds * 1000 + 5000).unref());
-    await Promise.race([this.current.then(() => Promise.allSettled([...this.inFlight.values()])), bound]);
+    await Promise.race([this.rounds.current.then(() => Promise.allSettled([...this.inFlight.values()])), bound]);
     await this.queue.release(this.holder).catch((err: unknown) => this.logger.warn({ err }, 'releasing webhook leases failed; they lapse after WEBHOOK_LEASE_SECONDS'));
     this.connections.close();
     for (const id of this.lagging) this.forget(id);
@@ -177,7 +188,7 @@ class DeliveryLoop {
   private halt(): void {
     this.stopping = true;
     this.unsubscribe?.();
-    clearTimeout(this.timer);
+    this.rounds.stop();
     clearInterval(this.renewal);
   }
 
@@ -188,38 +199,15 @@ class DeliveryLoop {
     this.logger.warn({ err }, message);
   }
 
-  /** The next round within `delayMs` (an earlier one already set stays); rounds never overlap (one asked for during one follows it). */
-  private schedule(delayMs: number): void {
-    if (this.stopping) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    const at = Date.now() + delayMs;
-    if (at >= this.dueAt) return;
-    clearTimeout(this.timer);
-    this.dueAt = at;
-    this.timer = setTimeout(() => {
-      this.dueAt = Infinity;
-      this.current = this.tick();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.ticking = true;
-    this.again = false;
+  private async round(): Promise<void> {
     try {
-      await this.round();
+      await this.roundOfWork();
     } catch (err) {
       this.warn(err, 'webhook delivery round failed; the next round tries again');
-    } finally {
-      this.ticking = false;
-      this.schedule(this.again ? WAKE_MS : this.pollMs);
     }
   }
 
-  private async round(): Promise<void> {
+  private async roundOfWork(): Promise<void> {
     await this.prune(Date.now());
     if (this.stopping || (this.slotted.size >= this.settings.concurrency && this.waiting.length > 0)) return;
     const repositories = new Repositories(this.options.db);
@@ -285,7 +273,7 @@ class DeliveryLoop {
         // A webhook with more to send goes on after the others waiting; the next round finds the rest.
         if (more) this.waiting.push(row);
         this.fill();
-        this.schedule(WAKE_MS);
+        this.rounds.ask(WAKE_MS);
       },
       (err: unknown) => {
         done();

@@ -217,15 +217,15 @@ describe('webhook messages', function () {
     for (let i = 0; i < 4; i++) {
       const secret = newSecret();
       await insertWebhook({ url: bed.receiver.endpoint(`slow${i}`, [secret]), secret });
-      bed.receiver.behave(`slow${i}`, { delayMs: 1500 });
+      bed.receiver.behave(`slow${i}`, { delayMs: 3000 });
     }
     const created = await createEvent(bed.http, bed.admin, { title: 'Read while delivering', status: 'publish' });
     await startDelivery({ timeoutSeconds: 5 });
     await bed.receiver.waitFor(() => bed.receiver.received.length >= 4);
-    const started = Date.now();
+    // Answered while every receiver still holds its message: no read waits for a delivery. (Not a
+    // timing: whatever the machine's speed, an answer that waited would come after the receivers'.)
     expectStatus(await call(bed.http, 'get', `${NS}/events/${created.id}`), 200);
     expectStatus(await call(bed.http, 'get', `${NS}/events`), 200);
-    assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms with 4 deliveries in flight`);
     assert.equal(bed.receiver.acknowledged.length, 0, 'the deliveries were still in flight');
   });
 });
