@@ -78,7 +78,7 @@ describe('HTTP behaviour shared by every route', () => {
     const editor = await createUser('editor');
     const res = await http().get(`${NS}/categories`).set('Authorization', editor.authorization);
     assert.equal(res.headers['cache-control'], 'no-cache, must-revalidate, max-age=0, no-store, private');
-    // Anonymous reads are shared (docs/contract.md §19; every case: test/api/cache-headers.test.ts).
+    // Anonymous reads are shared (docs/contract.md §19; every case: test/api/caching/cache-headers.test.ts).
     assert.match((await http().get(`${NS}/categories`)).headers['cache-control'], /^public, /);
   });
 

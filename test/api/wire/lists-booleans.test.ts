@@ -107,7 +107,7 @@ describe('wire inputs: lists and booleans in every form', () => {
   it('reads every list query parameter of every operation in every form as a list of two', async () => {
     let checked = 0;
     for (const op of operations) {
-      // `_fields` (every GET) selects keys rather than records; its list forms are tested in test/api/fields.test.ts.
+      // `_fields` (every GET) selects keys rather than records; its list forms are tested in test/api/wire/fields.test.ts.
       const lists = op.parameters.filter((p) => p.in === 'query' && shapes.queryLists.has(p.name) && p.name !== '_fields');
       if (!lists.length) continue;
       assert.equal(op.method, 'GET', `${op.operationId}: list parameters are only tested on GET`);
