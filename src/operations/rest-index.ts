@@ -16,7 +16,7 @@ import { namespaceIndex, type buildRouteTable } from './namespace-index.js';
  * Neither is in the OpenAPI document: the document describes the `tribe/events/v1` namespace (its
  * server URL is the namespace root, so SDKs call the operations with one base URL), and these are
  * the WordPress site's, like `/healthz` and `/docs` are the service's. Their shapes are tested
- * against the document's route schemas instead (test/api/rest-index.test.ts).
+ * against the document's route schemas instead (test/api/wire/rest-index.test.ts).
  */
 
 /** The site's offset from UTC now, in hours (`-5`, `5.5`), and its zone name (`""` for a fixed offset), as WordPress's options. */

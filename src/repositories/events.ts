@@ -265,7 +265,7 @@ export class EventRepository {
    * Every term an event links to, whatever its status, for the terms a write locks first
    * (domain/events/writes.ts `TermCounting`). A plain read: a locking one would also lock the gap
    * where the next event's links go, which a writer of that event holding its terms then waits for
-   * (a deadlock seen in test/api/term-counts.test.ts). The caller holds the event's row, so no other
+   * (a deadlock seen in test/api/terms/counts.test.ts). The caller holds the event's row, so no other
    * write changes these links meanwhile.
    */
   async linkedTermIds(eventId: number): Promise<number[]> {

@@ -187,6 +187,8 @@ describe('the service behind Varnish (scripts/cache/varnish.vcl)', function () {
     assert.equal(origin.count(poll), 2);
     // A change committed during a long poll is in its answer, not an earlier copy.
     const waiting = through(`${NS}/changes?after=${encodeURIComponent(cursor)}&wait=10`);
+    // Kept (issue 49): the service's wait cannot be seen from here; 300 ms lets the poll pass Varnish
+    // and begin waiting (its arrival alone would not say the service has read its empty page).
     await sleep(300);
     await createEvent({ title: 'Announced while polling', status: 'publish' });
     const answer = await waiting;
@@ -210,7 +212,8 @@ describe('the service behind Varnish (scripts/cache/varnish.vcl)', function () {
       assert.equal(conditional.body, '');
       assert.equal(origin.count(path), 1, `${path}: the 304 came from the service`);
     }
-    // Past max-age, the copy is served while Varnish asks the service whether it changed.
+    // Past max-age, the copy is served while Varnish asks the service whether it changed. The sleep is
+    // the point (kept, issue 49): the copy must age past max-age.
     await sleep(MAX_AGE * 1000 + 300);
     for (const path of paths) assert.equal((await through(path)).status, 200);
     const deadline = Date.now() + 5_000;
@@ -273,6 +276,8 @@ describe('Varnish serving a stale copy while the service fails (stale-if-error)'
     const fresh = await send(varnish!.url, 'GET', path);
     assert.equal(fresh.status, 200, fresh.body);
     const started = Date.now();
+    // The sleeps of this test are the point (kept, issue 49): the copy must age past max-age, then
+    // past the stale window.
     await sleep(maxAge * 1000 + 200);
     origin.failing = true;
     for (let i = 0; i < 3; i++) {

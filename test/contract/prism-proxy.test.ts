@@ -181,7 +181,7 @@ describe('Prism proxy battery: the served document validates real traffic', func
       sent,
     );
     // 409 while the first request with the key still runs: that request is stood in for by a claim
-    // held in the database, with the fingerprint of a real request's body (as test/api/idempotent-creates does).
+    // held in the database, with the fingerprint of a real request's body (as test/api/writes/idempotent-creates does).
     await battery([[{ method: 'POST', path: '/tags', headers: { ...as, 'Idempotency-Key': 'probe' }, json: { name: 'Held' } }, 201]], sent);
     const { db } = await openTestDatabase();
     const probe = await db('idempotency_keys').where('idempotency_key', 'probe').first();

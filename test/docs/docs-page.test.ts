@@ -32,7 +32,7 @@ describe('GET /docs (route)', () => {
     const res = await http().get('/docs');
     expectStatus(res, 200);
     assert.match(res.headers['content-type'] ?? '', /^text\/html; charset=utf-8/);
-    // Cached as any anonymous read (docs/contract.md §19; every case: test/api/cache-headers.test.ts).
+    // Cached as any anonymous read (docs/contract.md §19; every case: test/api/caching/cache-headers.test.ts).
     assert.equal(res.headers['cache-control'], 'public, max-age=60, stale-while-revalidate=300, stale-if-error=300');
     const urls = assetUrls(res.text);
     assert.deepEqual(urls.sort(), ['docs/docs-page.js', 'docs/favicon-16x16.png', 'docs/favicon-32x32.png', 'docs/swagger-ui-bundle.js', 'docs/swagger-ui.css']);

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { Knex } from 'knex';
 import { NS } from '../helpers/app.js';
 import { addUser, killService, serviceDatabase, startService, type Service } from './service.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A raw POST that can be held half-sent: the server has the request but not its whole body yet. */
 function heldPost(url: string, path: string, authorization: string, body: unknown) {
@@ -23,6 +24,16 @@ function heldPost(url: string, path: string, authorization: string, body: unknow
   });
   request.write(payload.subarray(0, payload.length >> 1));
   return { response, finish: () => request.end(payload.subarray(payload.length >> 1)) };
+}
+
+/** Until the service (with METRICS=on) has `count` requests in flight besides the scrape, which its in-flight gauge counts too. */
+async function untilInFlight(url: string, count: number): Promise<void> {
+  await waitFor(
+    async () => Number(/^http_requests_in_flight (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0) >= count + 1,
+    `${count} request(s) in flight`,
+    90_000,
+    50,
+  );
 }
 
 const event = (title: string) => ({
@@ -61,12 +72,8 @@ describe('graceful shutdown (the service as a child process)', function () {
 
     // Load: 40 writes, each on its own connection, held half-sent so that all are in flight at once.
     const held = Array.from({ length: 40 }, (_, i) => heldPost(url, `${NS}/events`, authorization, event(`Held ${i}`)));
-    // Signal only once the server has received every one of them (its in-flight gauge counts this scrape too).
-    for (let inFlight = 0; inFlight < held.length + 1;) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const metrics = await (await fetch(`${url}/metrics`)).text();
-      inFlight = Number(/^http_requests_in_flight (\d+)/m.exec(metrics)?.[1] ?? 0);
-    }
+    // Signal only once the server has received every one of them.
+    await untilInFlight(url, held.length);
     const signalled = Date.now();
     service.child.kill('SIGTERM');
     await service.waitForLog((line) => line.msg === 'shutting down');
@@ -95,10 +102,10 @@ describe('graceful shutdown (the service as a child process)', function () {
 
   it('exits after SHUTDOWN_TIMEOUT even when a request never completes', async () => {
     const authorization = await addUser(database.db, 'stuck-editor');
-    service = await startService({ DATABASE_URL: database.url, SHUTDOWN_TIMEOUT: '1' });
+    service = await startService({ DATABASE_URL: database.url, SHUTDOWN_TIMEOUT: '1', METRICS: 'on' });
     const stuck = heldPost(service.url, `${NS}/events`, authorization, event('Never Finished'));
     stuck.response.catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await untilInFlight(service.url, 1);
     const signalled = Date.now();
     service.child.kill('SIGTERM');
     const { code } = await service.exited;

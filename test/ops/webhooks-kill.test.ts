@@ -112,6 +112,7 @@ describe('SIGKILL of the service delivering a webhook, a second service on the d
           body: JSON.stringify({ title: 'Not delivered here', start_date: '2030-05-01 10:00:00', end_date: '2030-05-01 12:00:00', status: 'publish' }),
         });
         assert.equal(res.status, 201);
+        // The pause is the point (kept, issue 49): a stretch of time in which nothing may be delivered.
         await new Promise((resolve) => setTimeout(resolve, 1500));
         assert.equal(quiet.connections, 0);
         assert.equal((await webhookRow(hook.id, database.db)).position, hook.position);

@@ -41,8 +41,8 @@ let cached: ApiOperation[] | undefined;
 /**
  * Operations the generators leave out: a webhook's ping sends a message over the network now
  * (docs/webhooks.md), a subscription's refresh fetches its source now and a calendar import fetches
- * its `url` (docs/importing.md), which these tests do not reach; test/api/webhooks.test.ts,
- * test/webhooks/, test/importing/subscriptions.test.ts and test/api/events-import.test.ts test them.
+ * its `url` (docs/importing.md), which these tests do not reach; test/api/webhooks/webhooks/webhooks.test.ts,
+ * test/webhooks/, test/importing/subscriptions.test.ts and test/api/events/import.test.ts test them.
  */
 const NOT_GENERATED = new Set(['pingWebhook', 'refreshSubscription', 'importEvents']);
 

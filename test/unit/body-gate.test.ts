@@ -48,8 +48,13 @@ describe('A write whose client left before its body was read', () => {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     const app = express();
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
     // The slow step before the body is parsed: long enough for the client to be gone.
-    app.use((_req, _res, next) => setTimeout(next, 100));
+    app.use((_req, _res, next) => {
+      arrived();
+      setTimeout(next, 100);
+    });
     app.use(gate.parseFor(express.json()));
     app.post('/api/things', (req, res) => {
       reached.push(req.body);
@@ -68,7 +73,8 @@ describe('A write whose client left before its body was read', () => {
       const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
       await once(socket, 'connect');
       socket.write(`POST /api/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The client leaves once the server has the request (body included: it was sent with the headers).
+      await arrival;
       socket.destroy();
       await settled;
       assert.deepEqual(reached, [], 'the operation never ran');

@@ -4,7 +4,7 @@ import { cachePolicy } from '../../src/http/cache-policy.js';
 /**
  * The rule of docs/contract.md §19 as a table, for the cases HTTP cannot reach: no anonymous GET of
  * the service answers 410 today (the change feed's 410 sets its own no-store), but a 410 is as
- * cacheable as a 404. Every case through HTTP: test/api/cache-headers.test.ts.
+ * cacheable as a 404. Every case through HTTP: test/api/caching/cache-headers.test.ts.
  */
 describe('cache policy (docs/contract.md §19)', () => {
   const settings = { cacheMaxAge: 60, cacheStaleSeconds: 300, cacheNotFoundMaxAge: 10, trustProxy: false, publicUrl: undefined };

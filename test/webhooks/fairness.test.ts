@@ -37,6 +37,7 @@ describe('webhook fairness', function () {
       const title = `Fair ${i}`;
       await createEvent(bed.http, bed.admin, { title, status: 'publish' });
       answered.set(title, Date.now());
+      // Kept (issue 49): the changes are spread over time on purpose, so that each has its own lag.
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
     const { db } = await openTestDatabase();

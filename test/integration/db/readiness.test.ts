@@ -8,6 +8,7 @@ import { retryPassingRefusals } from '../../../src/db/statement-retries.js';
 import { READINESS_BUDGET_MS } from '../../../src/http/health.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../../helpers/database.js';
 import { testConfig } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** A refusal the server itself raises, which the statement retries would send again (1205, as a failed `wsrep_sync_wait`). */
 const REFUSED = "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1205, MESSAGE_TEXT = 'Lock wait timeout exceeded; try restarting transaction'";
@@ -65,7 +66,7 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
     assert.equal(res.body.reason, 'database unreachable');
     assert.equal(sent.length, 1, `sent ${sent.length} times`);
     assert.ok(took < 1000, `answered after ${took} ms`);
-    // Nothing is sent later either.
+    // Nothing is sent later either. The pause is the point (kept, issue 49): a stretch of time in which nothing may be sent.
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(sent.length, 1);
     assert.equal(pool().numUsed(), 0);
@@ -93,7 +94,8 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
     const client = db.client as { cancelQuery(connection: unknown): Promise<unknown> };
     const cancel = client.cancelQuery;
     // A stalled network: the cancel's own connection never opens within the budget.
-    client.cancelQuery = (connection) => new Promise((resolve) => setTimeout(resolve, 3000)).then(() => cancel.call(client, connection));
+    let lateCancel: Promise<unknown> = Promise.resolve();
+    client.cancelQuery = (connection) => (lateCancel = new Promise((resolve) => setTimeout(resolve, 3000)).then(() => cancel.call(client, connection)));
     try {
       const started = Date.now();
       const res = await probe();
@@ -106,21 +108,21 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
       assert.equal((await probe()).status, 200);
     } finally {
       client.cancelQuery = cancel;
-      await new Promise((resolve) => setTimeout(resolve, 3500)); // the late cancel lands
+      await lateCancel.catch(() => undefined); // the late cancel lands
     }
   });
 
   it('gives back a connection that only comes free after its answer, unused', async () => {
     // Every pooled connection taken (10, knex's pool for MySQL) by statements that outlast the budget.
     const holders = Array.from({ length: 10 }, () => Promise.resolve(db.raw('SELECT SLEEP(3)')));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => pool().numUsed() === 10, 'the ten statements to hold every connection');
     const started = Date.now();
     const res = await probe();
     const took = Date.now() - started;
     assert.equal(res.status, 503);
     assert.ok(took <= READINESS_BUDGET_MS + 300, `answered after ${took} ms`);
     await Promise.all(holders);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => pool().numUsed() === 0 && pool().numPendingAcquires() === 0, 'the late connection to come back to the pool');
     assert.deepEqual([pool().numUsed(), pool().numPendingAcquires(), sent.length], [0, 0, 0], 'the late connection ran no probe statement');
   });
 });

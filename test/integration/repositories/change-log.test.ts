@@ -58,6 +58,7 @@ describe('the change log: commit order', () => {
       await inTransaction(db, async (trx) => noteChange(trx, 'event', 900_011));
       assert.equal(await seqOf(db, 900_010), 0, 'A’s change is not visible before its commit');
       const reading = committedPosition(db).then((value) => (position = value));
+      // The pause is the point (kept, issue 49): for this long the read must still be waiting.
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(position, undefined, 'the committed position waits for the writer that holds a smaller number');
       release();
