@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitFor } from '../helpers/wait.js';
 import { deliveryTestbed, startDelivery } from '../helpers/webhooks.js';
 
 /**
@@ -23,7 +24,7 @@ describe('webhook delivery rounds under a stream of commits', function () {
         },
       },
     );
-    await waitFor(() => delivery.counts().rounds >= 1);
+    await waitFor(() => delivery.counts().rounds >= 1, 'the first round');
     const before = delivery.counts().rounds;
     const started = Date.now();
     // A commit every 10 ms for 1.5 s: 150 wakes.
@@ -39,14 +40,6 @@ describe('webhook delivery rounds under a stream of commits', function () {
     await new Promise((resolve) => setTimeout(resolve, 400));
     const quiet = delivery.counts().rounds;
     commit();
-    await waitFor(() => delivery.counts().rounds > quiet);
+    await waitFor(() => delivery.counts().rounds > quiet, 'a round after the commit');
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
