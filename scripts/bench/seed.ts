@@ -23,6 +23,7 @@ import { migrateLatest } from '../../src/db/migrate.js';
 import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes.js';
 import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { fillSearchTexts } from '../../src/db/migrations/20261204000101_fill_search_texts.js';
+import { up as fillRenderedTexts } from '../../src/db/migrations/20261207000101_fill_rendered_texts.js';
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
@@ -421,6 +422,12 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       await fillSearchTexts(db, MIGRATION_TOOLS);
       process.stderr.write(`search index: ${((Date.now() - indexing) / 1000).toFixed(1)}s\n`);
     }
+
+    // The rendered forms of every description and excerpt (src/db/rendered-texts.ts), which the
+    // repositories write with each text: here in one pass, as the migration fills a database.
+    const rendering = Date.now();
+    await fillRenderedTexts(db, MIGRATION_TOOLS);
+    process.stderr.write(`rendered texts: ${((Date.now() - rendering) / 1000).toFixed(1)}s\n`);
 
     // The change feed starts with one change per seeded record (the migration ran on empty tables).
     // (explicit numbers: the auto-increment continues after the highest)

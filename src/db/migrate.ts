@@ -5,6 +5,7 @@ import { bumpDataVersion } from './data-version.js';
 import type { MigrationTools } from './migrations/helpers.js';
 import { insertSearchGrams, searchGramRows } from './legacy-search-grams.js';
 import { indexNewSearchTexts } from './search-index.js';
+import { holdRenderedTexts } from './rendered-texts.js';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
@@ -44,6 +45,8 @@ import * as fillSearchTexts from './migrations/20261204000101_fill_search_texts.
 import * as dropPostSearchGrams from './migrations/20261204000102_drop_post_search_grams.js';
 import * as postSearchWithoutPositions from './migrations/20261206000100_post_search_without_positions.js';
 import * as fillPostSearchAgain from './migrations/20261206000101_fill_post_search.js';
+import * as createRenderedTexts from './migrations/20261207000100_create_rendered_texts.js';
+import * as fillRenderedTexts from './migrations/20261207000101_fill_rendered_texts.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -51,7 +54,7 @@ interface Migration {
 }
 
 /** What the data migrations borrow from the application (see MigrationTools). */
-export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams, indexNewSearchTexts };
+export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams, indexNewSearchTexts, holdRenderedTexts };
 
 /**
  * The migrations, in order. They are imported rather than discovered on disk so that the same list
@@ -99,6 +102,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261204000102_drop_post_search_grams', dropPostSearchGrams],
   ['20261206000100_post_search_without_positions', postSearchWithoutPositions],
   ['20261206000101_fill_post_search', fillPostSearchAgain],
+  ['20261207000100_create_rendered_texts', createRenderedTexts],
+  ['20261207000101_fill_rendered_texts', fillRenderedTexts],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -62,7 +62,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     }
     const event = found.record;
     const links = { ics: `${event.rest_url}.ics`, api: event.rest_url };
-    sendPage(res, site, eventPage(event, links, urls.site, await seriesNote(repositories, urls, event)), links.api);
+    sendPage(res, site, eventPage(event, found.text, links, urls.site, await seriesNote(repositories, urls, event)), links.api);
   });
 
   // The dates of an occurrence's series (the plugin's recurrence add-on has `/event/{slug}/all/`); a single event has none.
@@ -97,7 +97,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
       if (!list.paging) return notFound(res, site, urls);
       const links = { ics: `${urls.collection('events')}.ics?${kind.type}=${record.id}`, api };
       const base = urls.permalink(kind.type, slug);
-      sendPage(res, site, linkedPage(kind.Label as 'Venue' | 'Organizer', record, list.upcoming, { ...list.paging, baseUrl: base }, links), api);
+      sendPage(res, site, linkedPage(kind.Label as 'Venue' | 'Organizer', record, found.text, list.upcoming, { ...list.paging, baseUrl: base }, links), api);
     });
   }
 
@@ -105,8 +105,9 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     const { urls, repositories, site, page } = context(req, res);
     const segments = taxonomy === CATEGORIES ? (req.params.path as unknown as string[]) : [req.params.slug as string];
     const slug = segments[segments.length - 1] ?? '';
-    const term = await termBySlug(repositories, taxonomy, urls, slug);
-    if (!term || page === undefined) return notFound(res, site, urls);
+    const found = await termBySlug(repositories, taxonomy, urls, slug);
+    if (!found || page === undefined) return notFound(res, site, urls);
+    const term = found.record;
     // A child category lives under its ancestors' slugs: any other path to it is sent there, with
     // its query (`?page=2`), as WordPress's canonical redirects keep theirs.
     if (term.url !== urls.permalink(...taxonomy.permalinkBase, ...segments)) return res.redirect(301, term.url + queryOf(req));
@@ -114,7 +115,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date): Router {
     if (!list.paging) return notFound(res, site, urls);
     const query = `${taxonomy.collection}=${encodeURIComponent(term.slug)}`;
     const links = { ics: `${urls.collection('events')}.ics?${query}`, api: `${urls.collection('events')}/?${query}` };
-    sendPage(res, site, termPage(label, { name: term.name, description: term.description, url: term.url }, list.upcoming, { ...list.paging, baseUrl: term.url }, links), links.api);
+    sendPage(res, site, termPage(label, { name: term.name, url: term.url }, found.text, list.upcoming, { ...list.paging, baseUrl: term.url }, links), links.api);
   };
   router.get('/events/category/*path', termRoute(CATEGORIES, 'Category'));
   router.get('/tag/:slug', termRoute(TAGS, 'Tag'));

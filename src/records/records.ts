@@ -16,11 +16,13 @@ import { toOrganizerRecord, toVenueRecord, type OrganizerRecord, type VenueRecor
 import type { TermRow } from '../repositories/terms.js';
 import type { Taxonomy } from '../repositories/taxonomies.js';
 import { toTermRecord } from './terms/mapper.js';
+import type { RenderedForms } from '../text/rendered-forms.js';
 
 /**
  * Records as a caller sees them: the related rows are loaded here in a fixed number of queries, the
  * policy decides what the caller may see of them (policies/posts.ts), and the mappers, pure functions
- * of those rows, build the records.
+ * of those rows, build the records. The forms of their texts were rendered when written
+ * (db/rendered-texts.ts): each build loads the forms it shows of the texts it shows, in one query.
  */
 
 export interface RecordOptions {
@@ -44,7 +46,7 @@ export async function eventRecords(
   },
 ): Promise<EventRecord[]> {
   const links = options.links ?? (await repositories.events.links(rows.map((row) => row.id)));
-  const related = await relationsFrom(repositories, rows, links, user);
+  const related = await relationsFrom(repositories, rows, links, user, options.single ? ['paragraphs', 'embedded', 'plain'] : ['paragraphs', 'embedded']);
   return mapInTurns(rows, (row) => toEventRecord(row, related, urls, { single: options.single, masked: !options.single && !maySeeProtectedText(user, row) }));
 }
 
@@ -55,7 +57,7 @@ export async function eventRecords(
  */
 export async function eventFeedEntries(repositories: Repositories, feedRows: FeedRow[], user: User | undefined, options: RecordOptions): Promise<FeedEntry[]> {
   const rows = feedRows.map((feedRow) => feedRow.row);
-  const related = await loadEventRelations(repositories, rows, user);
+  const related = await loadEventRelations(repositories, rows, user, ['text']);
   // A single read opened its event (a password, if any, was checked): the others it carries (a series' overrides) are masked as in lists.
   const entries = feedRows.map(({ row, part, excluded }, index) => ({
     ...feedEntry(row, related, !(options.single && index === 0) && !maySeeProtectedText(user, row)),
@@ -75,16 +77,19 @@ export async function eventFeedEntries(repositories: Repositories, feedRows: Fee
  * caller may see and the masking of eventRecords' list items.
  */
 export async function eventJsonLds(repositories: Repositories, rows: EventRow[], user: User | undefined, urls: Urls): Promise<JsonLdObject[]> {
-  const related = await loadEventRelations(repositories, rows, user);
+  const related = await loadEventRelations(repositories, rows, user, ['plain']);
   return mapInTurns(rows, (row) => eventJsonLd(row, jsonLdParts(row, related, urls), urls, !maySeeProtectedText(user, row)));
 }
 
-async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined): Promise<EventRelations> {
-  return relationsFrom(repositories, rows, await repositories.events.links(rows.map((row) => row.id)), user);
+async function loadEventRelations(repositories: Repositories, rows: EventRow[], user: User | undefined, forms: Array<keyof RenderedForms>): Promise<EventRelations> {
+  return relationsFrom(repositories, rows, await repositories.events.links(rows.map((row) => row.id)), user, forms);
 }
 
-/** The relations of some events from their links (the rows they point to: records/related-rows.ts). */
-async function relationsFrom(repositories: Repositories, rows: EventRow[], links: EventLink[], user: User | undefined): Promise<EventRelations> {
+/**
+ * The relations of some events from their links (the rows they point to: records/related-rows.ts),
+ * with the stored `forms` of the texts of the events and of the venues and organizers they show.
+ */
+async function relationsFrom(repositories: Repositories, rows: EventRow[], links: EventLink[], user: User | undefined, forms: Array<keyof RenderedForms>): Promise<EventRelations> {
   const { linked, terms, images } = await relatedRows(
     repositories,
     links,
@@ -113,7 +118,11 @@ async function relationsFrom(repositories: Repositories, rows: EventRow[], links
     if (row === undefined || row.type !== link.kind || !mayReference(user, row)) continue;
     add(link.kind === 'venue' ? venues : organizers, link.eventId, { row, masked: !maySeeProtectedText(user, row) });
   }
-  return { venues, organizers, terms: termsOf, counts, images, embeds: BUILT_EACH_TIME };
+  const shown = [...rows, ...[...venues.values(), ...organizers.values()].flat().map((item) => item.row)];
+  // The iCalendar feed shows the events' descriptions only.
+  const keys = forms.length === 1 && forms[0] === 'text' ? rows.map((row) => row.descriptionHash) : shown.flatMap((row) => [row.descriptionHash, row.excerptHash]);
+  const texts = await repositories.posts.renderedTexts(keys, forms);
+  return { venues, organizers, terms: termsOf, counts, images, embeds: BUILT_EACH_TIME, texts };
 }
 
 /** Venue or organizer records for some rows, masked where their protected text is hidden from the caller. */
@@ -126,8 +135,12 @@ export async function linkedRecords(
   options: RecordOptions & { unmasked?: boolean },
 ): Promise<Array<VenueRecord | OrganizerRecord>> {
   const images = await repositories.posts.loadImages(rows.map((row) => row.imageId));
+  const texts = await repositories.posts.renderedTexts(
+    rows.flatMap((row) => [row.descriptionHash, row.excerptHash]),
+    options.single ? ['paragraphs', 'plain'] : ['paragraphs'],
+  );
   const toRecord = kind.type === 'venue' ? toVenueRecord : toOrganizerRecord;
-  return mapInTurns(rows, (row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row) }));
+  return mapInTurns(rows, (row) => toRecord(row, kind, urls, images, { single: options.single, masked: !options.unmasked && !maySeeProtectedText(user, row), texts }));
 }
 
 /** Category or tag records for some rows of one taxonomy (terms are public: nothing is masked). */

@@ -3,6 +3,7 @@ import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
 import { chunks, searchedFieldsOf } from './posts.js';
 import { indexSearchText } from '../db/search-index.js';
+import { namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
 import type { EventTimes } from '../dates/event-times.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
@@ -14,7 +15,7 @@ export interface NewOccurrence {
 }
 
 /** `posts` columns an occurrence copies from the first event (everything but its identity). */
-const COPIED_POST_COLUMNS = ['status', 'author_id', 'title', 'description', 'excerpt', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
+const COPIED_POST_COLUMNS = ['status', 'author_id', 'title', 'description', 'excerpt', 'description_hash', 'excerpt_hash', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
 /** `events` columns an occurrence copies from the first event (everything but its times and identity). */
 const COPIED_EVENT_COLUMNS = [
   'timezone',
@@ -72,7 +73,8 @@ export class OccurrenceCopyRepository {
       String(post.slug),
       occurrences.map((o) => o.recurrenceStart),
     );
-    const postColumns = Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]]));
+    // The first event's rendered texts (db/rendered-texts.ts), held for the copies: found, not rendered again.
+    const postColumns = { ...Object.fromEntries(COPIED_POST_COLUMNS.map((c) => [c, post[c]])), ...(await textKeyColumns(trx, post)) };
     const ids = new Map<string, number>();
     // As many copies per INSERT as their text allows (write-chunks.ts): a copy of a 16 KB description is 16 KB to index.
     for await (const part of inTurns(
@@ -140,10 +142,15 @@ export class OccurrenceCopyRepository {
     if (postColumns.status !== undefined) copies.post_status = postColumns.status;
     if (postColumns.date_utc !== undefined) copies.post_date_utc = postColumns.date_utc;
     if (postColumns.modified_utc !== undefined) copies.post_modified_utc = postColumns.modified_utc;
+    // New texts are rendered once for every occurrence; the ones they named before are let go at the end (db/rendered-texts.ts).
+    const texts = textFieldsOf(postColumns);
+    const keys = await textKeyColumns(trx, postColumns);
+    const before = new Set<string>();
     for await (const part of inTurns(targetIds, rowsWithin(textBytesOf(postColumns)))) {
+      if (texts.length) for (const key of await namedRenderedTexts(trx, 'posts', part, texts)) before.add(key);
       await trx('posts')
         .whereIn('id', part)
-        .update({ ...postColumns, version: trx.raw('version + 1') });
+        .update({ ...postColumns, ...keys, version: trx.raw('version + 1') });
       await indexSearchText(trx, part, searchedFieldsOf(postColumns));
       if (Object.keys({ ...eventColumns, ...copies }).length)
         await trx('events')
@@ -151,6 +158,7 @@ export class OccurrenceCopyRepository {
           .update({ ...eventColumns, ...copies });
       if (movesTimes(eventColumns)) await refreshLinkTimes(trx, part);
     }
+    await releaseRenderedTexts(trx, 'posts', before, Object.values(keys));
     for (const id of targetIds) noteChange(trx, 'event', id);
   }
 

@@ -7,6 +7,7 @@ import type { EventTimes } from '../dates/event-times.js';
 import { refreshLinkTimes } from './term-link-times.js';
 import { inTurns } from './write-chunks.js';
 import { unindexSearchText } from '../db/search-index.js';
+import { namedRenderedTexts, releaseRenderedTexts } from '../db/rendered-texts.js';
 
 /**
  * Changes to the events of a series in bulk: their RECURRENCE-IDs and exceptions, taking them out of
@@ -79,7 +80,10 @@ export class OccurrenceWriteRepository {
     const trx = requireTransaction(this.db);
     // MySQL's search texts no other event names go with them (db/search-index.ts).
     await unindexSearchText(trx, ids);
+    // Their rendered texts no other post names go with them too (db/rendered-texts.ts).
+    const texts = await namedRenderedTexts(trx, 'posts', ids);
     for await (const part of inTurns(ids)) await trx('posts').whereIn('id', part).delete();
+    await releaseRenderedTexts(trx, 'posts', texts);
     for (const id of ids) noteChange(trx, 'event', id, true);
   }
 

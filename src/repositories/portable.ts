@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { holdRenderedTexts } from '../db/rendered-texts.js';
 import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
@@ -146,7 +147,14 @@ export class PortableRepository {
   /** Writes terms with their ids and slugs; counts start at 0 and are counted by `finish`. */
   async insertTerms(taxonomy: string, rows: Row[]): Promise<void> {
     const trx = requireTransaction(this.db);
-    for (const part of chunks(rows, INSERT_ROWS)) await trx('terms').insert(part.map((row) => ({ ...row, taxonomy, published_count: 0 })));
+    for (const part of chunks(rows, INSERT_ROWS)) {
+      // Each description's rendered forms, once per distinct text (db/rendered-texts.ts).
+      const keys = await holdRenderedTexts(
+        trx,
+        part.map((row) => ({ field: 'termDescription', text: String(row.description ?? '') })),
+      );
+      await trx('terms').insert(part.map((row, i) => ({ ...row, taxonomy, published_count: 0, description_hash: keys[i] })));
+    }
     for (const row of rows) noteChange(trx, changeTypeOf(taxonomy), Number(row.id));
   }
 
@@ -158,7 +166,15 @@ export class PortableRepository {
   async insertPosts(type: PostType, records: Array<{ post: Row; own: Row }>, urlHash: (url: string) => string): Promise<void> {
     const trx = requireTransaction(this.db);
     for (const part of chunks(records, INSERT_ROWS)) {
-      await trx('posts').insert(part.map(({ post }) => ({ ...post, type })));
+      // Each text's rendered forms, once per distinct text (db/rendered-texts.ts).
+      const keys = await holdRenderedTexts(
+        trx,
+        part.flatMap(({ post }) => [
+          { field: 'description' as const, text: String(post.description ?? '') },
+          { field: 'excerpt' as const, text: String(post.excerpt ?? '') },
+        ]),
+      );
+      await trx('posts').insert(part.map(({ post }, i) => ({ ...post, type, description_hash: keys[2 * i], excerpt_hash: keys[2 * i + 1] })));
       const own = part.map(({ post, own }) => {
         const row: Row = { ...own, post_id: post.id };
         if (type === 'image') row.url_hash = urlHash(String(own.url));

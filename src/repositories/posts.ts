@@ -8,6 +8,8 @@ import { RecordGone, StaleVersion } from '../db/errors.js';
 import { indexSearchText, SEARCHED_FIELDS, unindexSearchText } from '../db/search-index.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
+import { loadRenderedTexts, namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
+import { RenderedTexts, type RenderedForms } from '../text/rendered-forms.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -21,6 +23,9 @@ export interface PostRow {
   title: string;
   description: string;
   excerpt: string;
+  /** The keys of the description's and excerpt's rendered forms (db/rendered-texts.ts); null for an empty text. */
+  descriptionHash: string | null;
+  excerptHash: string | null;
   password: string | null;
   imageId: number | null;
   date: string;
@@ -57,6 +62,8 @@ export const POST_COLUMNS = [
   'title',
   'description',
   'excerpt',
+  'description_hash',
+  'excerpt_hash',
   'password',
   'image_id',
   'date',
@@ -79,6 +86,8 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
     title: boundedText(String(row.title), TEXT_LIMITS.title),
     description: boundedHtml(String(row.description), TEXT_LIMITS.description),
     excerpt: boundedHtml(String(row.excerpt), TEXT_LIMITS.excerpt),
+    descriptionHash: row.description_hash === null || row.description_hash === undefined ? null : String(row.description_hash),
+    excerptHash: row.excerpt_hash === null || row.excerpt_hash === undefined ? null : String(row.excerpt_hash),
     password: row.password === null || row.password === undefined || row.password === '' ? null : String(row.password),
     imageId: row.image_id === null || row.image_id === undefined ? null : Number(row.image_id),
     date: String(row.date),
@@ -182,6 +191,8 @@ export class PostRepository {
   async insert(type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>, id?: number): Promise<number> {
     const trx = requireTransaction(this.db);
     const kept = id === undefined ? {} : { id, version: await keptIdVersion(trx) };
+    // The description's and excerpt's forms, rendered once per distinct text (db/rendered-texts.ts).
+    Object.assign(kept, await textKeyColumns(trx, columns));
     const newId = await withUniqueSlug(
       trx,
       baseSlug,
@@ -207,10 +218,14 @@ export class PostRepository {
    */
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug?: string, expected?: number, eventColumns: Record<string, unknown> = {}): Promise<void> {
     const trx = requireTransaction(this.db);
+    // The texts the row named before (read from the row itself: `post` may be older) and the new ones' rendered forms.
+    const texts = textFieldsOf(columns);
+    const before = texts.length ? await namedRenderedTexts(trx, 'posts', [post.id], texts) : new Set<string>();
+    const keys = await textKeyColumns(trx, columns);
     const write = async (extra: Record<string, unknown>): Promise<void> => {
       const query = trx('posts').where('id', post.id);
       if (expected !== undefined) query.where('version', expected);
-      const changed = await query.update({ ...columns, ...extra, version: trx.raw('version + 1') });
+      const changed = await query.update({ ...columns, ...keys, ...extra, version: trx.raw('version + 1') });
       if (changed === 0) throw expected !== undefined ? new StaleVersion(post.id) : new RecordGone(post.type, post.id);
     };
     if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {
@@ -218,6 +233,7 @@ export class PostRepository {
     } else {
       await write({});
     }
+    await releaseRenderedTexts(trx, 'posts', before, Object.values(keys));
     await this.copyToEvent(post, columns, eventColumns);
     // Only the fields written: `post` may be older than the row this statement locked and changed.
     if (post.type === 'event') await indexSearchText(trx, [post.id], searchedFieldsOf(columns));
@@ -245,8 +261,10 @@ export class PostRepository {
     if (expected !== undefined) query.where('version', expected);
     // MySQL's search texts no other event names go with it (db/search-index.ts); a refused delete rolls this back.
     if (post.type === 'event') await unindexSearchText(trx, [post.id]);
+    const texts = await namedRenderedTexts(trx, 'posts', [post.id]);
     const deleted = await query.delete();
     if (expected !== undefined && deleted === 0) throw new StaleVersion(post.id);
+    await releaseRenderedTexts(trx, 'posts', texts);
     noteRecordChange(trx, post.type, post.id, true);
   }
 
@@ -264,6 +282,11 @@ export class PostRepository {
   /** The `images` row of a new image post (posts.insert's `withRow`). */
   async insertImage(image: { post_id: number; url: string; url_hash: string; extension: string; width?: number | null; height?: number | null }): Promise<void> {
     await requireTransaction(this.db)('images').insert({ width: null, height: null, ...image });
+  }
+
+  /** The stored `forms` of the texts of some keys (posts' and terms'), in one query per 200 distinct keys, none without any. */
+  async renderedTexts(keys: Iterable<string | null>, forms: Array<keyof RenderedForms>): Promise<RenderedTexts> {
+    return new RenderedTexts(await loadRenderedTexts(this.db, keys, forms));
   }
 
   /** The image objects of some ids, in one query per 500 ids. */

@@ -9,6 +9,7 @@ import { chunks, keptIdVersion } from './posts.js';
 import { changeTypeOf, type Taxonomy } from './taxonomies.js';
 import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
+import { namedRenderedTexts, releaseRenderedTexts, textKeyColumns } from '../db/rendered-texts.js';
 import { listTerms, type TermListFilter, type TermPage } from './term-lists.js';
 
 export { TERM_LIST_WINDOW, TERM_SLICE_IDS, type TermListFilter, type TermOrderBy } from './term-lists.js';
@@ -20,13 +21,15 @@ export interface TermRow {
   name: string;
   slug: string;
   description: string;
+  /** The key of the description's rendered forms (db/rendered-texts.ts); null when empty. */
+  descriptionHash: string | null;
   parent: number;
   /** Published events with the term (WordPress's `count`), kept up to date by every write. */
   publishedCount: number;
   /** Grows by one on every write of the term (docs/contract.md §10). */
   version: number;
 }
-type NewTerm = Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version'>;
+type NewTerm = Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version' | 'descriptionHash'>;
 /** A term and its taxonomy, as a write that just linked it knows them. */
 export interface TaxonomyTerm {
   id: number;
@@ -63,6 +66,7 @@ function toRow(row: Record<string, unknown>): TermRow {
     name: boundedText(String(row.name), TEXT_LIMITS.termName),
     slug: String(row.slug),
     description: boundedHtml(String(row.description), TEXT_LIMITS.termDescription),
+    descriptionHash: row.description_hash === null || row.description_hash === undefined ? null : String(row.description_hash),
     parent: Number(row.parent),
     publishedCount: Number(row.published_count ?? 0),
     version: Number(row.version ?? 1),
@@ -236,6 +240,7 @@ export class TermRepository {
   async insert(taxonomy: Taxonomy, term: NewTerm, baseSlug: string, sharesName: boolean, wantedId?: number): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     const kept = wantedId ? { id: wantedId, version: await keptIdVersion(this.db) } : {};
+    Object.assign(kept, await textKeyColumns(requireTransaction(this.db), term, true));
     return withUniqueSlug(
       requireTransaction(this.db),
       baseSlug,
@@ -265,7 +270,9 @@ export class TermRepository {
    */
   async update(term: TermRow, changes: Partial<Pick<TermRow, 'name' | 'slug' | 'description' | 'parent'>>, onClash: () => Promise<Error>, expected?: number): Promise<void> {
     const trx = requireTransaction(this.db);
-    const row: Record<string, unknown> = { ...changes, version: trx.raw('version + 1') };
+    const before = changes.description === undefined ? new Set<string>() : await namedRenderedTexts(trx, 'terms', [term.id]);
+    const keys = await textKeyColumns(trx, changes, true);
+    const row: Record<string, unknown> = { ...changes, ...keys, version: trx.raw('version + 1') };
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
     const query = trx('terms').where({ id: term.id });
     if (expected !== undefined) query.where('version', expected);
@@ -276,6 +283,7 @@ export class TermRepository {
       throw isUniqueViolation(err) ? await onClash() : err;
     }
     if (changed === 0) throw expected !== undefined ? new StaleVersion(term.id) : new RecordGone('term', term.id);
+    await releaseRenderedTexts(trx, 'terms', before, Object.values(keys));
     noteChange(trx, changeTypeOf(term.taxonomy), term.id);
   }
 
@@ -285,7 +293,9 @@ export class TermRepository {
     const children = await trx('terms').where({ parent: term.id }).pluck('id');
     const query = trx('terms').where({ id: term.id });
     if (expected !== undefined) query.where('version', expected);
+    const texts = await namedRenderedTexts(trx, 'terms', [term.id]);
     if ((await query.delete()) === 0 && expected !== undefined) throw new StaleVersion(term.id);
+    await releaseRenderedTexts(trx, 'terms', texts);
     // The children's records change (their parent): their versions grow like any other write's.
     await trx('terms')
       .where({ parent: term.id })

@@ -230,7 +230,8 @@ export function withinStructureBounds(html: string): string {
 
 /**
  * The cut of HTML with more than `MAX_HTML_DEPTH` start tags, remembered by its text: a stored row
- * past the bounds is cut once per process, not once per cleaner that reads it (text/remembered-text.ts).
+ * past the bounds is cut once per process, not once per form made of it (text/rendered-forms.ts,
+ * text/remembered-text.ts).
  */
 const cutToBounds = rememberedText(
   (html) => {

@@ -2,7 +2,6 @@ import sanitizeHtml from 'sanitize-html';
 import { autop } from '@wordpress/autop';
 import { Tokenizer, type Token, type TokenHandler } from 'parse5';
 import { htmlStructureMessage, MAX_HTML_ELEMENTS, withinStructureBounds, type HtmlElementBudget } from './html-structure.js';
-import { rememberedText } from './remembered-text.js';
 
 /**
  * sanitize-html over HTML within the structural bounds (text/html-structure.ts): every cleaner goes
@@ -14,10 +13,11 @@ function clean(html: string, options: sanitizeHtml.IOptions): string {
 }
 
 /**
- * Descriptions cleaned on read are remembered by their text (text/remembered-text.ts): a page, a
- * feed and every query of `events.jsonld` showing the same description clean it once per process.
+ * Calls of the functions that make what a read shows of a description (`autoParagraph`, `plainText`,
+ * `sanitizePageHtml`). They run when a text is written (text/rendered-forms.ts, db/rendered-texts.ts);
+ * a test counts them over reads, which make none (test/integration/rendered-texts.test.ts).
  */
-const REMEMBERED: Parameters<typeof rememberedText>[1] = { minLength: 1024, maxChars: 4 * 1024 * 1024 };
+export const renderCalls = { count: 0 };
 
 /**
  * HTML from users without `unfiltered_html` (everybody below editor) is cleaned on write, as
@@ -84,9 +84,8 @@ const PAGE_LANDMARKS = new Set(['h1', 'main', 'nav', 'header', 'footer', 'aside'
  * forms, event handlers or ids. Headings move one level down, so the page keeps its one `<h1>`, and
  * links are marked as user content that search engines should not credit.
  */
-export const sanitizePageHtml = rememberedText(cleanForPage, REMEMBERED);
-
-function cleanForPage(html: string): string {
+export function sanitizePageHtml(html: string): string {
+  renderCalls.count++;
   return clean(html, {
     allowedTags: sanitizeHtml.defaults.allowedTags.filter((tag) => !PAGE_LANDMARKS.has(tag)).concat(['img', 'del', 'ins', 'span']),
     allowedAttributes: {
@@ -107,38 +106,32 @@ function cleanForPage(html: string): string {
 
 /**
  * WordPress's `wpautop` (through its own JavaScript port): plain `Text` becomes `<p>Text</p>`, single
- * line breaks `<br />`. Applied on read to descriptions and excerpts, trimmed as the plugin does; to
+ * line breaks `<br />`. Applied to descriptions and excerpts when written, trimmed as the plugin does; to
  * HTML within the structural bounds, as every cleaner here (its many passes over a stored row of
  * 150,000 tags took 150 ms).
  */
 export function autoParagraph(text: string): string {
+  renderCalls.count++;
   // One line of text without markup: every pass of autop leaves `<p>text</p>` (test/unit/html-fast-paths.test.ts
   // compares the two on random text), at a fraction of the cost of its 20-odd regular expressions.
   if (!MARKUP_OR_LINE_BREAK.test(text)) return text.trim() === '' ? '' : `<p>${text}</p>`;
-  return rememberedParagraphs(text);
+  return autop(withinStructureBounds(text)).trim();
 }
 
 /** A `<` (a tag, a comment), or a line break: what autop looks at beyond wrapping the text in `<p>`. */
 const MARKUP_OR_LINE_BREAK = /[<\n\r]/;
 
-const rememberedParagraphs = rememberedText(paragraphs, REMEMBERED);
-
-function paragraphs(text: string): string {
-  return autop(withinStructureBounds(text)).trim();
-}
-
 /** Text without tags, for JSON-LD descriptions. */
 export function plainText(html: string): string {
+  renderCalls.count++;
   // No tag and no character reference: sanitize-html gives the text back as it is, so only the
   // spaces are left to collapse (test/unit/html-fast-paths.test.ts compares the two on random text).
   if (!MARKUP_OR_REFERENCE.test(html)) return collapseSpaces(html);
-  return rememberedPlainText(html);
+  return withoutTags(html);
 }
 
 /** What sanitize-html would change or escape in text: a tag, `>` and a character reference. */
 const MARKUP_OR_REFERENCE = /[<>&]/;
-
-const rememberedPlainText = rememberedText(withoutTags, REMEMBERED);
 
 function collapseSpaces(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -210,9 +203,7 @@ function decodeCodePoint(code: number): string {
  * most one blank line in a row, ends trimmed. A scanner rather than a parser, so a feed of
  * thousands of descriptions stays fast; named references are decoded by parse5's tokenizer.
  */
-export const htmlToText = rememberedText(textOfHtml, REMEMBERED);
-
-function textOfHtml(html: string): string {
+export function htmlToText(html: string): string {
   let text = withinStructureBounds(html);
   text = text.replace(MARKUP, (_markup, _skipped: string | undefined, tag: string | undefined) => {
     if (!tag) return ' ';

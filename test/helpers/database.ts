@@ -33,6 +33,7 @@ const TABLES = [
   'venues',
   'organizers',
   'posts',
+  'rendered_texts',
   'secrets',
   'users',
   'changes',

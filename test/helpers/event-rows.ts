@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { inWriteTransaction } from '../../src/repositories/registry.js';
+import { textKeyColumns } from '../../src/db/rendered-texts.js';
 
 /**
  * Events written straight into the database, for tests of the venue and organizer filters
@@ -43,5 +44,18 @@ export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
     await repositories.events.setLinks(id, 'event_venues', 'venue_id', venueIds, true);
     await repositories.events.setLinks(id, 'event_organizers', 'organizer_id', organizerIds, true);
     return id;
+  });
+}
+
+/**
+ * Writes a post's description or excerpt straight into its row, past every check (a row written
+ * before the limits or bounds), with its rendered forms as migration 20261207000101 fills them for
+ * such a row (src/db/rendered-texts.ts): reads then show the stored forms, as they do for every row.
+ */
+export async function storeRawText(db: Knex, id: number, columns: { description?: string; excerpt?: string }): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('posts')
+      .where({ id })
+      .update({ ...columns, ...(await textKeyColumns(trx, columns)) });
   });
 }

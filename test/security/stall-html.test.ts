@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { bumpDataVersion } from '../../src/db/data-version.js';
-import { insertEvent } from '../helpers/event-rows.js';
+import { insertEvent, storeRawText } from '../helpers/event-rows.js';
 import { send, startStallService, withoutStall, type StallService } from './stall.js';
 
 /**
@@ -26,12 +26,13 @@ describe('stall: HTML cleaning', function () {
 
   /**
    * A published event written straight into the database with `description`, as a row written
-   * before the bounds existed would be. (Each test writes its own: on MySQL the database is emptied
-   * before every test.)
+   * before the bounds existed would be, its forms rendered as the migration renders such a row's
+   * (src/db/rendered-texts.ts; the rendering gives the loop turns too). (Each test writes its own:
+   * on MySQL the database is emptied before every test.)
    */
   async function storedEvent(title: string, description: string): Promise<{ id: number; slug: string }> {
     const id = await insertEvent(stall.db, { title, startUtc: '2027-01-01 10:00:00', endUtc: '2027-01-01 11:00:00' });
-    await stall.db('posts').where({ id }).update({ description });
+    await storeRawText(stall.db, id, { description });
     await bumpDataVersion(stall.db);
     const { slug } = await stall.db('posts').where({ id }).first('slug');
     return { id, slug };

@@ -25,6 +25,8 @@ export interface MigrationTools {
   insertSearchGrams(db: Knex, rows: SearchGramRow[]): Promise<void>;
   /** Indexes new events' texts in MySQL's search index of shared texts (db/search-index.ts). */
   indexNewSearchTexts(trx: Knex, events: Array<{ id: number; fields: { title?: string; description?: string; excerpt?: string } }>): Promise<void>;
+  /** Renders and stores texts (once per distinct text) and returns their keys, null for an empty text (db/rendered-texts.ts). */
+  holdRenderedTexts(trx: Knex, texts: Array<{ field: 'description' | 'excerpt' | 'termDescription'; text: string }>): Promise<Array<string | null>>;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface FeedEntry {
   /** Category names, in the record's order. */
   categories: string[];
   imageUrl: string | undefined;
+  /** The description as text (stored when written: db/rendered-texts.ts); empty when masked. */
+  description: string;
   /** A series' master: the end (UTC) of its last stored occurrence, so its zone's VTIMEZONE covers every occurrence. */
   seriesEndUtc?: string;
   /** Its place among its series' VEVENTs (records/events/feeds.ts `FeedRow`): none, a VEVENT of its own. */
@@ -51,7 +53,7 @@ export interface FeedEntry {
 
 /** A feed entry from the loaded relations (those the caller may see: records/records.ts). */
 export function feedEntry(row: EventRow, related: EventRelations, masked: boolean): FeedEntry {
-  if (masked) return { row, masked, venue: undefined, organizer: undefined, categories: [], imageUrl: undefined };
+  if (masked) return { row, masked, venue: undefined, organizer: undefined, categories: [], imageUrl: undefined, description: '' };
   const categories = (related.terms.get(row.id) ?? [])
     .filter((term) => term.taxonomy === CATEGORIES.name)
     .sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id)
@@ -64,6 +66,7 @@ export function feedEntry(row: EventRow, related: EventRelations, masked: boolea
     organizer: related.organizers.get(row.id)?.[0],
     categories,
     imageUrl: image && typeof image.url === 'string' ? image.url : undefined,
+    description: related.texts.of('description', row.descriptionHash, row.description).text,
   };
 }
 
@@ -108,7 +111,7 @@ function times(row: EventRow, masked: boolean): [CalendarTime, CalendarTime] {
 
 /** One VEVENT's content. A masked event gives only its title, times, UID, URL, stamps, sequence and status. */
 export function calendarEvent(
-  { row, masked, venue, organizer, categories, imageUrl, seriesEndUtc, part, excluded }: FeedEntry,
+  { row, masked, venue, organizer, categories, imageUrl, description, seriesEndUtc, part, excluded }: FeedEntry,
   urls: Urls,
   options: Pick<FeedOptions, 'host' | 'uid'>,
 ): CalendarEvent {
@@ -131,7 +134,7 @@ export function calendarEvent(
     start,
     end,
     summary: htmlToText(row.title),
-    description: masked ? undefined : htmlToText(row.description) || undefined,
+    description: masked ? undefined : description || undefined,
     location: location(venue),
     geo,
     url: urls.permalink('event', row.slug),

@@ -1,7 +1,6 @@
 import type { Urls } from '../../core/urls.js';
 import type { ImageRecord } from '../../repositories/posts.js';
 import type { JsonLdObject } from '../linked/json-ld.js';
-import { plainText } from '../../text/html.js';
 import { isoInZone } from '../../dates/event-times.js';
 import { currencyCode, numericValue, plainNumber } from '../../domain/events/cost.js';
 import type { EventRow } from '../../repositories/events.js';
@@ -15,9 +14,11 @@ import type { EventRow } from '../../repositories/events.js';
 
 /**
  * What the event's data refers to: its first visible venue as a `Place` and organizer as a `Person`
- * (each as the caller may see it, without `@context`: records/linked/json-ld.ts `embeddedJsonLd`) and its image.
+ * (each as the caller may see it, without `@context`: records/linked/json-ld.ts `embeddedJsonLd`), its image and its text.
  */
 export interface EventJsonLdParts {
+  /** The plain text of the excerpt, or of the description without one (stored when written: db/rendered-texts.ts). */
+  description: string;
   place: JsonLdObject | undefined;
   person: JsonLdObject | undefined;
   image: ImageRecord | false;
@@ -85,7 +86,7 @@ export function eventJsonLd(row: EventRow, parts: EventJsonLdParts, urls: Urls, 
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: row.title,
-    description: masked ? undefined : plainText(row.excerpt || row.description),
+    description: masked ? undefined : parts.description,
     image: !masked && parts.image ? parts.image.url : undefined,
     url,
     eventAttendanceMode: mode,

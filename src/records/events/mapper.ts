@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Urls } from '../../core/urls.js';
 import type { ImageRecord } from '../../repositories/posts.js';
-import { autoParagraph } from '../../text/html.js';
+import type { RenderedTexts } from '../../text/rendered-forms.js';
 import type { LinkedRow } from '../../repositories/linked.js';
 import { toEmbeddedRecord, type OrganizerRecord, type VenueRecord } from '../linked/mapper.js';
 import { embeddedJsonLd, type JsonLdObject } from '../linked/json-ld.js';
@@ -29,6 +29,8 @@ export interface EventRelations {
   images: Map<number, ImageRecord>;
   /** How the venue and organizer records and JSON-LD they embed are made (records/records.ts passes BUILT_EACH_TIME). */
   embeds: EmbeddedBuilds;
+  /** The stored forms of the events' and embedded records' texts (db/rendered-texts.ts): nothing is rendered on a read. */
+  texts: RenderedTexts;
 }
 
 /** A venue or organizer as embedded in an event, with the caller's masking decided. */
@@ -43,14 +45,14 @@ export interface EmbeddedLinked {
  * records, so never changed once made.
  */
 export interface EmbeddedBuilds {
-  record(item: EmbeddedLinked, urls: Urls, images: Map<number, ImageRecord>, single: boolean): VenueRecord | OrganizerRecord;
-  jsonLd(item: EmbeddedLinked, urls: Urls): JsonLdObject;
+  record(item: EmbeddedLinked, urls: Urls, images: Map<number, ImageRecord>, single: boolean, texts: RenderedTexts): VenueRecord | OrganizerRecord;
+  jsonLd(item: EmbeddedLinked, urls: Urls, texts: RenderedTexts): JsonLdObject;
 }
 
 /** `EmbeddedBuilds` that make everything anew each time. */
 export const BUILT_EACH_TIME: EmbeddedBuilds = {
-  record: ({ row, masked }, urls, images, single) => toEmbeddedRecord(row, urls, images, { single, masked }),
-  jsonLd: ({ row, masked }, urls) => embeddedJsonLd(row, urls, masked),
+  record: ({ row, masked }, urls, images, single, texts) => toEmbeddedRecord(row, urls, images, { single, masked, texts }),
+  jsonLd: ({ row, masked }, urls, texts) => embeddedJsonLd(row, urls, masked, texts),
 };
 
 export interface EventMapOptions {
@@ -61,7 +63,7 @@ export interface EventMapOptions {
 }
 
 function embedded(related: EventRelations, items: EmbeddedLinked[] | undefined, urls: Urls, single: boolean) {
-  return (items ?? []).map((item) => related.embeds.record(item, urls, related.images, single));
+  return (items ?? []).map((item) => related.embeds.record(item, urls, related.images, single, related.texts));
 }
 
 /** An event record (docs/plugin-behaviour.md §1.1, docs/contract.md §3): a pure function of the loaded rows. */
@@ -88,8 +90,8 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     url,
     rest_url: urls.item('events', row.id),
     title: row.title,
-    description: masked ? '' : autoParagraph(row.description),
-    excerpt: masked ? '' : autoParagraph(row.excerpt),
+    description: masked ? '' : related.texts.of('description', row.descriptionHash, row.description).paragraphs,
+    excerpt: masked ? '' : related.texts.of('excerpt', row.excerptHash, row.excerpt).paragraphs,
     slug: row.slug,
     image: masked ? false : image,
     all_day: masked ? null : row.allDay,
@@ -129,9 +131,12 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
 export function jsonLdParts(row: EventRow, related: EventRelations, urls: Urls): EventJsonLdParts {
   const venue = related.venues.get(row.id)?.[0];
   const organizer = related.organizers.get(row.id)?.[0];
+  // schema.org's description: the excerpt's text, or the description's without an excerpt.
+  const text = row.excerpt ? related.texts.of('excerpt', row.excerptHash, row.excerpt) : related.texts.of('description', row.descriptionHash, row.description);
   return {
-    place: venue && related.embeds.jsonLd(venue, urls),
-    person: organizer && related.embeds.jsonLd(organizer, urls),
+    description: text.plain,
+    place: venue && related.embeds.jsonLd(venue, urls, related.texts),
+    person: organizer && related.embeds.jsonLd(organizer, urls, related.texts),
     image: row.imageId === null ? false : (related.images.get(row.imageId) ?? false),
   };
 }

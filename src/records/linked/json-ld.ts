@@ -1,5 +1,5 @@
 import type { Urls } from '../../core/urls.js';
-import { plainText } from '../../text/html.js';
+import type { RenderedTexts } from '../../text/rendered-forms.js';
 import { isEmail } from '../../text/fields.js';
 import type { LinkedRow } from '../../repositories/linked.js';
 
@@ -27,7 +27,7 @@ export function postalAddress(row: LinkedRow): JsonLdObject {
 }
 
 /** A venue as a schema.org `Place` (with `@context`: the top of a venue's `json_ld`). */
-export function placeJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
+export function placeJsonLd(row: LinkedRow, urls: Urls, masked: boolean, texts: RenderedTexts): JsonLdObject {
   const url = urls.permalink('venue', row.slug);
   if (masked) return compact({ '@context': 'http://schema.org', '@type': 'Place', name: row.title, url });
   const f = row.fields;
@@ -36,7 +36,7 @@ export function placeJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLd
     '@context': 'http://schema.org',
     '@type': 'Place',
     name: row.title,
-    description: plainText(row.description),
+    description: texts.of('description', row.descriptionHash, row.description).plain,
     url,
     address: postalAddress(row),
     geo: hasGeo ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
@@ -46,7 +46,7 @@ export function placeJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLd
 }
 
 /** An organizer as a schema.org `Person` (with `@context`: the top of an organizer's `json_ld`). */
-export function personJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
+export function personJsonLd(row: LinkedRow, urls: Urls, masked: boolean, texts: RenderedTexts): JsonLdObject {
   const permalink = urls.permalink('organizer', row.slug);
   if (masked) return compact({ '@context': 'http://schema.org', '@type': 'Person', name: row.title, url: permalink });
   const f = row.fields;
@@ -54,7 +54,7 @@ export function personJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonL
     '@context': 'http://schema.org',
     '@type': 'Person',
     name: row.title,
-    description: plainText(row.description),
+    description: texts.of('description', row.descriptionHash, row.description).plain,
     url: f.website || permalink,
     telephone: f.phone,
     // Organizer e-mail is free text (the plugin does not check it): schema.org gets addresses only.
@@ -70,6 +70,6 @@ export function withoutContext(jsonLd: JsonLdObject): JsonLdObject {
 }
 
 /** A venue as an event's `location` (a `Place`), an organizer as its `organizer` (a `Person`): without `@context`. */
-export function embeddedJsonLd(row: LinkedRow, urls: Urls, masked: boolean): JsonLdObject {
-  return withoutContext(row.type === 'venue' ? placeJsonLd(row, urls, masked) : personJsonLd(row, urls, masked));
+export function embeddedJsonLd(row: LinkedRow, urls: Urls, masked: boolean, texts: RenderedTexts): JsonLdObject {
+  return withoutContext(row.type === 'venue' ? placeJsonLd(row, urls, masked, texts) : personJsonLd(row, urls, masked, texts));
 }

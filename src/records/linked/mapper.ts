@@ -1,11 +1,10 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Urls } from '../../core/urls.js';
-import { autoParagraph } from '../../text/html.js';
+import type { RenderedTexts } from '../../text/rendered-forms.js';
 import type { ImageRecord } from '../../repositories/posts.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../../repositories/linked-kinds.js';
 import type { LinkedRow } from '../../repositories/linked.js';
 import { personJsonLd, placeJsonLd } from './json-ld.js';
-import { TEXT_LIMITS, boundedHtml } from '../../text/limits.js';
 
 export type VenueRecord = components['schemas']['Venue'];
 export type OrganizerRecord = components['schemas']['Organizer'];
@@ -17,6 +16,8 @@ export interface MapOptions {
   masked: boolean;
   /** Embedded in an event: the description and excerpt are cut shorter there (text/limits.ts `embedded`). */
   embedded?: boolean;
+  /** The stored forms of the records' texts (db/rendered-texts.ts): nothing is rendered on a read. */
+  texts: RenderedTexts;
 }
 
 /**
@@ -51,8 +52,9 @@ function mask(record: Record<string, unknown>): Record<string, unknown> {
   return record;
 }
 
-function head(row: LinkedRow, kind: LinkedKind, urls: Urls, embedded = false): Record<string, unknown> {
-  const cut = (html: string) => (embedded ? boundedHtml(html, TEXT_LIMITS.embedded) : html);
+function head(row: LinkedRow, kind: LinkedKind, urls: Urls, texts: RenderedTexts, embedded = false): Record<string, unknown> {
+  // Embedded in an event: the text cut shorter (text/limits.ts `embedded`), as stored.
+  const form = (text: { paragraphs: string; embedded: string }) => (embedded ? text.embedded : text.paragraphs);
   return {
     id: row.id,
     author: row.authorId === null ? '' : String(row.authorId),
@@ -63,8 +65,8 @@ function head(row: LinkedRow, kind: LinkedKind, urls: Urls, embedded = false): R
     modified_utc: row.modifiedUtc,
     url: urls.permalink(kind.type, row.slug),
     [kind.nameField]: row.title,
-    description: autoParagraph(cut(row.description)),
-    excerpt: autoParagraph(cut(row.excerpt)),
+    description: form(texts.of('description', row.descriptionHash, row.description)),
+    excerpt: form(texts.of('excerpt', row.excerptHash, row.excerpt)),
     slug: row.slug,
     image: row.imageId === null ? false : undefined,
   };
@@ -80,7 +82,7 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
   const f = row.fields;
   const hasGeo = row.geoLat !== null && row.geoLng !== null;
   let record = withoutEmpty({
-    ...head(row, kind, urls, options.embedded),
+    ...head(row, kind, urls, options.texts, options.embedded),
     image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     address: f.address,
     city: f.city,
@@ -95,7 +97,7 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
     geo_lng: hasGeo ? row.geoLng : undefined,
   });
   if (options.masked) record = mask(record);
-  if (options.single) record.json_ld = placeJsonLd(row, urls, options.masked);
+  if (options.single) record.json_ld = placeJsonLd(row, urls, options.masked, options.texts);
   return { ...record, show_map: row.showMap, show_map_link: row.showMapLink, ...globalIds(row, urls) } as VenueRecord;
 }
 
@@ -103,14 +105,14 @@ export function toVenueRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, imag
 export function toOrganizerRecord(row: LinkedRow, kind: LinkedKind, urls: Urls, images: Map<number, ImageRecord>, options: MapOptions): OrganizerRecord {
   const f = row.fields;
   let record = withoutEmpty({
-    ...head(row, kind, urls, options.embedded),
+    ...head(row, kind, urls, options.texts, options.embedded),
     image: row.imageId === null ? false : (images.get(row.imageId) ?? false),
     phone: f.phone,
     website: f.website,
     email: f.email,
   });
   if (options.masked) record = mask(record);
-  if (options.single) record.json_ld = personJsonLd(row, urls, options.masked);
+  if (options.single) record.json_ld = personJsonLd(row, urls, options.masked, options.texts);
   return { ...record, ...globalIds(row, urls) } as OrganizerRecord;
 }
 

@@ -19,8 +19,21 @@ import { describeRecurrence } from '../../dates/recurrence-text.js';
  * (policies/posts.ts), and built by the same record service (records/records.ts).
  */
 
+/** What a page shows of a record's text, stored when written (db/rendered-texts.ts): the description's HTML and the meta description. */
+export interface PageText {
+  html: string;
+  summary: string;
+}
+
 /** A single record as a page may show it: not there (404), protected (title only), or shown. */
-export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec };
+export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec; text: PageText };
+
+/** A post's page text: its description's, and the summary of its excerpt, or of its description without one (as its record shows them). */
+async function pageText(repositories: Repositories, row: PostRow, record: { excerpt?: string }): Promise<PageText> {
+  const texts = await repositories.posts.renderedTexts([row.descriptionHash, row.excerptHash], ['pageHtml', 'summary']);
+  const description = texts.of('description', row.descriptionHash, row.description);
+  return { html: description.pageHtml, summary: record.excerpt ? texts.of('excerpt', row.excerptHash, row.excerpt).summary : description.summary };
+}
 
 /**
  * The anonymous single-read rule: `postPolicy.read` without credentials or password. Refused for
@@ -45,7 +58,7 @@ export async function eventBySlug(repositories: Repositories, urls: Urls, slug: 
   const state = anonymousRead(row);
   if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id, seriesId: row.seriesId };
   const [record] = await eventRecords(repositories, [row], undefined, urls, { single: true });
-  return { state, record: record! };
+  return { state, record: record!, text: await pageText(repositories, row, record!) };
 }
 
 /** The venue or organizer at `{site}/{venue|organizer}/{slug}/`, as its single GET answers an anonymous caller. */
@@ -55,7 +68,7 @@ export async function linkedBySlug(repositories: Repositories, kind: LinkedKind,
   const state = anonymousRead(row);
   if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id };
   const [record] = await linkedRecords(repositories, kind, [row], undefined, urls, { single: true });
-  return { state, record: record! };
+  return { state, record: record!, text: await pageText(repositories, row, record as { excerpt?: string }) };
 }
 
 /** A category or tag by slug, as its GET answers (terms are public). */
@@ -63,7 +76,8 @@ export async function termBySlug(repositories: Repositories, taxonomy: Taxonomy,
   const row = await repositories.terms.findBySlug(taxonomy, slug);
   if (!row) return undefined;
   const [record] = await termRecords(repositories, taxonomy, [row], urls);
-  return record;
+  const forms = (await repositories.posts.renderedTexts([row.descriptionHash], ['pageHtml', 'summary'])).of('termDescription', row.descriptionHash, row.description);
+  return { record: record!, text: { html: forms.pageHtml, summary: forms.summary } };
 }
 
 /** What an event page says of the series the event belongs to. */

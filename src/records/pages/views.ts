@@ -1,15 +1,15 @@
 import { DateTime } from 'luxon';
-import { htmlToText, sanitizePageHtml } from '../../text/html.js';
 import { isEmail } from '../../text/fields.js';
 import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
-import type { SeriesNote, UpcomingPage } from './read.js';
+import type { PageText, SeriesNote, UpcomingPage } from './read.js';
 import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
 
 /**
  * The content of each public page (docs/contract.md §13), from the records the API itself returns:
  * pure functions of a record and the URLs the handler computed. Stored plain text goes through
- * `textOf`, descriptions through `sanitizePageHtml`, URLs through `escapeHtml` in quoted attributes.
+ * `textOf`, descriptions as `sanitizePageHtml` cleaned them when written (records/pages/read.ts
+ * `PageText`, db/rendered-texts.ts), URLs through `escapeHtml` in quoted attributes.
  */
 
 /** A record read by field name (venues and organizers differ in their fields). */
@@ -77,17 +77,9 @@ function imageOf(record: { image?: unknown }): string | undefined {
   return image && typeof image.url === 'string' && /^https?:\/\//.test(image.url) ? image.url : undefined;
 }
 
-/** The description shown on a page: sanitised HTML, or nothing. */
-function descriptionHtml(html: string | undefined): string {
-  const clean = html ? sanitizePageHtml(html).trim() : '';
-  return clean ? `<div class="description">\n${clean}\n</div>` : '';
-}
-
-/** The plain-text summary of a record for the meta description. */
-function summaryOf(record: { excerpt?: string; description?: string }): string {
-  return htmlToText(record.excerpt || record.description || '')
-    .replace(/\s+/g, ' ')
-    .trim();
+/** The description shown on a page: its HTML as stored for pages (records/pages/read.ts `PageText`), or nothing. */
+function descriptionHtml(text: PageText): string {
+  return text.html ? `<div class="description">\n${text.html}\n</div>` : '';
 }
 
 /** "Add to calendar" / "Subscribe" links: the https `.ics` and its `webcal://` form. */
@@ -106,7 +98,7 @@ function recurrenceHtml(series: SeriesNote, title: string): string {
 }
 
 /** An event page; `site` is the site URL, for the term archives' links; `series` when the event is an occurrence of a series. */
-export function eventPage(event: EventRecord, links: FeedLinks, site: string, series?: SeriesNote): PageParts {
+export function eventPage(event: EventRecord, text: PageText, links: FeedLinks, site: string, series?: SeriesNote): PageParts {
   const title = plainOf(event.title);
   const image = imageOf(event);
   const venues = asList(event.venue as Fields | Fields[] | undefined);
@@ -138,10 +130,10 @@ export function eventPage(event: EventRecord, links: FeedLinks, site: string, se
 <p class="when">${whenHtml(event)}</p>
 ${series ? `${recurrenceHtml(series, title)}\n` : ''}${calendarActions(links.ics, title, false)}
 ${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
-${descriptionHtml(event.description)}
+${descriptionHtml(text)}
 ${facts.length ? `<h2>Details</h2>\n<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
 </article>`;
-  return { title, description: summaryOf(event), url: event.url, type: 'article', image, apiUrl: links.api, jsonLd: event.json_ld, main };
+  return { title, description: text.summary, url: event.url, type: 'article', image, apiUrl: links.api, jsonLd: event.json_ld, main };
 }
 
 /** The page of a password-protected event, venue or organizer: its title and a notice, never its text. */
@@ -211,21 +203,21 @@ ${eventList(upcoming, paging, 'No upcoming events.', 2)}`;
 }
 
 /** A category or tag archive. */
-export function termPage(label: 'Category' | 'Tag', term: { name: string; description: string; url: string }, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+export function termPage(label: 'Category' | 'Tag', term: { name: string; url: string }, text: PageText, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
   const name = plainOf(term.name);
   const url = pageUrl(paging.baseUrl, paging.page);
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
-${descriptionHtml(term.description)}
+${descriptionHtml(text)}
 ${calendarActions(links.ics, `${label.toLowerCase()} ${name}`, true)}
 <h2>Upcoming events</h2>
 ${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}.`, 3)}`;
   const title = `${label}: ${name}`;
-  return { title, description: summaryOf(term) || `Upcoming events in ${name}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
+  return { title, description: text.summary || `Upcoming events in ${name}.`, url, type: 'website', apiUrl: links.api, jsonLd: itemList(title, url, upcoming), main };
 }
 
 /** A venue or organizer page: what the record says, then its upcoming events. */
-export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | OrganizerRecord, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | OrganizerRecord, text: PageText, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
   const data = record as unknown as Fields;
   const name = plainOf((data.venue ?? data.organizer) as string);
   const image = imageOf(record);
@@ -242,14 +234,14 @@ export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | O
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
 ${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
-${descriptionHtml(data.description as string | undefined)}
+${descriptionHtml(text)}
 ${facts.length ? `<dl class="facts">\n${facts.join('\n')}\n</dl>` : ''}
 ${calendarActions(links.ics, `events ${label === 'Venue' ? 'at' : 'by'} ${name}`, true)}
 <h2>Upcoming events</h2>
 ${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this venue' : 'by this organizer'}.`, 3)}`;
   return {
     title: name,
-    description: summaryOf(data as { description?: string }),
+    description: text.summary,
     url: pageUrl(paging.baseUrl, paging.page),
     type: 'website',
     image,
