@@ -128,7 +128,10 @@ export async function releaseRenderedTexts(trx: Knex, table: 'posts' | 'terms', 
     // MySQL: the row exclusively first, so that every writer naming it has committed (SQLite: one writer).
     if (mysql && rowsOf(await trx.raw('select hash from rendered_texts where hash = ? for update', [key])).length === 0) continue;
     const columns = NAMING[table];
-    const named = await trx.raw(`select 1 as one from ${table} where ${columns.map((c) => `${c} = ?`).join(' or ')} limit 1${locking(trx, 'lock in share mode')}`, columns.map(() => key));
+    const named = await trx.raw(
+      `select 1 as one from ${table} where ${columns.map((c) => `${c} = ?`).join(' or ')} limit 1${locking(trx, 'lock in share mode')}`,
+      columns.map(() => key),
+    );
     if (rowsOf(named).length === 0) await trx('rendered_texts').where('hash', key).delete();
   }
 }
@@ -146,8 +149,7 @@ export async function namedRenderedTexts(trx: Knex, table: 'posts' | 'terms', id
     const query = trx(table)
       .whereIn('id', ids.slice(i, i + KEYS_PER_STATEMENT))
       .select(columns);
-    for (const row of await (engineOf(trx) === 'mysql' ? query.forUpdate() : query))
-      for (const column of columns) if (row[column] !== null) named.add(String(row[column]));
+    for (const row of await (engineOf(trx) === 'mysql' ? query.forUpdate() : query)) for (const column of columns) if (row[column] !== null) named.add(String(row[column]));
   }
   return named;
 }

@@ -15,7 +15,22 @@ export interface NewOccurrence {
 }
 
 /** `posts` columns an occurrence copies from the first event (everything but its identity). */
-const COPIED_POST_COLUMNS = ['status', 'author_id', 'title', 'description', 'excerpt', 'description_hash', 'excerpt_hash', 'password', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc', 'trashed_from'];
+const COPIED_POST_COLUMNS = [
+  'status',
+  'author_id',
+  'title',
+  'description',
+  'excerpt',
+  'description_hash',
+  'excerpt_hash',
+  'password',
+  'image_id',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'trashed_from',
+];
 /** `events` columns an occurrence copies from the first event (everything but its times and identity). */
 const COPIED_EVENT_COLUMNS = [
   'timezone',

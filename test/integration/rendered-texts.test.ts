@@ -77,11 +77,14 @@ describe('texts rendered when written (src/db/rendered-texts.ts)', function () {
     return res.body as Rec;
   };
   const text = async (path: string): Promise<string> => {
-    const res = await http().get(path).buffer(true).parse((r, done) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (chunk: Buffer) => chunks.push(chunk));
-      r.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
-    });
+    const res = await http()
+      .get(path)
+      .buffer(true)
+      .parse((r, done) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (chunk: Buffer) => chunks.push(chunk));
+        r.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
+      });
     expectStatus(res, 200);
     return res.body as string;
   };

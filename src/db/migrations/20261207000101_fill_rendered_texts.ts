@@ -16,8 +16,13 @@ export async function up(db: Knex, tools: MigrationTools): Promise<void> {
   await tools.bumpDataVersion(db);
 }
 
-async function fillRenderedTexts(db: Knex, table: 'posts' | 'terms', fields: Array<'description' | 'excerpt'>, { holdRenderedTexts }: Pick<MigrationTools, 'holdRenderedTexts'>): Promise<void> {
-  for (let after = 0; ; ) {
+async function fillRenderedTexts(
+  db: Knex,
+  table: 'posts' | 'terms',
+  fields: Array<'description' | 'excerpt'>,
+  { holdRenderedTexts }: Pick<MigrationTools, 'holdRenderedTexts'>,
+): Promise<void> {
+  for (let after = 0; ;) {
     const rows: Array<Record<string, string | number>> = await db(table)
       .where('id', '>', after)
       .orderBy('id')

@@ -217,7 +217,14 @@ ${eventList(upcoming, paging, `No upcoming events in this ${label.toLowerCase()}
 }
 
 /** A venue or organizer page: what the record says, then its upcoming events. */
-export function linkedPage(label: 'Venue' | 'Organizer', record: VenueRecord | OrganizerRecord, text: PageText, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+export function linkedPage(
+  label: 'Venue' | 'Organizer',
+  record: VenueRecord | OrganizerRecord,
+  text: PageText,
+  upcoming: UpcomingPage,
+  paging: Paging,
+  links: FeedLinks,
+): PageParts {
   const data = record as unknown as Fields;
   const name = plainOf((data.venue ?? data.organizer) as string);
   const image = imageOf(record);
