@@ -53,7 +53,8 @@ export async function insertEvent(db: Knex, event: EventRow): Promise<number> {
  * such a row (src/db/rendered-texts.ts): reads then show the stored forms, as they do for every row.
  */
 export async function storeRawText(db: Knex, id: number, columns: { description?: string; excerpt?: string }): Promise<void> {
-  await db.transaction(async (trx) => {
+  // The service's own write transaction (its retries; on SQLite it begins as a writer).
+  await inWriteTransaction(db, async ({ db: trx }) => {
     await trx('posts')
       .where({ id })
       .update({ ...columns, ...(await textKeyColumns(trx, columns)) });
