@@ -5,6 +5,7 @@ import { inWriteTransaction } from '../../../src/repositories/registry.js';
 import { ORGANIZERS, VENUES } from '../../../src/repositories/linked-kinds.js';
 import { CATEGORIES } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createLinked, createTerm, createUsers, database, postColumns, reads } from './fixtures.js';
+import { renderedKey } from '../../../src/text/rendered-forms.js';
 
 /** Records an image the way `image: <url>` does (posts.insert + insertImage); returns its id. */
 async function createImage(db: Knex, url: string, extension = 'jpg'): Promise<number> {
@@ -268,6 +269,9 @@ describe('PostRepository reads', () => {
       title: 'Launch',
       description: '<p>Body</p>',
       excerpt: 'Short',
+      // The keys of their rendered forms (src/db/rendered-texts.ts).
+      descriptionHash: renderedKey('post', '<p>Body</p>'),
+      excerptHash: renderedKey('post', 'Short'),
       password: 'pw',
       imageId: image,
       date: '2026-03-01 12:00:00',

@@ -5,6 +5,7 @@ import { inWriteTransaction } from '../../../src/repositories/registry.js';
 import { TermNameTaken, type TermRow } from '../../../src/repositories/terms.js';
 import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createTerm, database, reads } from './fixtures.js';
+import { renderedKey } from '../../../src/text/rendered-forms.js';
 
 async function term(db: Knex, id: number): Promise<TermRow> {
   const row = await reads(db).terms.findById(id);
@@ -30,6 +31,7 @@ describe('TermRepository', () => {
       name: 'Rock!',
       slug: 'rock-3',
       description: '',
+      descriptionHash: null,
       parent: rock,
       publishedCount: 0,
       version: 1,
@@ -65,6 +67,8 @@ describe('TermRepository', () => {
       name: 'Fine Art',
       slug: 'fine-art',
       description: 'Paintings',
+      // The key of its rendered forms (src/db/rendered-texts.ts).
+      descriptionHash: renderedKey('term', 'Paintings'),
       parent: 0,
       publishedCount: 0,
       version: 2,
