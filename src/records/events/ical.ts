@@ -3,6 +3,7 @@ import { calendar, zoneNeeds, type CalendarEvent, type CalendarTime, type ZoneNe
 import { zoneOf } from '../../dates/parse.js';
 import { calendarLines } from '../../dates/recurrence-rewrites.js';
 import { htmlToText } from '../../text/html.js';
+import { NO_TEXT, type RenderedForms } from '../../text/rendered-forms.js';
 import { isEmail } from '../../text/fields.js';
 import { mapInTurns } from '../../core/loop-turns.js';
 import type { Urls } from '../../core/urls.js';
@@ -41,8 +42,8 @@ export interface FeedEntry {
   /** Category names, in the record's order. */
   categories: string[];
   imageUrl: string | undefined;
-  /** The description as text (stored when written: db/rendered-texts.ts); empty when masked. */
-  description: string;
+  /** The forms of the description (stored when written: db/rendered-texts.ts); its `text` is read when the VEVENT is built. */
+  description: RenderedForms;
   /** A series' master: the end (UTC) of its last stored occurrence, so its zone's VTIMEZONE covers every occurrence. */
   seriesEndUtc?: string;
   /** Its place among its series' VEVENTs (records/events/feeds.ts `FeedRow`): none, a VEVENT of its own. */
@@ -53,7 +54,7 @@ export interface FeedEntry {
 
 /** A feed entry from the loaded relations (those the caller may see: records/records.ts). */
 export function feedEntry(row: EventRow, related: EventRelations, masked: boolean): FeedEntry {
-  if (masked) return { row, masked, venue: undefined, organizer: undefined, categories: [], imageUrl: undefined, description: '' };
+  if (masked) return { row, masked, venue: undefined, organizer: undefined, categories: [], imageUrl: undefined, description: NO_TEXT };
   const categories = (related.terms.get(row.id) ?? [])
     .filter((term) => term.taxonomy === CATEGORIES.name)
     .sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id)
@@ -66,7 +67,7 @@ export function feedEntry(row: EventRow, related: EventRelations, masked: boolea
     organizer: related.organizers.get(row.id)?.[0],
     categories,
     imageUrl: image && typeof image.url === 'string' ? image.url : undefined,
-    description: related.texts.of('description', row.descriptionHash, row.description).text,
+    description: related.texts.of('description', row.descriptionHash, row.description),
   };
 }
 
@@ -134,7 +135,7 @@ export function calendarEvent(
     start,
     end,
     summary: htmlToText(row.title),
-    description: masked ? undefined : description || undefined,
+    description: masked ? undefined : description.text || undefined,
     location: location(venue),
     geo,
     url: urls.permalink('event', row.slug),
