@@ -98,7 +98,7 @@ function options(argv: string[]): Options {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The verdict (exported for test/unit/cache-bench.test.ts)
+// The verdict (exported for scripts/bench/test/cache.test.ts)
 
 /** The value at quantile q of an ascending list (nearest rank); undefined for an empty list. */
 export function percentile(sorted: number[], q: number): number | undefined {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { modelOriginRequests, requestsTotal, windowCheck } from '../../scripts/bench/cache.js';
-import { assignUrls } from '../../scripts/bench/cache-subscribers.js';
-import { candidateUrls } from '../../scripts/bench/cache-urls.js';
-import { rng } from '../../scripts/bench/common.js';
-import { startOriginCounter } from '../../scripts/bench/origin-counter.js';
-import type { Samples } from '../../scripts/bench/scenarios.js';
-import { parseVarnishstat } from '../../scripts/cache/varnish-stats.js';
+import { modelOriginRequests, requestsTotal, windowCheck } from '../cache.js';
+import { assignUrls } from '../cache-subscribers.js';
+import { candidateUrls } from '../cache-urls.js';
+import { rng } from '../common.js';
+import { startOriginCounter } from '../origin-counter.js';
+import type { Samples } from '../scenarios.js';
+import { parseVarnishstat } from '../../cache/varnish-stats.js';
 
 /**
  * The cache benchmark's verdict (scripts/bench/cache.ts, docs/caching.md "Capacity") rests on what
