@@ -26,13 +26,8 @@ import { fillSearchTexts } from '../../src/db/migrations/20261204000101_fill_sea
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
-import {
+import { BENCH_ADMIN, BENCH_DB_DIR, ROOT, checkDatabaseUrl, defaultSqliteUrl, describeUrl, options, pick, progress, rng, round } from './common.js';
 
-  BENCH_ADMIN, BENCH_DB_DIR, LIMITS, ROOT, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, pick, progress, rng, round, sqlDate,
-} from './common.js';
-
-// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
-process.env.TZ = 'UTC';
 
 export interface SeedOptions {
   events: number;
@@ -131,9 +126,9 @@ function skewed(random: () => number, n: number, power = 2): number {
   return Math.min(n - 1, Math.floor(n * random() ** power));
 }
 
-function capitalise(word: string): string {
-  return word[0].toUpperCase() + word.slice(1);
-}
+const capitalise = (word: string) => word[0].toUpperCase() + word.slice(1);
+/** 'YYYY-MM-DD HH:MM:SS' in UTC, the storage format of every date. */
+const sqlDate = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 // ---------------------------------------------------------------------------------------------
 // Preparing the database
@@ -174,7 +169,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
 // Seeding
 
 export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
-  const n = bounded('events', Math.round(options.events), LIMITS.events);
+  const n = Math.round(options.events);
   const random = rng(options.seed ?? 42);
   const started = Date.now();
   process.stderr.write(`seeding ${n.toLocaleString('en')} events into ${describeUrl(options.databaseUrl)}\n`);
@@ -443,20 +438,16 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Command line
-
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', seed: 'number', force: 'boolean' });
-  const events = bounded('events', Number(args.events ?? 100_000), LIMITS.events);
-  const databaseUrl = String(args.database ?? defaultSqliteUrl(events));
-  const report = await seedCalendar({ events, databaseUrl, seed: args.seed as number | undefined, force: Boolean(args.force) });
-  process.stdout.write(`${JSON.stringify({ database: describeUrl(databaseUrl), ...report, admin: BENCH_ADMIN.login })}\n`);
-}
-
+// The command line: `node --import tsx scripts/bench/seed.ts [--events 100000] [--database URL] [--seed 42] [--force]`.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`seed failed: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
+  process.env.TZ = 'UTC';
+  const o = options<{ events: number; database?: string; seed: number; force: boolean }>(process.argv.slice(2), { events: ['number', 100_000, 100, 5_000_000], database: ['string'], seed: ['number', 42], force: ['boolean'] }, import.meta.url);
+  const databaseUrl = o.database ?? defaultSqliteUrl(o.events);
+  seedCalendar({ events: o.events, databaseUrl, seed: o.seed, force: o.force }).then(
+    (report) => process.stdout.write(`${JSON.stringify({ database: describeUrl(databaseUrl), ...report, admin: BENCH_ADMIN.login })}\n`),
+    (err: unknown) => {
+      process.stderr.write(`seed failed: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
 }

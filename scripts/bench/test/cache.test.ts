@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { modelOriginRequests, requestsTotal, windowCheck } from '../cache.js';
-import { assignUrls } from '../cache-subscribers.js';
+import { assignUrls, modelOriginRequests, requestsTotal, startOriginCounter, windowCheck } from '../cache.js';
 import { candidateUrls } from '../cache-urls.js';
 import { rng } from '../common.js';
-import { startOriginCounter } from '../origin-counter.js';
 import type { Samples } from '../scenarios.js';
 import { parseVarnishstat } from '../../cache/varnish-stats.js';
 
