@@ -26,7 +26,7 @@ import { samplesOf, type Samples } from './scenarios.js';
 import { seedCalendar } from './seed.js';
 import { answeringUrls, prepareUrls, report, type Prepared } from './cache-urls.js';
 
-const SPEC: c.Spec = {
+const SPEC = {
   cache: ['boolean'],
   subscribers: ['number', 1000, 1, 100_000],
   urls: ['number', 300, 1, 5000],
@@ -42,24 +42,9 @@ const SPEC: c.Spec = {
   seed: ['number', 42],
   force: ['boolean'],
   tsx: ['boolean'],
-};
+} satisfies c.Spec;
 
-export interface Options {
-  subscribers: number;
-  urls: number;
-  duration: number;
-  maxAge: number;
-  poll: number;
-  connections: number;
-  writeEvery: number;
-  cold: boolean;
-  events: number;
-  database: string;
-  skipSeed: boolean;
-  seed: number;
-  force: boolean;
-  tsx: boolean;
-}
+export type Options = c.Options<typeof SPEC>;
 
 export interface WindowCheck {
   distinctUrls: number;
@@ -277,7 +262,7 @@ const scrapeRequests = (base: string) =>
   );
 
 export async function main(argv: string[]): Promise<void> {
-  const opts = c.options<Options>(argv, SPEC, import.meta.url);
+  const opts = c.options(argv, SPEC, import.meta.url);
   c.checkDatabaseUrl(opts.database);
   const started = new Date();
   if (!opts.tsx && !c.buildService()) opts.tsx = true;

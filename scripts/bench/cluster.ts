@@ -20,10 +20,10 @@ import { seedCalendar } from './seed.js';
 
 /** The seeder drops the tables of databases named for the benchmark only. */
 const CLUSTER_DATABASE = 'tec_bench';
-const SPEC: c.Spec = { cluster: ['boolean'], events: ['number', 2000, 100, 5_000_000], duration: ['number', 10, 1, 120], connections: ['number', 24, 1, 256], warmup: ['number', 2, 0, 30], tsx: ['boolean'] };
+const SPEC = { cluster: ['boolean'], events: ['number', 2000, 100, 5_000_000], duration: ['number', 10, 1, 120], connections: ['number', 24, 1, 256], warmup: ['number', 2, 0, 30], tsx: ['boolean'] } satisfies c.Spec;
 
 export async function main(argv: string[]): Promise<void> {
-  const o = c.options<{ events: number; duration: number; connections: number; warmup: number; tsx: boolean }>(argv, SPEC, import.meta.url);
+  const o = c.options(argv, SPEC, import.meta.url);
   const tsx = o.tsx || !c.buildService();
   const started = new Date();
   const cluster = await startCluster({ log: c.log, database: CLUSTER_DATABASE });

@@ -29,12 +29,15 @@ export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 type Value = string | number | boolean | undefined;
 /** An option: its kind, default (a function of the options read so far) and bounds for numbers. */
 export type Spec = Record<string, [kind: 'string' | 'number' | 'boolean', fallback?: Value | ((o: Record<string, Value>) => Value), min?: number, max?: number]>;
+type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
+/** The options a spec gives, camelCased: a string option without a default may be missing. */
+export type Options<S extends Spec> = { [K in keyof S & string as Camel<K>]: S[K][0] extends 'number' ? number : S[K][0] extends 'boolean' ? boolean : S[K] extends [unknown, unknown, ...unknown[]] ? string : string | undefined };
 
 /**
  * `--name value`, `--name=value` and `--flag` options of `spec` (anything else is an error), with
  * defaults and bounds; `--help` prints the first doc comment of `moduleUrl` (the mode's usage).
  */
-export function options<T>(argv: string[], spec: Spec, moduleUrl: string): T {
+export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: string): Options<S> {
   const out: Record<string, Value> = {};
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help') {
@@ -57,7 +60,7 @@ export function options<T>(argv: string[], spec: Spec, moduleUrl: string): T {
     const v = out[name];
     if (kind === 'number' && v !== undefined && !(Number(v) >= (min ?? -Infinity) && Number(v) <= (max ?? Infinity))) throw new Error(`--${name} must be ${min} to ${max}, got ${v}`);
   }
-  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v])) as T;
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v])) as Options<S>;
 }
 
 /** The default benchmark database of a name: a SQLite file in the git-ignored results folder. */

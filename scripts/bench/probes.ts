@@ -54,7 +54,7 @@ import { explain, profileSummary } from './explain.js';
 
 const DEFAULT_EVENTS: Record<string, number> = { cpu: 100_000, explain: 100_000, ics: 500, purge: 2000 };
 const DEFAULT_REQUESTS: Record<string, number> = { cpu: 2000, feed: 400, search: 300, ics: 40, purge: 300, memory: 600 };
-const SPEC: c.Spec = {
+const SPEC = {
   probe: ['string'],
   events: ['number', (o) => DEFAULT_EVENTS[String(o.probe)] ?? 10_000, 1, 5_000_000],
   database: ['string', (o) => c.defaultSqliteUrl(Number(o.events))],
@@ -73,28 +73,9 @@ const SPEC: c.Spec = {
   full: ['boolean'],
   file: ['string'],
   top: ['number', 25, 1, 1000],
-};
+} satisfies c.Spec;
 
-export interface ProbeOptions {
-  probe: string;
-  events: number;
-  database: string;
-  requests: number;
-  connections: number;
-  only?: string;
-  allocations: boolean;
-  answers?: string;
-  rounds: number;
-  commits: number;
-  scenarios?: string;
-  nodeFlags: string;
-  breakdown: boolean;
-  repeat: number;
-  writes: boolean;
-  full: boolean;
-  file?: string;
-  top: number;
-}
+export type ProbeOptions = c.Options<typeof SPEC>;
 
 /** The app over `url` (migrated first) in this process, on an ephemeral port of 127.0.0.1. */
 export async function inProcess(url: string, env: Record<string, string | undefined> = {}): Promise<{ db: Knex; base: string; close(): Promise<void> }> {
@@ -407,8 +388,8 @@ async function memoryProbe(o: ProbeOptions): Promise<void> {
 const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = { cpu: cpuProbe, feed: feedProbe, search: searchProbe, ics: icsProbe, purge: purgeProbe, commit: commitProbe, memory: memoryProbe, explain, profile: profileSummary };
 
 export async function main(argv: string[]): Promise<void> {
-  const o = c.options<ProbeOptions>(argv, SPEC, import.meta.url);
-  if (!PROBES[o.probe]) throw new Error(`--probe must be one of ${Object.keys(PROBES).join(', ')}`);
+  const o = c.options(argv, SPEC, import.meta.url);
+  if (!o.probe || !PROBES[o.probe]) throw new Error(`--probe must be one of ${Object.keys(PROBES).join(', ')}`);
   c.checkDatabaseUrl(o.database);
   await PROBES[o.probe](o);
 }

@@ -21,7 +21,7 @@ import { UserRepository } from '../../src/repositories/users.js';
 import * as c from './common.js';
 import { closedLoop, sendJson, type BenchRequest } from './load.js';
 
-const SPEC: c.Spec = {
+const SPEC = {
   recurrence: ['boolean'],
   series: ['number', 1000, 1, 100_000],
   duration: ['number', 10, 1, 120],
@@ -29,12 +29,12 @@ const SPEC: c.Spec = {
   database: ['string', c.defaultSqliteUrl('recurrence')],
   changes: ['number', 40, 1, 10_000],
   reuse: ['boolean'],
-};
+} satisfies c.Spec;
 const CATEGORIES = ['Music', 'Sport', 'Theatre', 'Dance', 'Talks', 'Family', 'Food', 'Film', 'Art', 'Markets'];
 const summary = (values: number[]) => ({ count: values.length, ...c.quantiles(values) });
 
 export async function main(argv: string[]): Promise<void> {
-  const o = c.options<{ series: number; duration: number; connections: number; database: string; changes: number; reuse: boolean }>(argv, SPEC, import.meta.url);
+  const o = c.options(argv, SPEC, import.meta.url);
   const file = path.resolve(c.ROOT, o.database.slice('sqlite:'.length));
   if (!o.database.startsWith('sqlite:') || !file.startsWith(c.BENCH_DB_DIR)) throw new Error('--database must be a sqlite: file under bench/results/db');
   if (!c.buildService()) throw new Error('the build failed');

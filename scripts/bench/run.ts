@@ -37,7 +37,7 @@ const MODES: Record<string, () => Promise<{ main(argv: string[]): Promise<void> 
   probe: () => import('./probes.js'),
 };
 
-const SPEC: c.Spec = {
+const SPEC = {
   scale: ['boolean'],
   events: ['number', 100_000, 100, 5_000_000],
   database: ['string'],
@@ -57,29 +57,9 @@ const SPEC: c.Spec = {
   'node-args': ['string', ''],
   timeout: ['number', (o) => (o.scale ? 60 : 10), 1, 120],
   'paired-rounds': ['number', 1, 1, 10],
-};
+} satisfies c.Spec;
 
-interface Options {
-  scale: boolean;
-  events: number;
-  database?: string;
-  duration: number;
-  connections: number;
-  warmup: number;
-  scaleSizes: string;
-  skipSeed: boolean;
-  scenarios?: string;
-  noFloor: boolean;
-  profile?: string;
-  tsx: boolean;
-  seed: number;
-  force: boolean;
-  quietWait: number;
-  keepAuthLimit: boolean;
-  nodeArgs: string;
-  timeout: number;
-  pairedRounds: number;
-}
+type Options = c.Options<typeof SPEC>;
 
 export interface ScenarioResult extends ClosedResult {
   name: string;
@@ -383,7 +363,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const mode = Object.keys(MODES).find((name) => argv.includes(`--${name}`));
   if (mode) return (await MODES[mode]()).main(argv);
-  const opts = c.options<Options>(argv, SPEC, import.meta.url);
+  const opts = c.options(argv, SPEC, import.meta.url);
   const names = opts.scenarios?.split(',').map((s) => s.trim());
   const unknown = names?.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown?.length) throw new Error(`unknown scenarios: ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);

@@ -441,7 +441,7 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
 // The command line: `node --import tsx scripts/bench/seed.ts [--events 100000] [--database URL] [--seed 42] [--force]`.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
   process.env.TZ = 'UTC';
-  const o = options<{ events: number; database?: string; seed: number; force: boolean }>(process.argv.slice(2), { events: ['number', 100_000, 100, 5_000_000], database: ['string'], seed: ['number', 42], force: ['boolean'] }, import.meta.url);
+  const o = options(process.argv.slice(2), { events: ['number', 100_000, 100, 5_000_000], database: ['string'], seed: ['number', 42], force: ['boolean'] }, import.meta.url);
   const databaseUrl = o.database ?? defaultSqliteUrl(o.events);
   seedCalendar({ events: o.events, databaseUrl, seed: o.seed, force: o.force }).then(
     (report) => process.stdout.write(`${JSON.stringify({ database: describeUrl(databaseUrl), ...report, admin: BENCH_ADMIN.login })}\n`),

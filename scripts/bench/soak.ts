@@ -21,7 +21,7 @@ import { MIX, pickKind, type SoakRequest, type SoakState } from './soak-mix.js';
 import { samplesOf } from './scenarios.js';
 import { seedCalendar } from './seed.js';
 
-const SPEC: c.Spec = {
+const SPEC = {
   soak: ['number', undefined, 1, 1440],
   events: ['number', 20_000, 100, 5_000_000],
   database: ['string', (o) => c.defaultSqliteUrl(`soak-${o.events}`)],
@@ -33,21 +33,9 @@ const SPEC: c.Spec = {
   seed: ['number', 42],
   force: ['boolean'],
   tsx: ['boolean'],
-};
+} satisfies c.Spec;
 
-interface Options {
-  soak: number;
-  database: string;
-  events: number;
-  rate: number;
-  longPolls: number;
-  warmupMinutes: number;
-  out: string;
-  skipSeed: boolean;
-  seed: number;
-  force: boolean;
-  tsx: boolean;
-}
+type Options = c.Options<typeof SPEC>;
 
 /** What one minute saw: latencies and statuses per kind, then the service's memory at its end. */
 interface Minute {
@@ -107,7 +95,7 @@ function csv(minutes: Minute[]): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const opts = c.options<Options>(argv, SPEC, import.meta.url);
+  const opts = c.options(argv, SPEC, import.meta.url);
   if (!Number.isInteger(opts.soak)) throw new Error(`--soak needs whole minutes, 1 to 1440, got ${opts.soak}`);
   c.checkDatabaseUrl(opts.database);
   opts.out = path.resolve(c.ROOT, opts.out);

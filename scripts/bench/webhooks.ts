@@ -26,7 +26,7 @@ import { closedLoop, openLoop, sendJson, type BenchRequest, type ClosedResult } 
 import { eventBody, samplesOf, type Samples } from './scenarios.js';
 import { seedCalendar } from './seed.js';
 
-const SPEC: c.Spec = {
+const SPEC = {
   webhooks: ['boolean'],
   database: ['string', c.defaultSqliteUrl('webhooks')],
   force: ['boolean'],
@@ -45,27 +45,9 @@ const SPEC: c.Spec = {
   'skip-scenarios': ['boolean'],
   profile: ['string'],
   tsx: ['boolean'],
-};
+} satisfies c.Spec;
 
-interface Options {
-  database: string;
-  force: boolean;
-  rate: number;
-  duration: number;
-  connections: number;
-  hooks: number;
-  patchShare: number;
-  wait: number;
-  warmup: number;
-  events: number;
-  skipThroughput: boolean;
-  fanout: number;
-  fanoutRate: number;
-  hanging: number;
-  skipScenarios: boolean;
-  profile?: string;
-  tsx: boolean;
-}
+type Options = c.Options<typeof SPEC>;
 
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
 
@@ -326,7 +308,7 @@ async function fairness(b: Bench, count: number, rate: number): Promise<Scenario
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const opts = c.options<Options>(argv, SPEC, import.meta.url);
+  const opts = c.options(argv, SPEC, import.meta.url);
   c.checkDatabaseUrl(opts.database);
   const started = new Date();
   if (!opts.tsx && !c.buildService()) opts.tsx = true;
