@@ -6,16 +6,12 @@
  *                    [--poll 5] [--connections 200] [--write-every 5] [--cold] [--events 10000]
  *                    [--database URL] [--skip-seed] [--seed 42] [--force] [--tsx]
  *
- * client -> Varnish (scripts/cache/varnish.ts, the project's VCL) -> a counting proxy -> the service
- * (METRICS=on, CACHE_MAX_AGE=--max-age). --urls public URLs (one-event .ics feeds, /events.ics with
- * filters, /events.jsonld, public pages, API lists) answering 200 at the service are fetched once
- * through Varnish (unless --cold); then --subscribers subscribers (every URL followed by one, the rest
- * by popularity) poll their URL every --poll s with If-None-Match, open-loop over --connections
- * keep-alive connections, for --duration s, while a writer PATCHes one of the events shown every
- * --write-every s at the service itself. Reported: the clients' requests and latency, the origin's
- * requests (200 vs 304, cross-checked with /metrics) against "origin requests <= distinct URLs x
- * (windows + 1)", Varnish's objects and storage, CPU. The exit code is 1 when the check is not met, a
- * client got no answer or another status than 200/304, or the writer failed.
+ * client -> Varnish (the project's VCL) -> a counting proxy -> the service (CACHE_MAX_AGE=--max-age).
+ * --urls public URLs (cache-urls.ts) are fetched once through Varnish unless --cold; --subscribers poll
+ * one each every --poll s with If-None-Match, open-loop over --connections keep-alive connections, while
+ * a writer PATCHes one of the events shown every --write-every s at the service itself. The exit code is
+ * 1 when "origin requests <= distinct URLs x (windows + 1)" is not met, a client got no answer or another
+ * status than 200/304, or the writer failed.
  */
 import http from 'node:http';
 import { startVarnish } from '../cache/varnish.js';

@@ -321,11 +321,7 @@ export function findDatabaseServerPid(): number | undefined {
   return undefined;
 }
 
-export interface Usage {
-  seconds: number;
-  serviceCores?: number;
-  machineCores?: number;
-}
+export type Usage = { seconds: number; serviceCores?: number; machineCores?: number; };
 
 /** Cores used by the process and by the whole machine between this call and the returned function's. */
 export function usageMeter(pid: number): () => Usage {

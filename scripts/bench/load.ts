@@ -7,14 +7,9 @@
  */
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { round } from './common.js';
+import { quantiles, round } from './common.js';
 
-export interface BenchRequest {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
+export type BenchRequest = { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: string; };
 
 export interface Answer {
   status: number;
@@ -49,8 +44,13 @@ export interface Closed {
   onAnswer?: (status: number, body: string, headers: Record<string, string>) => void;
 }
 
-/** A closed loop (autocannon); `stop()` ends it early. */
+/**
+ * A closed loop; `stop()` ends it early. For a time, autocannon drives it; a number of requests (the
+ * probes, the service often in this process, where autocannon adds milliseconds to each request) goes
+ * over node:http keep-alive connections, one request after another on each.
+ */
 export function closedLoop(o: Closed): Promise<ClosedResult> & { stop(): void } {
+  if (o.requests) return counted(o, o.requests);
   const instance = autocannon({
     url: o.base,
     connections: o.connections,
@@ -81,6 +81,34 @@ export function closedLoop(o: Closed): Promise<ClosedResult> & { stop(): void } 
     };
   });
   return Object.assign(result, { stop: () => instance.stop() });
+}
+
+function counted(o: Closed, requests: number): Promise<ClosedResult> & { stop(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections });
+  const [latencies, statusCodes, started] = [[] as number[], {} as Record<string, number>, performance.now()];
+  let [left, bytes, errors] = [requests, 0, 0];
+  const worker = async () => {
+    for (; left > 0; left--) {
+      const answer = await send(o.base, o.request(), { agent, timeoutMs: (o.timeout ?? 10) * 1000 }).catch(() => undefined);
+      if (!answer) errors++;
+      else {
+        latencies.push(answer.ms);
+        statusCodes[answer.status] = (statusCodes[answer.status] ?? 0) + 1;
+        bytes += Buffer.byteLength(answer.body);
+        o.onAnswer?.(answer.status, answer.body, answer.headers as Record<string, string>);
+      }
+    }
+  };
+  const result = Promise.all(Array.from({ length: o.connections }, worker)).then((): ClosedResult => {
+    agent.destroy();
+    const seconds = (performance.now() - started) / 1000;
+    const q = quantiles(latencies);
+    const non2xx = Object.entries(statusCodes).reduce((sum, [code, n]) => sum + (code.startsWith('2') ? 0 : n), 0);
+    const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
+    const latencyMs = { mean: round(mean, 2), p50: q.p50 ?? 0, p90: q.p90 ?? 0, p99: q.p99 ?? 0, max: q.max ?? 0 };
+    return { requests: latencies.length, seconds: round(seconds, 2), rps: round(latencies.length / seconds, 1), latencyMs, non2xx, statusCodes, errors, timeouts: 0, kbPerResponse: latencies.length ? round(bytes / latencies.length / 1024, 2) : 0 };
+  });
+  return Object.assign(result, { stop: () => void (left = 0) });
 }
 
 /** One request over node:http (a keep-alive `agent` if given), its body read whole. */
@@ -147,7 +175,8 @@ export interface OpenResult {
  * sends what it owes at once, so the loop asks its rate even when this process is busy).
  */
 export function openLoop<R extends BenchRequest>(o: Open<R>): { done: Promise<OpenResult>; stop(): Promise<OpenResult>; counts: { sent: number; skipped: number } } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections ?? Infinity, ...(o.connections ? { maxFreeSockets: o.connections, timeout: 4000 } : {}) });
+  // Idle connections are closed after 4 s, before the server's (5 s) or Varnish's (timeout_idle 5 s): a request sent on one being closed would get no answer.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections ?? Infinity, maxFreeSockets: o.connections ?? 256, timeout: 4000 });
   const pending = new Set<Promise<void>>();
   const latencies: number[] = [];
   const counts = { sent: 0, skipped: 0, non2xx: 0, errors: 0, ok: 0 };

@@ -88,11 +88,7 @@ interface SuiteResult {
   profile?: string[];
 }
 
-interface Run {
-  opts: Options;
-  samples: Samples;
-  dbPid?: number;
-}
+type Run = { opts: Options; samples: Samples; dbPid?: number; };
 
 /** True when the database has the tables and columns the current migrations create (against a freshly migrated in-memory SQLite). */
 async function schemaCurrent(url: string): Promise<boolean> {

@@ -1,19 +1,12 @@
 /**
- * Seeds a realistic calendar for the benchmark, through bulk SQL (knex.batchInsert in transactions),
- * not over HTTP:
- *
- *   node --import tsx scripts/bench/seed.ts [--events 100000] [--database URL] [--seed 42] [--force]
- *
- * N events spread over 3 years around now (drafts ~5 %, all-day ~12 %, multi-day ~10 %, costs in
- * several shapes, some featured / sticky / hidden / with an image), venues and organizers ~2 % of N
- * each (popularity skewed, some drafts, most venues with coordinates), 30 categories (6 parents with
- * 4 children each) and 100 tags. Every event has one venue, 1-2 organizers and 1-3 terms. Ids are
- * explicit, so links are written without reading ids back. Dates are 'YYYY-MM-DD HH:MM:SS' UTC
- * strings; events are in the zone 'UTC' (local = UTC). An administrator with a known secret
- * (BENCH_ADMIN) is created through UserRepository.add for the write scenarios.
- *
- * The database is rebuilt from scratch: a SQLite file is deleted first; a MySQL database has the
- * service's tables dropped (its name must contain "bench", or pass --force).
+ * Seeds a realistic calendar for the benchmark by bulk SQL (batch inserts in transactions), not over
+ * HTTP: N events over 3 years around now (drafts, all-day, multi-day, costs in several shapes, some
+ * featured / sticky / hidden / with an image), venues and organizers ~2 % of N each (popularity
+ * skewed), 30 categories (6 parents with 4 children) and 100 tags; every event has one venue, 1-2
+ * organizers and 1-3 terms; ids explicit, dates UTC. The administrator BENCH_ADMIN is created for the
+ * write scenarios. A SQLite file is deleted first; a MySQL database has its tables dropped (its name
+ * must contain "bench", or pass --force). `node --import tsx scripts/bench/seed.ts [--events 100000]
+ * [--database URL] [--seed 42] [--force]` seeds alone.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -39,24 +32,11 @@ export interface SeedOptions {
   chunk?: number;
 }
 
-export interface SeedReport {
-  events: number;
-  venues: number;
-  organizers: number;
-  images: number;
-  categories: number;
-  tags: number;
-  rows: number;
-  seconds: number;
-  adminId: number;
-}
+export type SeedReport = { events: number; venues: number; organizers: number; images: number; categories: number; tags: number; rows: number; seconds: number; adminId: number; };
 
 const BATCH = 400;
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-
-// ---------------------------------------------------------------------------------------------
-// Vocabulary
 
 /** Titles are `{adjective} {Subject} {format}`; the search-only scenario asks for one whole title. */
 export const ADJECTIVES = ['Sunset', 'Midnight', 'Spring', 'Summer', 'Autumn', 'Winter', 'Grand', 'Little', 'Open', 'Late', 'Early', 'Downtown', 'Riverside', 'Community', 'Annual', 'Weekly', 'Monthly', 'Family', 'Neighbourhood', 'Global'];
@@ -130,19 +110,13 @@ const capitalise = (word: string) => word[0].toUpperCase() + word.slice(1);
 /** 'YYYY-MM-DD HH:MM:SS' in UTC, the storage format of every date. */
 const sqlDate = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-// ---------------------------------------------------------------------------------------------
-// Preparing the database
-
 async function resetDatabase(options: SeedOptions): Promise<void> {
   const engine = checkDatabaseUrl(options.databaseUrl);
   if (engine === 'sqlite') {
     const file = options.databaseUrl.slice('sqlite:'.length);
     if (file === ':memory:') throw new Error('the benchmark needs a file or a MySQL database, not :memory: (the service runs in another process)');
     const absolute = path.resolve(ROOT, file);
-    const inside = absolute.startsWith(BENCH_DB_DIR + path.sep);
-    if (fs.existsSync(absolute) && !inside && !options.force) {
-      throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
-    }
+    if (fs.existsSync(absolute) && !absolute.startsWith(BENCH_DB_DIR + path.sep) && !options.force) throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
     for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(absolute + suffix, { force: true });
     return;
   }
@@ -164,9 +138,6 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
     await db.destroy();
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Seeding
 
 export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
   const n = Math.round(options.events);

@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<void> {
       let status = 0;
       for (let round = 0; round < o.rounds; round++) {
         await bumpDataVersion(db);
-        const prober = openLoop({ base, rate: 50, request: () => ({ path: '/healthz' }), connections: 1 });
+        const prober = openLoop({ base, rate: 50, request: () => ({ path: '/healthz' }) });
         const answer = await send(base, { path }, { timeoutMs: 600_000 });
         const healthz = await prober.stop();
         [status] = [answer.status, latencies.push(answer.ms), probes.push(healthz.latencies.at(-1) ?? 0)];

@@ -1,21 +1,16 @@
 /**
- * `npm run bench -- --webhooks`: the cost and the lag of webhook delivery on one process
- * (docs/performance.md "Webhooks", where each step is described).
+ * `npm run bench -- --webhooks`: the cost and the lag of webhook delivery on one process; each step,
+ * its targets and figures are in docs/performance.md "Webhooks".
  *
  *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
  *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
  *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
  *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios] [--profile DIR]
  *
- * A small calendar is seeded afresh, the service started as `npm start` starts it with
- * WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8, and this process runs the receiver, which verifies every
- * message with `standardwebhooks`, answers 204 at once and notes when each (webhook, record, title)
- * arrived. Steps: closed-loop creates without webhooks; the lag of open-loop writes at --rate to
- * --hooks webhooks; reads, then venue updates, beside open-loop creates with the webhooks paused,
- * delivering, paused; closed-loop creates with the webhooks and again paused; fan-out to --fanout
- * webhooks; fairness beside --hanging webhooks that never answer. --profile DIR profiles every thread
- * of the service (`--probe profile FILE` summarises one). The exit code is 1 if a lag message is
- * missing, a message fails verification, or a write was answered with an error.
+ * A small calendar is seeded afresh, the service started with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,
+ * and this process runs the receiver, which verifies every message with `standardwebhooks`, answers
+ * 204 at once and notes when each (webhook, record, title) arrived. The exit code is 1 if a lag
+ * message is missing, a message fails verification, or a write was answered with an error.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -52,22 +47,10 @@ type Options = c.Options<typeof SPEC>;
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
 
 /** A write of a lag phase: the record, the title only this write gave it, and when its 2xx answer arrived (performance.now()). */
-export interface Write {
-  kind: 'create' | 'update';
-  id: number;
-  title: string;
-  answeredAt: number;
-}
+export type Write = { kind: 'create' | 'update'; id: number; title: string; answeredAt: number; };
 
 /** A verified message at the receiver: which webhook, which record version, when (performance.now()). */
-export interface Arrival {
-  hook: number;
-  messageId: string;
-  type: string;
-  id: number | undefined;
-  title: string | undefined;
-  at: number;
-}
+export type Arrival = { hook: number; messageId: string; type: string; id: number | undefined; title: string | undefined; at: number; };
 
 export interface HookMatch {
   hook: number;
@@ -166,33 +149,11 @@ async function startReceiver(): Promise<Receiver> {
   return { ...receiver, port: (server.address() as { port: number }).port, close };
 }
 
-export interface Throughput {
-  label: string;
-  rps: number;
-  requests: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-  usage: c.Usage;
-  writes?: LagLoad;
-}
+export type Throughput = { label: string; rps: number; requests: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; usage: c.Usage; writes?: LagLoad; };
 
-interface LagLoad {
-  writes: Write[];
-  sent: number;
-  errors: string[];
-  skipped: number;
-  usage: c.Usage;
-}
+type LagLoad = { writes: Write[]; sent: number; errors: string[]; skipped: number; usage: c.Usage; };
 
-interface Bench {
-  opts: Options;
-  base: string;
-  pid: number;
-  samples: Samples;
-  receiver: Receiver;
-}
+type Bench = { opts: Options; base: string; pid: number; samples: Samples; receiver: Receiver; };
 
 /** A title no other write of the run uses (the key the receiver's messages are matched by). */
 const uniqueTitle = (prefix: string, n: number) => `${prefix} ${n} ${crypto.randomBytes(4).toString('hex')}`;
