@@ -308,20 +308,18 @@ export function machineBusyMs(): number | undefined {
 
 /** The pid of the local MariaDB/MySQL server, for CPU accounting (read-only). */
 export function findDatabaseServerPid(): number | undefined {
-  for (const entry of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    const comm = (() => {
-      try {
-        return fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      } catch {
-        return '';
-      }
-    })();
-    if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
-  }
-  return undefined;
+  const comm = (pid: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return ''; // gone
+    }
+  };
+  const pid = fs.readdirSync('/proc').find((entry) => /^\d+$/.test(entry) && ['mariadbd', 'mysqld'].includes(comm(entry)));
+  return pid === undefined ? undefined : Number(pid);
 }
 
-export type Usage = { seconds: number; serviceCores?: number; machineCores?: number; };
+export type Usage = { seconds: number; serviceCores?: number; machineCores?: number };
 
 /** Cores used by the process and by the whole machine between this call and the returned function's. */
 export function usageMeter(pid: number): () => Usage {

@@ -84,7 +84,7 @@ export async function explain(o: ProbeOptions): Promise<void> {
   }
 }
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[]; };
+type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
 
 /** `src/records/events/mapper.ts`-style names for our code, the package name for node_modules, else a bucket. */
 export function areaOf(url: string, functionName: string): string {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import autocannon from 'autocannon';
 import { quantiles, round } from './common.js';
 
-export type BenchRequest = { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: string; };
+export type BenchRequest = { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: string };
 
 export interface Answer {
   status: number;

@@ -128,7 +128,7 @@ async function cpuProbe(o: ProbeOptions): Promise<void> {
   await app.close();
 }
 
-type AllocationNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocationNode[]; };
+type AllocationNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocationNode[] };
 
 /** The 25 functions that allocated most, with their callers' chain (two up), in KB per request. */
 function printAllocations(head: AllocationNode, count: number): void {

@@ -88,7 +88,7 @@ interface SuiteResult {
   profile?: string[];
 }
 
-type Run = { opts: Options; samples: Samples; dbPid?: number; };
+type Run = { opts: Options; samples: Samples; dbPid?: number };
 
 /** True when the database has the tables and columns the current migrations create (against a freshly migrated in-memory SQLite). */
 async function schemaCurrent(url: string): Promise<boolean> {
@@ -357,7 +357,7 @@ function scaleReport(suites: SuiteResult[], opts: Options): { text: string; chec
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const mode = Object.keys(MODES).find((name) => argv.includes(`--${name}`));
+  const mode = Object.keys(MODES).find((name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`)));
   if (mode) return (await MODES[mode]()).main(argv);
   const opts = c.options(argv, SPEC, import.meta.url);
   const names = opts.scenarios?.split(',').map((s) => s.trim());

@@ -32,7 +32,7 @@ export interface SeedOptions {
   chunk?: number;
 }
 
-export type SeedReport = { events: number; venues: number; organizers: number; images: number; categories: number; tags: number; rows: number; seconds: number; adminId: number; };
+export type SeedReport = { events: number; venues: number; organizers: number; images: number; categories: number; tags: number; rows: number; seconds: number; adminId: number };
 
 const BATCH = 400;
 const DAY = 86_400_000;

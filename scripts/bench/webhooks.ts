@@ -47,10 +47,10 @@ type Options = c.Options<typeof SPEC>;
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
 
 /** A write of a lag phase: the record, the title only this write gave it, and when its 2xx answer arrived (performance.now()). */
-export type Write = { kind: 'create' | 'update'; id: number; title: string; answeredAt: number; };
+export type Write = { kind: 'create' | 'update'; id: number; title: string; answeredAt: number };
 
 /** A verified message at the receiver: which webhook, which record version, when (performance.now()). */
-export type Arrival = { hook: number; messageId: string; type: string; id: number | undefined; title: string | undefined; at: number; };
+export type Arrival = { hook: number; messageId: string; type: string; id: number | undefined; title: string | undefined; at: number };
 
 export interface HookMatch {
   hook: number;
@@ -149,11 +149,11 @@ async function startReceiver(): Promise<Receiver> {
   return { ...receiver, port: (server.address() as { port: number }).port, close };
 }
 
-export type Throughput = { label: string; rps: number; requests: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; usage: c.Usage; writes?: LagLoad; };
+export type Throughput = { label: string; rps: number; requests: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; usage: c.Usage; writes?: LagLoad };
 
-type LagLoad = { writes: Write[]; sent: number; errors: string[]; skipped: number; usage: c.Usage; };
+type LagLoad = { writes: Write[]; sent: number; errors: string[]; skipped: number; usage: c.Usage };
 
-type Bench = { opts: Options; base: string; pid: number; samples: Samples; receiver: Receiver; };
+type Bench = { opts: Options; base: string; pid: number; samples: Samples; receiver: Receiver };
 
 /** A title no other write of the run uses (the key the receiver's messages are matched by). */
 const uniqueTitle = (prefix: string, n: number) => `${prefix} ${n} ${crypto.randomBytes(4).toString('hex')}`;
