@@ -15,6 +15,7 @@ export interface Answer {
   status: number;
   body: string;
   headers: Record<string, string | string[] | undefined>;
+  bytes: number;
   /** Send to last byte, ms. */
   ms: number;
 }
@@ -89,12 +90,12 @@ function counted(o: Closed, requests: number): Promise<ClosedResult> & { stop():
   let [left, bytes, errors] = [requests, 0, 0];
   const worker = async () => {
     for (; left > 0; left--) {
-      const answer = await send(o.base, o.request(), { agent, timeoutMs: (o.timeout ?? 10) * 1000 }).catch(() => undefined);
+      const answer = await send(o.base, o.request(), { agent, timeoutMs: (o.timeout ?? 10) * 1000, discard: !o.onAnswer }).catch(() => undefined);
       if (!answer) errors++;
       else {
         latencies.push(answer.ms);
         statusCodes[answer.status] = (statusCodes[answer.status] ?? 0) + 1;
-        bytes += Buffer.byteLength(answer.body);
+        bytes += answer.bytes;
         o.onAnswer?.(answer.status, answer.body, answer.headers as Record<string, string>);
       }
     }
@@ -112,14 +113,15 @@ function counted(o: Closed, requests: number): Promise<ClosedResult> & { stop():
 }
 
 /** One request over node:http (a keep-alive `agent` if given), its body read whole. */
-export function send(base: string, req: BenchRequest, o: { agent?: http.Agent; timeoutMs?: number } = {}): Promise<Answer> {
+export function send(base: string, req: BenchRequest, o: { agent?: http.Agent; timeoutMs?: number; discard?: boolean } = {}): Promise<Answer> {
   const target = new URL(base);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const request = http.request({ host: target.hostname, port: target.port, path: req.path, method: req.method ?? 'GET', headers: req.headers, agent: o.agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ms: performance.now() - started }));
+      // `discard`: the body is counted, not kept (a probe's client costs as little as it can).
+      const [chunks, size] = [[] as Buffer[], { bytes: 0 }];
+      res.on('data', (chunk: Buffer) => ((size.bytes += chunk.length), o.discard || chunks.push(chunk)));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: o.discard ? '' : Buffer.concat(chunks).toString('utf8'), bytes: size.bytes, headers: res.headers, ms: performance.now() - started }));
       res.on('error', reject);
     });
     request.setTimeout(o.timeoutMs ?? 30_000, () => request.destroy(new Error('timeout')));
