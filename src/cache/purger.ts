@@ -52,7 +52,7 @@ export interface CachePurger {
 export const BATCH = 200;
 /**
  * A write of this process is looked for this long after its commit, so that the writes of a burst
- * share one BAN (what a BAN costs a write: scripts/bench/purge-probe.ts).
+ * share one BAN (what a BAN costs a write: `npm run bench -- --probe purge`).
  */
 export const WAKE_MS = 50;
 /** Repeated failures are logged at most this often (the first one at once). */
