@@ -1,67 +1,71 @@
 /**
- * Helpers shared by the benchmark scripts: option parsing, the default database, a seeded random
- * generator, child processes and /proc readings. Nothing here talks to anything but 127.0.0.1.
+ * Helpers of every benchmark mode: options, paths, the database URL, a seeded random generator, child
+ * processes (the service as `npm start` runs it), /proc readings, tables and result files. Nothing
+ * here talks to anything but 127.0.0.1.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 
 /** The repository root (scripts/bench/ is two levels down). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Output folder: git-ignored. SQLite databases live in its `db/` subfolder so they are ignored too. */
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 export const BENCH_DB_DIR = path.join(RESULTS_DIR, 'db');
-
 /** Known administrator of the seeded calendar (write scenarios authenticate with it). */
 export const BENCH_ADMIN = { login: 'bench-admin', secret: 'bench-secret-5f3a9c2e71d4' };
-
+export const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
+export const JSON_WRITE = { 'content-type': 'application/json', authorization: AUTH };
 /** The namespace every route lives under (BASE_PATH default + the plugin namespace). */
 export const NAMESPACE_PATH = '/wp-json/tribe/events/v1';
+export const api = (route: string) => `${NAMESPACE_PATH}${route}`;
+export const DAY = 86_400_000;
+export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export const LIMITS = {
-  events: { min: 100, max: 5_000_000 },
-  duration: { min: 1, max: 120 },
-  warmup: { min: 0, max: 30 },
-  connections: { min: 1, max: 256 },
-};
+type Value = string | number | boolean | undefined;
+/** An option: its kind, default (a function of the options read so far) and bounds for numbers. */
+export type Spec = Record<string, [kind: 'string' | 'number' | 'boolean', fallback?: Value | ((o: Record<string, Value>) => Value), min?: number, max?: number]>;
+type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
+/** The options a spec gives, camelCased: a string option without a default may be missing. */
+export type Options<S extends Spec> = { [K in keyof S & string as Camel<K>]: S[K][0] extends 'number' ? number : S[K][0] extends 'boolean' ? boolean : S[K] extends [unknown, unknown, ...unknown[]] ? string : string | undefined };
 
-/** `--name value`, `--name=value` and `--flag` options; anything else is an error. */
-export function parseArgs(argv: string[], spec: Record<string, 'string' | 'number' | 'boolean'>): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
+/**
+ * `--name value`, `--name=value` and `--flag` options of `spec` (anything else is an error), with
+ * defaults and bounds; `--help` prints the first doc comment of `moduleUrl` (the mode's usage).
+ */
+export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: string): Options<S> {
+  const out: Record<string, Value> = {};
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
-    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    const kind = spec[name];
-    if (!kind) throw new Error(`unknown option --${name} (known: ${Object.keys(spec).map((k) => `--${k}`).join(', ')})`);
-    if (kind === 'boolean') {
-      out[name] = inline === undefined ? true : /^(1|true|yes)$/i.test(inline);
-      continue;
+    if (argv[i] === '--help') {
+      process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
+      process.exit(0);
     }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new Error(`--${name} needs a value`);
-    if (kind === 'number') {
-      const n = Number(value.replace(/_/g, '').replace(/k$/i, '000').replace(/m$/i, '000000'));
-      if (!Number.isFinite(n)) throw new Error(`--${name} must be a number, got "${value}"`);
-      out[name] = n;
-    } else out[name] = value;
+    if (!argv[i].startsWith('--')) throw new Error(`unexpected argument "${argv[i]}"`);
+    const [name, inline] = argv[i].slice(2).split(/=(.*)/s, 2);
+    const kind = spec[name]?.[0];
+    if (!kind) throw new Error(`unknown option --${name} (known: ${Object.keys(spec).map((k) => `--${k}`).join(', ')})`);
+    if (kind === 'boolean') out[name] = inline === undefined ? true : /^(1|true|yes)$/i.test(inline);
+    else {
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new Error(`--${name} needs a value`);
+      out[name] = kind === 'string' ? value : Number(value.replace(/_/g, '').replace(/k$/i, '000').replace(/m$/i, '000000'));
+    }
   }
-  return out;
+  for (const [name, [kind, fallback, min, max]] of Object.entries(spec)) {
+    out[name] ??= typeof fallback === 'function' ? fallback(out) : (fallback ?? (kind === 'boolean' ? false : undefined));
+    const v = out[name];
+    if (kind === 'number' && v !== undefined && !(Number(v) >= (min ?? -Infinity) && Number(v) <= (max ?? Infinity))) throw new Error(`--${name} must be ${min} to ${max}, got ${v}`);
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v])) as Options<S>;
 }
 
-export function bounded(name: string, value: number, limits: { min: number; max: number }): number {
-  if (!Number.isFinite(value) || value < limits.min || value > limits.max) {
-    throw new Error(`--${name} must be between ${limits.min} and ${limits.max}, got ${value}`);
-  }
-  return value;
-}
-
-/** The default benchmark database for a calendar size: a SQLite file in the git-ignored results folder. */
-export function defaultSqliteUrl(events: number): string {
-  return `sqlite:${path.relative(ROOT, path.join(BENCH_DB_DIR, `bench-${events}.sqlite`))}`;
+/** The default benchmark database of a name: a SQLite file in the git-ignored results folder. */
+export function defaultSqliteUrl(name: number | string): string {
+  return `sqlite:${path.relative(ROOT, path.join(BENCH_DB_DIR, typeof name === 'number' ? `bench-${name}.sqlite` : `${name}.sqlite`))}`;
 }
 
 /** Engine of a DATABASE_URL, and a refusal of anything that is not on this machine. */
@@ -76,9 +80,7 @@ export function checkDatabaseUrl(url: string): 'sqlite' | 'mysql' {
 }
 
 /** A password-free description of a database URL. */
-export function describeUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-}
+export const describeUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
 /** mulberry32: small, fast, seeded; the calendar is the same for the same seed and size. */
 export function rng(seed: number): () => number {
@@ -92,13 +94,23 @@ export function rng(seed: number): () => number {
   };
 }
 
-export function pick<T>(random: () => number, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)];
+export const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+export const round = (value: number, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A progress or result line of a benchmark, on stderr (stdout carries the reports). */
+export const log = (message: string) => void process.stderr.write(`${message}\n`);
+
+/** The value at quantile q of an ascending list (nearest rank); undefined for an empty list. */
+export function percentile(sorted: number[], q: number): number | undefined {
+  if (!sorted.length) return undefined;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-/** 'YYYY-MM-DD HH:MM:SS' in UTC, the storage format of every date. */
-export function sqlDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+/** p50, p95, p99 and max of a list of milliseconds, rounded to 0.1 ms. */
+export function quantiles(values: number[]): { p50?: number; p90?: number; p95?: number; p99?: number; max?: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length ? round(percentile(sorted, q)!, 1) : undefined);
+  return { p50: at(0.5), p90: at(0.9), p95: at(0.95), p99: at(0.99), max: at(1) };
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -113,23 +125,42 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** SHA-256 (first 12 hex digits) of every file under src/, openapi/, generated/ (the bundled document the service reads) and package-lock.json: which code was measured. */
+/** SHA-256 (first 12 hex digits) of every file under src/, openapi/, generated/ and package-lock.json: which code was measured. */
 export function codeFingerprint(): string {
   const hash = crypto.createHash('sha256');
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else {
-        hash.update(path.relative(ROOT, full));
-        hash.update(fs.readFileSync(full));
-      }
+      else hash.update(path.relative(ROOT, full)).update(fs.readFileSync(full));
     }
   };
   for (const dir of ['src', 'openapi', 'generated']) if (fs.existsSync(path.join(ROOT, dir))) walk(path.join(ROOT, dir));
   const lock = path.join(ROOT, 'package-lock.json');
   if (fs.existsSync(lock)) hash.update(fs.readFileSync(lock));
   return hash.digest('hex').slice(0, 12);
+}
+
+export function machine(): { host: string; cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverage: number[] } {
+  const cpus = os.cpus();
+  return { host: os.hostname(), cpus: cpus.length, cpuModel: cpus[0]?.model, memoryGb: round(os.totalmem() / 2 ** 30, 1), node: process.version, loadAverage: os.loadavg().map((l) => round(l, 2)) };
+}
+
+/** Writes bench/results/<name>-<time>.json and prints the report with the file's name. */
+export function writeResults(name: string, started: Date, json: Record<string, unknown>, text: string): void {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${name}${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const body = { started: started.toISOString(), finished: new Date().toISOString(), code: codeFingerprint(), machine: machine(), ...json };
+  fs.writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
+  process.stdout.write(`\n${text}\n\nresults: ${path.relative(ROOT, file)}\n`);
+}
+
+/** Says what went wrong in capitals and sets the exit code to 1, if anything did. */
+export function failOn(problems: Array<string | false | 0 | undefined>): void {
+  const found = problems.filter(Boolean);
+  if (!found.length) return;
+  process.stdout.write(`\n!!! ${found.join('; ')} !!!\n`);
+  process.exitCode = 1;
 }
 
 export interface Child {
@@ -141,7 +172,7 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts a node process with its output kept (last 200 lines) and echoed when `echo` is set. */
+/** Starts a node process with its output kept (last 200 lines) and its first 20 lines echoed when `echo` is set. */
 export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, echo = false): Child {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
@@ -151,9 +182,9 @@ export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, 
       if (line === '') continue;
       output.push(line.length > 2000 ? `${line.slice(0, 2000)}...` : line);
       if (output.length > 200) output.shift();
-      // Echo the first lines only, shortened: a failing scenario can log thousands of errors.
-      if (echo && echoed < 20) process.stderr.write(`[${name}] ${line.length > 800 ? `${line.slice(0, 400)} ... ${line.slice(-400)}` : line}\n`); // the end holds an error's code
-      else if (echo && echoed === 20) process.stderr.write(`[${name}] (further output not shown)\n`);
+      // Shortened, keeping the end, which holds an error's code: a failing scenario can log thousands of errors.
+      if (echo && echoed < 20) log(`[${name}] ${line.length > 800 ? `${line.slice(0, 400)} ... ${line.slice(-400)}` : line}`);
+      else if (echo && echoed === 20) log(`[${name}] (further output not shown)`);
       echoed++;
     }
   };
@@ -180,19 +211,68 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 120_000
   void child.exited.then(() => (dead = true));
   while (Date.now() < deadline) {
     if (dead) throw new Error(`${child.name} exited before it was ready:\n${child.output.slice(-30).join('\n')}`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(async (res) => (await res.arrayBuffer(), res.ok), () => false);
+    if (ok) return;
+    await sleep(200);
   }
   throw new Error(`${child.name} did not answer ${url} within ${timeoutMs / 1000} s:\n${child.output.slice(-30).join('\n')}`);
 }
 
-/** Resident memory of a process from /proc (kB): peak (VmHWM) and current (VmRSS). */
+/** Builds dist/ (`npm run -s build`); false, with the reason logged, when the build failed (the caller then runs src/ with tsx). */
+export function buildService(): boolean {
+  log('building dist/ (npm run -s build)...');
+  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  if (result.status === 0) return true;
+  log(`build failed; running the service from src/ with tsx instead:\n${(result.stdout + result.stderr).slice(-3000)}`);
+  return false;
+}
+
+/**
+ * The service's environment: defaults for everything but the port, the database and the log level.
+ * AUTH_FAILURE_LIMIT is raised unless `keepAuthLimit`, so that the failed-login throttle cannot shape a
+ * measurement; SQLITE_SYNCHRONOUS is dropped too (a scenario that compares another level sets it).
+ */
+export function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, LOG_LEVEL: 'warn', SITE_TIMEZONE: 'UTC', VALIDATE_RESPONSES: 'false', NODE_ENV: 'production' };
+  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'BODY_LIMIT', 'DEBUG', 'NODE_OPTIONS', 'AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_ADDRESS_LIMIT', 'AUTH_FAILURE_WINDOW', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS']) delete env[name];
+  if (!keepAuthLimit) env.AUTH_FAILURE_LIMIT = '1000000';
+  return env;
+}
+
+/** `npm start`'s node flags and the environment it sets before `node` (package.json, e.g. glibc's malloc settings). */
+export function npmStart(): { flags: string[]; env: Record<string, string> } {
+  const words = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  const assignments = words.slice(0, words.indexOf('node')).filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
+  return { flags: words.filter((word) => word.startsWith('--')), env: Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)])) };
+}
+
+export interface ServiceOptions {
+  tsx?: boolean;
+  /** Changes the environment last (after `npm start`'s). */
+  env?: (env: NodeJS.ProcessEnv) => void;
+  /** Node flags besides `npm start`'s (`--cpu-prof`, which NODE_OPTIONS refuses; `--max-old-space-size=96` to try a setting). */
+  flags?: string[];
+  keepAuthLimit?: boolean;
+  name?: string;
+  /** The path polled until it answers (the namespace index by default). */
+  ready?: string;
+}
+
+/** The service as `npm start` runs it (dist/, or src/ through tsx) on `database` and a free port; resolves once it answers. */
+export async function startService(database: string, o: ServiceOptions = {}): Promise<{ child: Child; base: string }> {
+  const port = await freePort();
+  const start = npmStart();
+  const env: NodeJS.ProcessEnv = { ...serviceEnv(database, port, o.keepAuthLimit), ...start.env };
+  o.env?.(env);
+  const entry = o.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  const child = startNode(o.name ?? 'service', [...start.flags, ...(o.flags ?? []), ...entry], env, true);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}${o.ready ?? `${NAMESPACE_PATH}/`}`, child);
+  log(`${o.name ?? 'service'} ready on ${base} (pid ${child.pid}${o.tsx ? ', from src/ with tsx' : ', dist/'}${o.flags?.length ? `, ${o.flags.join(' ')}` : ''})`);
+  return { child, base };
+}
+
+/** Resident memory of a process from /proc: peak (VmHWM) and current (VmRSS), MB. */
 export function memoryOf(pid: number): { hwmMb: number; rssMb: number } | undefined {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -208,10 +288,9 @@ export function cpuMsOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start at state (field 3).
+    // Fields after the command name (which may contain spaces) start at state (field 3); CLK_TCK is 100.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return ticks * 10; // CLK_TCK is 100 on Linux
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return undefined;
   }
@@ -221,9 +300,7 @@ export function cpuMsOf(pid: number | undefined): number | undefined {
 export function machineBusyMs(): number | undefined {
   try {
     const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal
-    const busy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0);
-    return busy * 10;
+    return (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0)) * 10;
   } catch {
     return undefined;
   }
@@ -231,56 +308,43 @@ export function machineBusyMs(): number | undefined {
 
 /** The pid of the local MariaDB/MySQL server, for CPU accounting (read-only). */
 export function findDatabaseServerPid(): number | undefined {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  const comm = (pid: string) => {
     try {
-      const comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
+      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
-      // gone
+      return ''; // gone
     }
-  }
-  return undefined;
+  };
+  const pid = fs.readdirSync('/proc').find((entry) => /^\d+$/.test(entry) && ['mariadbd', 'mysqld'].includes(comm(entry)));
+  return pid === undefined ? undefined : Number(pid);
 }
 
-export function round(value: number, digits = 0): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
+export type Usage = { seconds: number; serviceCores?: number; machineCores?: number };
+
+/** Cores used by the process and by the whole machine between this call and the returned function's. */
+export function usageMeter(pid: number): () => Usage {
+  const start = { at: Date.now(), service: cpuMsOf(pid), machine: machineBusyMs() };
+  return () => {
+    const seconds = (Date.now() - start.at) / 1000;
+    const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : round((b - a) / 1000 / seconds, 2));
+    return { seconds: round(seconds, 1), serviceCores: cores(start.service, cpuMsOf(pid)), machineCores: cores(start.machine, machineBusyMs()) };
+  };
 }
 
-/** A progress line on stderr: a bar on a terminal, a line every 10 % otherwise. */
+/** A progress line on stderr: a line every 10 %. */
 export function progress(label: string, total: number): { tick(done: number): void; done(extra?: string): void } {
   const started = Date.now();
-  const tty = process.stderr.isTTY;
   let lastDecile = -1;
-  let lastDraw = 0;
-  const line = (done: number) => {
-    const fraction = total === 0 ? 1 : done / total;
-    const elapsed = (Date.now() - started) / 1000;
-    const rate = elapsed > 0 ? done / elapsed : 0;
-    const eta = rate > 0 ? (total - done) / rate : 0;
-    const width = 30;
-    const filled = Math.round(fraction * width);
-    return `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${Math.round(rate).toLocaleString('en')}/s ${elapsed.toFixed(0)}s elapsed, ETA ${eta.toFixed(0)}s`;
-  };
   return {
     tick(done) {
-      if (tty) {
-        if (Date.now() - lastDraw < 200 && done < total) return;
-        lastDraw = Date.now();
-        process.stderr.write(`\r${line(done)}\x1b[K`);
-      } else {
-        const decile = Math.floor((done / Math.max(total, 1)) * 10);
-        if (decile !== lastDecile) {
-          lastDecile = decile;
-          process.stderr.write(`${line(done)}\n`);
-        }
-      }
+      const decile = Math.floor((done / Math.max(total, 1)) * 10);
+      if (decile === lastDecile) return;
+      lastDecile = decile;
+      const elapsed = (Date.now() - started) / 1000;
+      const rate = elapsed > 0 ? done / elapsed : 0;
+      log(`${label} ${decile * 10}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${Math.round(rate).toLocaleString('en')}/s, ETA ${(rate > 0 ? (total - done) / rate : 0).toFixed(0)}s`);
     },
-    done(extra = '') {
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      process.stderr.write(`${tty ? '\r' : ''}${label}: ${total.toLocaleString('en')} in ${seconds}s${extra ? ` ${extra}` : ''}${tty ? '\x1b[K' : ''}\n`);
-    },
+    done: (extra = '') => log(`${label}: ${total.toLocaleString('en')} in ${((Date.now() - started) / 1000).toFixed(1)}s${extra ? ` ${extra}` : ''}`),
   };
 }
 
@@ -290,15 +354,4 @@ export function table(headers: string[], rows: Array<Array<string | number | und
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
   const line = (row: string[]) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   return [line(headers), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.map(line)].join('\n');
-}
-
-/** A progress or result line of a benchmark, on stderr (stdout carries the reports). */
-export function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
-/** `--help`: prints the first doc comment of the benchmark's module (its usage) and exits. */
-export function printUsageAndExit(moduleUrl: string): never {
-  process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
-  process.exit(0);
 }

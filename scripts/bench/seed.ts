@@ -1,19 +1,12 @@
 /**
- * Seeds a realistic calendar for the benchmark, through bulk SQL (knex.batchInsert in transactions),
- * not over HTTP:
- *
- *   node --import tsx scripts/bench/seed.ts [--events 100000] [--database URL] [--seed 42] [--force]
- *
- * N events spread over 3 years around now (drafts ~5 %, all-day ~12 %, multi-day ~10 %, costs in
- * several shapes, some featured / sticky / hidden / with an image), venues and organizers ~2 % of N
- * each (popularity skewed, some drafts, most venues with coordinates), 30 categories (6 parents with
- * 4 children each) and 100 tags. Every event has one venue, 1-2 organizers and 1-3 terms. Ids are
- * explicit, so links are written without reading ids back. Dates are 'YYYY-MM-DD HH:MM:SS' UTC
- * strings; events are in the zone 'UTC' (local = UTC). An administrator with a known secret
- * (BENCH_ADMIN) is created through UserRepository.add for the write scenarios.
- *
- * The database is rebuilt from scratch: a SQLite file is deleted first; a MySQL database has the
- * service's tables dropped (its name must contain "bench", or pass --force).
+ * Seeds a realistic calendar for the benchmark by bulk SQL (batch inserts in transactions), not over
+ * HTTP: N events over 3 years around now (drafts, all-day, multi-day, costs in several shapes, some
+ * featured / sticky / hidden / with an image), venues and organizers ~2 % of N each (popularity
+ * skewed), 30 categories (6 parents with 4 children) and 100 tags; every event has one venue, 1-2
+ * organizers and 1-3 terms; ids explicit, dates UTC. The administrator BENCH_ADMIN is created for the
+ * write scenarios. A SQLite file is deleted first; a MySQL database has its tables dropped (its name
+ * must contain "bench", or pass --force). `node --import tsx scripts/bench/seed.ts [--events 100000]
+ * [--database URL] [--seed 42] [--force]` seeds alone.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -27,13 +20,8 @@ import { up as fillRenderedTexts } from '../../src/db/migrations/20261207000101_
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
-import {
+import { BENCH_ADMIN, BENCH_DB_DIR, ROOT, checkDatabaseUrl, defaultSqliteUrl, describeUrl, options, pick, progress, rng, round } from './common.js';
 
-  BENCH_ADMIN, BENCH_DB_DIR, LIMITS, ROOT, bounded, checkDatabaseUrl, defaultSqliteUrl, describeUrl, parseArgs, pick, progress, rng, round, sqlDate,
-} from './common.js';
-
-// Date parsing needs a UTC process (dates/parse.ts assertUtcProcess); set before anything runs.
-process.env.TZ = 'UTC';
 
 export interface SeedOptions {
   events: number;
@@ -45,24 +33,11 @@ export interface SeedOptions {
   chunk?: number;
 }
 
-export interface SeedReport {
-  events: number;
-  venues: number;
-  organizers: number;
-  images: number;
-  categories: number;
-  tags: number;
-  rows: number;
-  seconds: number;
-  adminId: number;
-}
+export type SeedReport = { events: number; venues: number; organizers: number; images: number; categories: number; tags: number; rows: number; seconds: number; adminId: number };
 
 const BATCH = 400;
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-
-// ---------------------------------------------------------------------------------------------
-// Vocabulary
 
 /** Titles are `{adjective} {Subject} {format}`; the search-only scenario asks for one whole title. */
 export const ADJECTIVES = ['Sunset', 'Midnight', 'Spring', 'Summer', 'Autumn', 'Winter', 'Grand', 'Little', 'Open', 'Late', 'Early', 'Downtown', 'Riverside', 'Community', 'Annual', 'Weekly', 'Monthly', 'Family', 'Neighbourhood', 'Global'];
@@ -132,12 +107,9 @@ function skewed(random: () => number, n: number, power = 2): number {
   return Math.min(n - 1, Math.floor(n * random() ** power));
 }
 
-function capitalise(word: string): string {
-  return word[0].toUpperCase() + word.slice(1);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Preparing the database
+const capitalise = (word: string) => word[0].toUpperCase() + word.slice(1);
+/** 'YYYY-MM-DD HH:MM:SS' in UTC, the storage format of every date. */
+const sqlDate = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 async function resetDatabase(options: SeedOptions): Promise<void> {
   const engine = checkDatabaseUrl(options.databaseUrl);
@@ -145,10 +117,7 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
     const file = options.databaseUrl.slice('sqlite:'.length);
     if (file === ':memory:') throw new Error('the benchmark needs a file or a MySQL database, not :memory: (the service runs in another process)');
     const absolute = path.resolve(ROOT, file);
-    const inside = absolute.startsWith(BENCH_DB_DIR + path.sep);
-    if (fs.existsSync(absolute) && !inside && !options.force) {
-      throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
-    }
+    if (fs.existsSync(absolute) && !absolute.startsWith(BENCH_DB_DIR + path.sep) && !options.force) throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
     for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(absolute + suffix, { force: true });
     return;
   }
@@ -171,11 +140,8 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Seeding
-
 export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
-  const n = bounded('events', Math.round(options.events), LIMITS.events);
+  const n = Math.round(options.events);
   const random = rng(options.seed ?? 42);
   const started = Date.now();
   process.stderr.write(`seeding ${n.toLocaleString('en')} events into ${describeUrl(options.databaseUrl)}\n`);
@@ -450,20 +416,16 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Command line
-
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), { events: 'number', database: 'string', seed: 'number', force: 'boolean' });
-  const events = bounded('events', Number(args.events ?? 100_000), LIMITS.events);
-  const databaseUrl = String(args.database ?? defaultSqliteUrl(events));
-  const report = await seedCalendar({ events, databaseUrl, seed: args.seed as number | undefined, force: Boolean(args.force) });
-  process.stdout.write(`${JSON.stringify({ database: describeUrl(databaseUrl), ...report, admin: BENCH_ADMIN.login })}\n`);
-}
-
+// The command line: `node --import tsx scripts/bench/seed.ts [--events 100000] [--database URL] [--seed 42] [--force]`.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`seed failed: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
+  process.env.TZ = 'UTC';
+  const o = options(process.argv.slice(2), { events: ['number', 100_000, 100, 5_000_000], database: ['string'], seed: ['number', 42], force: ['boolean'] }, import.meta.url);
+  const databaseUrl = o.database ?? defaultSqliteUrl(o.events);
+  seedCalendar({ events: o.events, databaseUrl, seed: o.seed, force: o.force }).then(
+    (report) => process.stdout.write(`${JSON.stringify({ database: describeUrl(databaseUrl), ...report, admin: BENCH_ADMIN.login })}\n`),
+    (err: unknown) => {
+      process.stderr.write(`seed failed: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
 }

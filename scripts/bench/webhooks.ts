@@ -1,109 +1,56 @@
 /**
- * `npm run bench -- --webhooks`: the cost and the lag of webhook delivery on one process
- * (docs/performance.md "Webhooks", docs/webhooks.md).
+ * `npm run bench -- --webhooks`: the cost and the lag of webhook delivery on one process; each step,
+ * its targets and figures are in docs/performance.md "Webhooks".
  *
  *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
  *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
  *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
  *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios] [--profile DIR]
  *
- * A small calendar is seeded afresh (seed.ts: a SQLite file under bench/results/db/ by default; a
- * MySQL database has its tables dropped, its name must contain "bench" or pass --force), the service
- * started as `npm start` starts it with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8, and this process runs
- * the receiver: an HTTP server on 127.0.0.1 that verifies every message with `standardwebhooks`,
- * answers 204 at once and notes when each (webhook, record, title) arrived.
- *
- * 1. Throughput without webhooks: closed-loop creates (`POST /events`) on --connections for --duration
- *    (after --warmup seconds of the same, unmeasured).
- * 2. --hooks webhooks are created through `POST /webhooks` (all record types), pointing at the receiver.
- * 3. Lag: open-loop writes at --rate per second for --duration, each with a title of its own: creates,
- *    and a --patch-share of PATCHes, each of a different event created before the webhooks (so each
- *    record has one change after the webhooks' cursor, and the feed, which holds a record once at its
- *    latest change, has exactly that version to send). Lag = the receiver's arrival of the message
- *    carrying that version − the arrival of the write's 2xx answer (≈ its commit). The receiver is
- *    waited on for up to --wait seconds after the last answer.
- * 4. Throughput with the webhooks delivering: as 1; then, once they caught up (up to --wait), as 1
- *    again with them paused. The ratio is "with" over the mean of the two "without" runs (the first
- *    ran on a colder process).
- *
- * 5. Reads (webhook-scenarios.ts): closed-loop GETs while open-loop creates run at --rate, with the
- *    webhooks delivering and again with them paused; then writes the same way: closed-loop venue
- *    updates beside the open-loop event creates, the webhooks receiving events only, so they deliver
- *    --rate changes a second whatever the closed loop's rate (the issue's measure; step 4's closed
- *    loop has every create delivered, five times --rate and more).
- * 6. Fan-out: --fanout webhooks, creates at --fanout-rate for --duration, every message expected.
- * 7. Fairness: --hanging webhooks at a receiver that never answers and one healthy, creates at
- *    --fanout-rate: the healthy one's lag.
- *
- * --profile DIR starts the service with `--cpu-prof --cpu-prof-dir DIR`: one .cpuprofile per thread,
- * the delivery thread's included, written when the service stops; summarise one with
- * `node --import tsx scripts/bench/profile-summary.ts FILE`.
- *
- * Prints the tables and writes bench/results/webhooks-<engine>-<time>.json. The exit code is 1 if a
- * lag message is missing, a message fails verification, or a write was answered with an error.
+ * A small calendar is seeded afresh, the service started with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,
+ * and this process runs the receiver, which verifies every message with `standardwebhooks`, answers
+ * 204 at once and notes when each (webhook, record, title) arrived. The exit code is 1 if a lag
+ * message is missing, a message fails verification, or a write was answered with an error.
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import crypto from 'node:crypto';
-import autocannon from 'autocannon';
+import http from 'node:http';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { BENCH_ADMIN, BENCH_DB_DIR, NAMESPACE_PATH, RESULTS_DIR, ROOT, checkDatabaseUrl, codeFingerprint, cpuMsOf, describeUrl, machineBusyMs, parseArgs, pick, round, stopChild, table, type Child, log, printUsageAndExit } from './common.js';
+import * as c from './common.js';
+import { closedLoop, openLoop, sendJson, type BenchRequest, type ClosedResult } from './load.js';
+import { eventBody, samplesOf, type Samples } from './scenarios.js';
 import { seedCalendar } from './seed.js';
-import { samplesOf, type Samples } from './scenarios.js';
-import { buildService, startAsNpmStart } from './service.js';
-import { deleteHooks, fairness, fanOut, readsUnderWrites, writesUnderDelivery, type ScenarioLag } from './webhook-scenarios.js';
 
 const SPEC = {
-  webhooks: 'boolean', database: 'string', force: 'boolean', rate: 'number', duration: 'number', connections: 'number', hooks: 'number', 'patch-share': 'number', wait: 'number', warmup: 'number', events: 'number', 'skip-throughput': 'boolean', fanout: 'number', 'fanout-rate': 'number', hanging: 'number', 'skip-scenarios': 'boolean', profile: 'string', tsx: 'boolean', help: 'boolean',
-} as const;
+  webhooks: ['boolean'],
+  database: ['string', c.defaultSqliteUrl('webhooks')],
+  force: ['boolean'],
+  rate: ['number', 50, 1, 1000],
+  duration: ['number', 30, 1, 600],
+  connections: ['number', 8, 1, 256],
+  hooks: ['number', 3, 1, 20],
+  'patch-share': ['number', 0.1, 0, 1],
+  wait: ['number', 30, 0, 600],
+  warmup: ['number', 10, 0, 60],
+  events: ['number', 1000, 100, 100_000],
+  'skip-throughput': ['boolean'],
+  fanout: ['number', 100, 1, 100],
+  'fanout-rate': ['number', 20, 1, 200],
+  hanging: ['number', 30, 1, 99],
+  'skip-scenarios': ['boolean'],
+  profile: ['string'],
+  tsx: ['boolean'],
+} satisfies c.Spec;
 
-const AUTH = `Basic ${Buffer.from(`${BENCH_ADMIN.login}:${BENCH_ADMIN.secret}`).toString('base64')}`;
-export const JSON_WRITE = { 'content-type': 'application/json', authorization: AUTH };
+type Options = c.Options<typeof SPEC>;
+
 const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'];
-const REQUEST_TIMEOUT_MS = 30_000;
-/** Writes sent but not answered beyond which sends are skipped (and counted): the service is not keeping up. */
-const MAX_IN_FLIGHT = 256;
 
-export interface Options {
-  database: string;
-  force: boolean;
-  rate: number;
-  duration: number;
-  connections: number;
-  hooks: number;
-  patchShare: number;
-  wait: number;
-  warmup: number;
-  events: number;
-  skipThroughput: boolean;
-  fanout: number;
-  fanoutRate: number;
-  hanging: number;
-  skipScenarios: boolean;
-  /** Where the service's CPU profiles go (none without). */
-  profileDir?: string;
-  tsx: boolean;
-}
-
-/** A write of the lag phase: the record and the title only this write gave it, and when its 2xx answer arrived (performance.now()). */
-export interface Write {
-  kind: 'create' | 'update';
-  id: number;
-  title: string;
-  answeredAt: number;
-}
+/** A write of a lag phase: the record, the title only this write gave it, and when its 2xx answer arrived (performance.now()). */
+export type Write = { kind: 'create' | 'update'; id: number; title: string; answeredAt: number };
 
 /** A verified message at the receiver: which webhook, which record version, when (performance.now()). */
-export interface Arrival {
-  hook: number;
-  messageId: string;
-  type: string;
-  id: number | undefined;
-  title: string | undefined;
-  at: number;
-}
+export type Arrival = { hook: number; messageId: string; type: string; id: number | undefined; title: string | undefined; at: number };
 
 export interface HookMatch {
   hook: number;
@@ -114,16 +61,10 @@ export interface HookMatch {
   duplicates: number;
 }
 
-/** The value at quantile q of an ascending list (nearest rank); undefined for an empty list. */
-export function percentile(sorted: number[], q: number): number | undefined {
-  if (!sorted.length) return undefined;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
 /**
- * Matches each write with each webhook's message of that record version (record id and the title
- * the write set: a later version of the record would carry another title). The first arrival of a
- * version counts; lags are arrival − answer, in ms, ascending over all webhooks.
+ * Matches each write with each webhook's message of that record version (record id and the title the
+ * write set: a later version would carry another title). The first arrival of a version counts; lags
+ * are arrival − answer, in ms, ascending over all webhooks.
  */
 export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]): { perHook: HookMatch[]; lags: number[]; missing: Array<{ hook: number; id: number; title: string }> } {
   const first = new Map<string, number>();
@@ -137,9 +78,8 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
       continue;
     }
     ids.add(arrival.messageId);
-    if (arrival.id === undefined || arrival.title === undefined) continue;
     const key = `${arrival.hook}:${arrival.id}:${arrival.title}`;
-    if (!first.has(key)) first.set(key, arrival.at);
+    if (arrival.id !== undefined && arrival.title !== undefined && !first.has(key)) first.set(key, arrival.at);
   }
   const lags: number[] = [];
   const missing: Array<{ hook: number; id: number; title: string }> = [];
@@ -149,8 +89,8 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
       const at = first.get(`${hook}:${write.id}:${write.title}`);
       if (at === undefined) missing.push({ hook, id: write.id, title: write.title });
       else {
-        received++;
         lags.push(at - write.answeredAt);
+        received++;
       }
     }
     return { hook, expected: writes.length, received, missing: writes.length - received, duplicates: duplicates.get(hook) ?? 0 };
@@ -159,81 +99,14 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
   return { perHook, lags, missing };
 }
 
-/** A closed loop with the webhooks delivering over the mean of the two runs with them paused (before and after): the reads, the writes under delivery. */
-function pausedRatio(runs: Throughput[]): number | undefined {
-  const paused = runs.filter((r) => r.label.includes('paused'));
-  const delivering = runs.find((r) => r.label.includes('delivering'));
-  const mean = paused.reduce((sum, r) => sum + r.rps, 0) / paused.length;
-  return delivering && mean > 0 ? round(delivering.rps / mean, 3) : undefined;
+/** Closed-loop req/s of the run whose label starts with `with ` over the mean of those starting with `without`. */
+export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>, withRun = (l: string) => l.startsWith('with '), without = (l: string) => l.startsWith('without')): number | undefined {
+  const base = runs.filter((r) => without(r.label));
+  const measured = runs.find((r) => withRun(r.label));
+  const mean = base.reduce((sum, r) => sum + r.rps, 0) / base.length;
+  return measured && base.length && mean > 0 ? c.round(measured.rps / mean, 3) : undefined;
 }
-
-/** Changes the webhooks (`PATCH /webhooks/{id}`): pauses or resumes them, or sets the record types they receive. */
-async function patchHooks(base: string, ids: number[], fields: { status?: 'paused' | 'active'; types?: string[] }): Promise<void> {
-  for (const id of ids) await send(base, 'PATCH', `${NAMESPACE_PATH}/webhooks/${id}`, JSON.stringify(fields));
-}
-
-/** Closed-loop req/s with the webhooks over the mean of the runs without them (before, and after with them paused). */
-export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>): number | undefined {
-  const without = runs.filter((r) => r.label.startsWith('without'));
-  const withHooks = runs.find((r) => r.label.startsWith('with '));
-  if (!withHooks || !without.length) return undefined;
-  const mean = without.reduce((sum, r) => sum + r.rps, 0) / without.length;
-  return mean > 0 ? round(withHooks.rps / mean, 3) : undefined;
-}
-
-function options(argv: string[]): Options {
-  const args = parseArgs(argv, SPEC);
-  if (args.help) printUsageAndExit(import.meta.url);
-  const database = String(args.database ?? `sqlite:${path.relative(ROOT, path.join(BENCH_DB_DIR, 'webhooks.sqlite'))}`);
-  checkDatabaseUrl(database);
-  const number = (name: keyof typeof SPEC, fallback: number, min: number, max: number) => {
-    const value = Number(args[name] ?? fallback);
-    if (!(value >= min && value <= max)) throw new Error(`--${name} must be ${min} to ${max}, got ${args[name]}`);
-    return value;
-  };
-  return {
-    database,
-    force: Boolean(args.force),
-    rate: number('rate', 50, 1, 1000),
-    duration: number('duration', 30, 1, 600),
-    connections: number('connections', 8, 1, 256),
-    hooks: number('hooks', 3, 1, 20),
-    patchShare: number('patch-share', 0.1, 0, 1),
-    wait: number('wait', 30, 0, 600),
-    warmup: number('warmup', 10, 0, 60),
-    events: number('events', 1000, 100, 100_000),
-    skipThroughput: Boolean(args['skip-throughput']),
-    fanout: number('fanout', 100, 1, 100),
-    fanoutRate: number('fanout-rate', 20, 1, 200),
-    hanging: number('hanging', 30, 1, 99),
-    skipScenarios: Boolean(args['skip-scenarios']),
-    profileDir: typeof args.profile === 'string' ? path.resolve(args.profile) : undefined,
-    tsx: Boolean(args.tsx),
-  };
-}
-
-export function eventBody(samples: Samples, title: string): string {
-  const day = new Date(Date.now() + Math.floor(1 + Math.random() * 300) * 86_400_000).toISOString().slice(0, 10);
-  return JSON.stringify({
-    title,
-    description: 'Created by the webhook benchmark.',
-    status: 'publish',
-    start_date: `${day} 19:00:00`,
-    end_date: `${day} 21:00:00`,
-    venue: pick(Math.random, samples.venueIds),
-    organizer: pick(Math.random, samples.organizerIds),
-    categories: [pick(Math.random, samples.categoryIds)],
-    tags: [pick(Math.random, samples.tagIds)],
-  });
-}
-
-/** A title no other write of the run uses (the key the receiver's messages are matched by). */
-function uniqueTitle(prefix: string, n: number): string {
-  return `${prefix} ${n} ${crypto.randomBytes(4).toString('hex')}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The receiver
+const pausedRatio = (runs: Throughput[]) => throughputRatio(runs, (l) => l.includes('delivering'), (l) => l.includes('paused'));
 
 export interface Receiver {
   port: number;
@@ -245,9 +118,7 @@ export interface Receiver {
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const arrivals: Arrival[] = [];
-  const unverified: string[] = [];
-  const secrets = new Map<number, string>();
+  const receiver = { arrivals: [] as Arrival[], unverified: [] as string[], secrets: new Map<number, string>() };
   const verifiers = new Map<string, Webhook>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -257,441 +128,337 @@ async function startReceiver(): Promise<Receiver> {
       // Answered before anything else: the lag measured is the service's, not this receiver's.
       res.writeHead(204).end();
       const hook = Number(/^\/hook\/(\d+)$/.exec(req.url ?? '')?.[1]);
-      const body = Buffer.concat(chunks).toString('utf8');
-      const secret = secrets.get(hook);
-      if (!secret) {
-        unverified.push(`${req.url}: no webhook known there`);
-        return;
-      }
-      let verifier = verifiers.get(secret);
-      if (!verifier) verifiers.set(secret, (verifier = new Webhook(secret)));
+      const secret = receiver.secrets.get(hook);
+      if (!secret) return void receiver.unverified.push(`${req.url}: no webhook known there`);
+      if (!verifiers.has(secret)) verifiers.set(secret, new Webhook(secret));
       let message: { type?: string; data?: { id?: unknown; record?: { title?: unknown } } };
       try {
-        message = verifier.verify(body, req.headers as Record<string, string>) as typeof message;
+        message = verifiers.get(secret)!.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as typeof message;
       } catch (err) {
-        unverified.push(`${req.url} ${String(req.headers['webhook-id'])}: ${(err as Error).message}`);
-        return;
+        return void receiver.unverified.push(`${req.url} ${String(req.headers['webhook-id'])}: ${(err as Error).message}`);
       }
       if (message.type === 'webhook.ping') return;
-      const title = message.data?.record?.title;
-      arrivals.push({
-        hook,
-        messageId: String(req.headers['webhook-id']),
-        type: String(message.type),
-        id: typeof message.data?.id === 'number' ? message.data.id : undefined,
-        title: typeof title === 'string' ? title : typeof (title as { rendered?: unknown })?.rendered === 'string' ? (title as { rendered: string }).rendered : undefined,
-        at,
-      });
+      const title = message.data?.record?.title as string | { rendered?: unknown } | undefined;
+      const text = typeof title === 'string' ? title : typeof title?.rendered === 'string' ? title.rendered : undefined;
+      receiver.arrivals.push({ hook, messageId: String(req.headers['webhook-id']), type: String(message.type), id: typeof message.data?.id === 'number' ? message.data.id : undefined, title: text, at });
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return {
-    port,
-    arrivals,
-    unverified,
-    secrets,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const close = () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+  return { ...receiver, port: (server.address() as { port: number }).port, close };
 }
 
-// ---------------------------------------------------------------------------------------------
-// The phases
+export type Throughput = { label: string; rps: number; requests: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; usage: c.Usage; writes?: LagLoad };
 
-export interface Usage {
-  seconds: number;
-  serviceCores?: number;
-  machineCores?: number;
+type LagLoad = { writes: Write[]; sent: number; errors: string[]; skipped: number; usage: c.Usage };
+
+type Bench = { opts: Options; base: string; pid: number; samples: Samples; receiver: Receiver };
+
+/** A title no other write of the run uses (the key the receiver's messages are matched by). */
+const uniqueTitle = (prefix: string, n: number) => `${prefix} ${n} ${crypto.randomBytes(4).toString('hex')}`;
+const createWith = (b: Bench, title: string): BenchRequest => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: eventBody(b.samples, Math.random, title) });
+const call = (b: Bench, method: BenchRequest['method'], route: string, body?: unknown) => sendJson(b.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: body === undefined ? undefined : JSON.stringify(body) });
+
+/** A closed loop of `request` on --connections for `seconds`, beside open-loop event creates at --rate when `beside`. */
+async function closed(b: Bench, label: string, request: () => BenchRequest, o: { seconds?: number; beside?: boolean } = {}): Promise<Throughput> {
+  const meter = c.usageMeter(b.pid);
+  const loop = closedLoop({ base: b.base, connections: b.opts.connections, seconds: o.seconds ?? b.opts.duration, timeout: 30, request });
+  const [r, writes]: [ClosedResult, LagLoad | undefined] = await Promise.all([loop, o.beside ? openWrites(b, b.opts.rate, 0, []) : undefined]);
+  return { label, rps: r.rps, requests: r.requests, p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, usage: meter(), writes };
 }
 
-/** Cores used by the service and by the whole machine between two calls (this process and the database included in the machine's). */
-export function usageMeter(pid: number): () => Usage {
-  const start = { at: Date.now(), service: cpuMsOf(pid), machine: machineBusyMs() };
-  return () => {
-    const seconds = (Date.now() - start.at) / 1000;
-    const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : round((b - a) / 1000 / seconds, 2));
-    return { seconds: round(seconds, 1), serviceCores: cores(start.service, cpuMsOf(pid)), machineCores: cores(start.machine, machineBusyMs()) };
-  };
-}
-
-export interface Throughput {
-  label: string;
-  rps: number;
-  requests: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-  usage: Usage;
-}
-
-async function closedLoopCreates(base: string, samples: Samples, seconds: number, connections: number, label: string, pid: number): Promise<Throughput> {
+const closedCreates = (b: Bench, label: string, seconds?: number) => {
   let n = 0;
-  const meter = usageMeter(pid);
-  const result = await autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    timeout: 30,
-    requests: [{ setupRequest: (req) => ({ ...req, method: 'POST', path: `${NAMESPACE_PATH}/events`, headers: { ...req.headers, ...JSON_WRITE }, body: eventBody(samples, uniqueTitle('Bench closed', n++)) }) }],
+  return closed(b, label, () => createWith(b, uniqueTitle('Bench closed', n++)), { seconds });
+};
+
+/** Open-loop writes at `rate` for --duration, each with a title of its own: creates, and a `patchShare` of PATCHes of the `pool`'s events. */
+async function openWrites(b: Bench, rate: number, patchShare: number, pool: number[]): Promise<LagLoad> {
+  const meter = c.usageMeter(b.pid);
+  const writes: Write[] = [];
+  const errors: string[] = [];
+  let n = 0;
+  type Req = BenchRequest & { write: Omit<Write, 'answeredAt' | 'id'> & { id?: number } };
+  const loop = openLoop<Req>({
+    base: b.base,
+    rate,
+    seconds: b.opts.duration,
+    request: () => {
+      const title = uniqueTitle('Bench hook', ++n);
+      const id = pool.length && Math.random() < patchShare ? pool.pop()! : undefined;
+      if (id === undefined) return { ...createWith(b, title), write: { kind: 'create', title } };
+      return { method: 'PATCH', path: c.api(`/events/${id}`), headers: c.JSON_WRITE, body: JSON.stringify({ title }), write: { kind: 'update', id, title } };
+    },
+    onAnswer: (answer, req) => {
+      if (answer.status >= 300) return void errors.push(`${req.method} ${req.path} -> ${answer.status} ${answer.body.slice(0, 300)}`);
+      writes.push({ ...req.write, id: req.write.id ?? Number((JSON.parse(answer.body) as { id: number }).id), answeredAt: performance.now() });
+    },
+    onError: (err, req) => errors.push(`${req.method} ${req.path}: ${err.message}`),
   });
-  const usage = meter();
-  return { label, rps: round(result.requests.average, 1), requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, usage };
+  const r = await loop.done;
+  return { writes, sent: r.sent, errors, skipped: r.skipped, usage: meter() };
 }
 
-export async function send(base: string, method: string, route: string, body?: string): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
-  const res = await fetch(base + route, { method, headers: JSON_WRITE, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const text = await res.text();
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    json = undefined;
-  }
-  if (res.status >= 300) throw new Error(`${method} ${route} -> ${res.status} ${text.slice(0, 300)}`);
-  return { status: res.status, json };
+/** Waits until every write has reached every webhook (or --wait is up); the seconds waited. */
+async function waitForArrivals(b: Bench, writes: Write[], hooks: number[]): Promise<number> {
+  const started = performance.now();
+  while (performance.now() < started + b.opts.wait * 1000 && matchLag(writes, b.receiver.arrivals, hooks).missing.length) await c.sleep(250);
+  return c.round((performance.now() - started) / 1000, 1);
 }
 
-/** Events for the lag phase's PATCHes, created before the webhooks exist (so their creation is not sent). */
-async function createPool(base: string, samples: Samples, count: number): Promise<number[]> {
+/** Creates webhooks at `urlOf(n)` for each receiver number; their ids in the service. */
+async function createHooks(b: Bench, numbers: number[], urlOf = (n: number) => `http://127.0.0.1:${b.receiver.port}/hook/${n}`): Promise<number[]> {
   const ids: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      next++;
-      const { json } = await send(base, 'POST', `${NAMESPACE_PATH}/events`, eventBody(samples, uniqueTitle('Bench pool', next)));
-      ids.push(Number(json?.id));
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
+  for (const n of numbers) {
+    const { json } = await call(b, 'POST', '/webhooks', { url: urlOf(n), types: RECORD_TYPES, description: `bench receiver ${n}` });
+    b.receiver.secrets.set(n, String(json?.secret));
+    ids.push(Number(json?.id));
+  }
   return ids;
 }
 
-export interface LagLoad {
-  writes: Write[];
-  sent: number;
-  errors: string[];
-  skipped: number;
-  usage: Usage;
+const patchHooks = async (b: Bench, ids: number[], fields: { status?: 'paused' | 'active'; types?: string[] }) => {
+  for (const id of ids) await call(b, 'PATCH', `/webhooks/${id}`, fields);
+};
+const deleteHooks = async (b: Bench, ids: number[]) => {
+  for (const id of ids) await call(b, 'DELETE', `/webhooks/${id}`);
+};
+
+export interface ScenarioLag {
+  label: string;
+  hooks: number;
+  rate: number;
+  writes: number;
+  expected: number;
+  received: number;
+  missing: number;
+  duplicates: number;
+  lagMs: { p50?: number; p95?: number; p99?: number; max?: number };
+  waitedSeconds: number;
+  usage: c.Usage;
 }
 
-/** Open-loop writes: every 20 ms, as many as the clock says are due since the start (rate × elapsed), none waiting for another's answer; a late timer sends the writes it owes at once. */
-export async function openLoopWrites(base: string, samples: Samples, opts: Options, pool: number[], pid: number): Promise<LagLoad> {
-  const writes: Write[] = [];
-  const errors: string[] = [];
-  const pending = new Set<Promise<void>>();
-  let sent = 0;
-  let skipped = 0;
-  let due = 0;
-  const meter = usageMeter(pid);
-  const one = () => {
-    if (pending.size >= MAX_IN_FLIGHT) {
-      skipped++;
-      return;
-    }
-    sent++;
-    const title = uniqueTitle('Bench hook', sent);
-    const patchId = pool.length && Math.random() < opts.patchShare ? pool.pop() : undefined;
-    const request =
-      patchId === undefined
-        ? send(base, 'POST', `${NAMESPACE_PATH}/events`, eventBody(samples, title)).then(({ json }) => writes.push({ kind: 'create', id: Number(json?.id), title, answeredAt: performance.now() }))
-        : send(base, 'PATCH', `${NAMESPACE_PATH}/events/${patchId}`, JSON.stringify({ title })).then(() => writes.push({ kind: 'update', id: patchId, title, answeredAt: performance.now() }));
-    const done = request
-      .then(() => undefined)
-      .catch((err: unknown) => {
-        errors.push((err as Error).message);
-      })
-      .finally(() => pending.delete(done));
-    pending.add(done);
-  };
-  const start = performance.now();
-  const total = Math.round(opts.rate * opts.duration);
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const owed = Math.min(total, Math.floor(((performance.now() - start) / 1000) * opts.rate) + 1);
-      while (due < owed) {
-        due++;
-        one();
-      }
-      if (due >= total) {
-        clearInterval(timer);
-        resolve();
-      }
-    };
-    const timer = setInterval(tick, 20);
-    tick();
-  });
-  await Promise.all(pending);
-  return { writes, sent, errors, skipped, usage: meter() };
+/** Creates at `rate` to `numbers`'s webhooks (created by `setup`); every message must arrive. */
+async function lagScenario(b: Bench, label: string, numbers: number[], rate: number, ids: number[]): Promise<ScenarioLag> {
+  try {
+    const meter = c.usageMeter(b.pid);
+    const load = await openWrites(b, rate, 0, []);
+    const waitedSeconds = await waitForArrivals(b, load.writes, numbers);
+    const match = matchLag(load.writes, b.receiver.arrivals, numbers);
+    const { p50, p95, p99, max } = c.quantiles(match.lags);
+    const sum = (key: 'received' | 'duplicates') => match.perHook.reduce((s, h) => s + h[key], 0);
+    return { label, hooks: numbers.length, rate, writes: load.writes.length, expected: load.writes.length * numbers.length, received: sum('received'), missing: match.missing.length, duplicates: sum('duplicates'), lagMs: { p50, p95, p99, max }, waitedSeconds, usage: meter() };
+  } finally {
+    await deleteHooks(b, ids);
+  }
 }
 
-/** Waits until every write has reached every webhook (or the time is up); the seconds waited. */
-export async function waitForArrivals(receiver: Receiver, writes: Write[], hooks: number[], seconds: number): Promise<number> {
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  while (performance.now() < deadline && matchLag(writes, receiver.arrivals, hooks).missing.length) await new Promise((r) => setTimeout(r, 250));
-  return round((performance.now() - started) / 1000, 1);
+/** Fairness: `count` webhooks at a receiver that reads each request and never answers, and one healthy; the healthy one's lag. */
+async function fairness(b: Bench, count: number, rate: number): Promise<ScenarioLag> {
+  const hanging = http.createServer((req) => req.resume());
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const port = (hanging.address() as { port: number }).port;
+  const ids = [...(await createHooks(b, Array.from({ length: count }, (_, i) => 3001 + i), (n) => `http://127.0.0.1:${port}/hook/${n}`)), ...(await createHooks(b, [2001]))];
+  try {
+    return await lagScenario(b, `fairness: 1 healthy webhook beside ${count} that hang, ${rate} creates/s`, [2001], rate, ids);
+  } finally {
+    hanging.closeAllConnections();
+    await new Promise((resolve) => hanging.close(resolve));
+  }
 }
 
-/** What delivery alone achieved once the writes stopped (the backlog, if any, being sent): the cost of a message apart from the writes'. */
-interface CatchUp {
-  messages: number;
-  perSecond: number;
-  cpuMsPerMessage?: number;
-  usage: Usage;
-}
-
-function catchUpOf(usage: Usage, messages: number): CatchUp | undefined {
-  // Under a second or a handful of messages says nothing.
-  if (usage.seconds < 1 || messages < 10) return undefined;
-  const cpuMs = usage.serviceCores === undefined ? undefined : usage.serviceCores * usage.seconds * 1000;
-  return { messages, perSecond: round(messages / usage.seconds, 1), cpuMsPerMessage: cpuMs === undefined ? undefined : round(cpuMs / messages, 2), usage };
-}
-
-// ---------------------------------------------------------------------------------------------
-
-function startService(opts: Options): Promise<{ child: Child; base: string }> {
-  return startAsNpmStart(opts.database, opts.tsx, (env) => {
-    // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
-    for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
-    env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
-  }, opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []); // every thread writes its own profile
-}
-
-function ms(value: number | undefined): number | undefined {
-  return value === undefined ? undefined : round(value, 1);
-}
-
-export async function webhooksBench(argv: string[]): Promise<void> {
-  const opts = options(argv);
+export async function main(argv: string[]): Promise<void> {
+  const opts = c.options(argv, SPEC, import.meta.url);
+  c.checkDatabaseUrl(opts.database);
   const started = new Date();
-  fs.mkdirSync(BENCH_DB_DIR, { recursive: true });
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  if (!opts.tsx && !buildService()) opts.tsx = true;
+  if (!opts.tsx && !c.buildService()) opts.tsx = true;
   await seedCalendar({ events: opts.events, databaseUrl: opts.database, force: opts.force });
   const { engine, samples } = await samplesOf(opts.database);
   const receiver = await startReceiver();
-  const service = await startService(opts);
-  const throughput: Throughput[] = [];
-  const reads: Array<Throughput & { writes: LagLoad }> = [];
-  const writesUnder: Array<Throughput & { writes: LagLoad }> = [];
-  /** Messages received while the writes under delivery ran (and until they were delivered). */
-  let deliveredUnder: number | undefined;
-  const scenarios: ScenarioLag[] = [];
-  let warmup: Throughput | undefined;
-  let lag: LagLoad | undefined;
-  let waited: number | undefined;
-  let catchUp: CatchUp | undefined;
-  let drain: { expected: number; received: number[]; seconds: number } | undefined;
-  const hooks: number[] = [];
-  /** The webhooks' ids in the service (hooks are the receiver's paths, 1 to --hooks). */
-  const hookIds: number[] = [];
+  // The service's webhook settings are its defaults, but for the receiver's network: http on 127.0.0.1 (docs/webhooks.md "Safety").
+  const service = await c.startService(opts.database, {
+    tsx: opts.tsx,
+    flags: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [],
+    env: (env) => {
+      for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
+      env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
+    },
+  });
+  const b: Bench = { opts, base: service.base, pid: service.child.pid, samples, receiver };
+  const run = { throughput: [] as Throughput[], reads: [] as Throughput[], writesUnder: [] as Throughput[], scenarios: [] as ScenarioLag[] } as Run;
+  const hooks = Array.from({ length: opts.hooks }, (_, i) => i + 1);
+  const step = (text: string) => c.log(`${text}: ${opts.connections} connections, ${opts.duration}s`);
   try {
     if (!opts.skipThroughput) {
       // Not measured, but its answers are checked as the others': an error is an error.
-      if (opts.warmup) warmup = await closedLoopCreates(service.base, samples, opts.warmup, opts.connections, 'warm-up (not measured)', service.child.pid);
-      log(`throughput without webhooks: ${opts.connections} connections, ${opts.duration}s`);
-      throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks', service.child.pid));
+      if (opts.warmup) run.warmup = await closedCreates(b, 'warm-up (not measured)', opts.warmup);
+      step('throughput without webhooks');
+      run.throughput.push(await closedCreates(b, 'without webhooks'));
     }
-    const pool = await createPool(service.base, samples, Math.ceil(opts.rate * opts.duration * opts.patchShare * 1.5) + 5);
-    for (let n = 1; n <= opts.hooks; n++) {
-      const { json } = await send(service.base, 'POST', `${NAMESPACE_PATH}/webhooks`, JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hook/${n}`, types: RECORD_TYPES, description: `bench receiver ${n}` }));
-      receiver.secrets.set(n, String(json?.secret));
-      hookIds.push(Number(json?.id));
-      hooks.push(n);
-    }
-    log(`lag: ${opts.hooks} webhooks, open-loop writes at ${opts.rate}/s for ${opts.duration}s (${Math.round(opts.patchShare * 100)} % PATCHes)`);
-    lag = await openLoopWrites(service.base, samples, opts, pool, service.child.pid);
-    const meter = usageMeter(service.child.pid);
+    // Events for the lag phase's PATCHes, created before the webhooks exist (so their creation is not sent).
+    const pool: number[] = [];
+    const poolSize = Math.ceil(opts.rate * opts.duration * opts.patchShare * 1.5) + 5;
+    await closedLoop({ base: b.base, connections: 4, requests: poolSize, timeout: 30, request: () => createWith(b, uniqueTitle('Bench pool', pool.length)), onAnswer: (_s, body) => void pool.push(Number(JSON.parse(body).id)) });
+    const hookIds = await createHooks(b, hooks);
+    c.log(`lag: ${opts.hooks} webhooks, open-loop writes at ${opts.rate}/s for ${opts.duration}s (${Math.round(opts.patchShare * 100)} % PATCHes)`);
+    run.lag = await openWrites(b, opts.rate, opts.patchShare, pool);
+    const meter = c.usageMeter(b.pid);
     const arrived = receiver.arrivals.length;
-    waited = await waitForArrivals(receiver, lag.writes, hooks, opts.wait);
-    catchUp = catchUpOf(meter(), receiver.arrivals.length - arrived);
-    if (!opts.skipThroughput) {
-      // Reads are measured paused, delivering, then paused again, and the ratio taken to the mean of the
-      // two paused runs: a later run finds a warmer process and database (see the writes below).
-      await patchHooks(service.base, hookIds, { status: 'paused' });
-      log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
-      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
-      await patchHooks(service.base, hookIds, { status: 'active' });
-      // The creates of the paused run are delivered before the next run begins.
-      await waitForArrivals(receiver, reads[0].writes.writes, hooks, opts.wait);
-      log(`reads with ${opts.rate} creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
-      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
-      // Writes while the webhooks deliver --rate changes a second: they receive events only, and the
-      // closed loop updates venues. Paused, delivering, paused again, as the reads.
-      await patchHooks(service.base, hookIds, { types: ['event'], status: 'paused' });
-      log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
-      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, before`, service.child.pid));
-      await patchHooks(service.base, hookIds, { status: 'active' });
-      await waitForArrivals(receiver, writesUnder[0].writes.writes, hooks, opts.wait);
-      log(`venue updates with ${opts.rate} event creates/s delivered to ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
-      const arrivedBefore = receiver.arrivals.length;
-      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, ${opts.hooks} webhooks delivering`, service.child.pid));
-      // Only the event creates are delivered: the closed loop's venue changes are read past.
-      await waitForArrivals(receiver, writesUnder[1].writes.writes, hooks, opts.wait);
-      deliveredUnder = receiver.arrivals.length - arrivedBefore;
-      await patchHooks(service.base, hookIds, { status: 'paused' });
-      log(`venue updates with ${opts.rate} event creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
-      writesUnder.push(await writesUnderDelivery(service.base, samples, opts, `venue updates + ${opts.rate} creates/s, webhooks paused, after`, service.child.pid));
-      await patchHooks(service.base, hookIds, { types: RECORD_TYPES, status: 'active' });
-      await waitForArrivals(receiver, writesUnder[2].writes.writes, hooks, opts.wait);
-      log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
-      const before = receiver.arrivals.length;
-      const result = await closedLoopCreates(service.base, samples, opts.duration, opts.connections, `with ${opts.hooks} webhooks`, service.child.pid);
-      throughput.push(result);
-      // Not part of the verdict: how far delivery fell behind the closed loop, and whether it caught up within --wait.
-      const expected = result.requests - result.non2xx;
-      const counts = () => hooks.map((hook) => receiver.arrivals.slice(before).filter((a) => a.hook === hook && a.title?.startsWith('Bench closed')).length);
-      const drainStart = performance.now();
-      while (performance.now() - drainStart < opts.wait * 1000 && counts().some((c) => c < expected)) await new Promise((r) => setTimeout(r, 250));
-      drain = { expected, received: counts(), seconds: round((performance.now() - drainStart) / 1000, 1) };
-      // Without again, the webhooks paused (nothing delivered): the phase before ran on a colder
-      // process, so the ratio is taken to the mean of the two, not to the first alone.
-      await patchHooks(service.base, hookIds, { status: 'paused' });
-      log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
-      throughput.push(await closedLoopCreates(service.base, samples, opts.duration, opts.connections, 'without webhooks (paused), after', service.child.pid));
-      log(`reads with ${opts.rate} creates/s, webhooks paused: ${opts.connections} connections, ${opts.duration}s`);
-      reads.push(await readsUnderWrites(service.base, samples, opts, `reads + ${opts.rate} creates/s, webhooks paused, after`, service.child.pid));
-    }
+    run.waited = await waitForArrivals(b, run.lag.writes, hooks);
+    const usage = meter();
+    const messages = receiver.arrivals.length - arrived;
+    // What delivery alone achieved once the writes stopped: the cost of a message apart from the writes'.
+    if (usage.seconds >= 1 && messages >= 10) run.catchUp = { messages, perSecond: c.round(messages / usage.seconds, 1), cpuMsPerMessage: usage.serviceCores === undefined ? undefined : c.round((usage.serviceCores * usage.seconds * 1000) / messages, 2), usage };
+    if (!opts.skipThroughput) await pausedRuns(b, run, hookIds, hooks);
     if (!opts.skipScenarios) {
-      await deleteHooks(service.base, hookIds);
-      log(`fan-out: ${opts.fanout} webhooks, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
-      scenarios.push(await fanOut(service.base, samples, receiver, opts, opts.fanout, opts.fanoutRate, service.child.pid));
-      log(`fairness: ${opts.hanging} hanging webhooks + 1 healthy, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
-      scenarios.push(await fairness(service.base, samples, receiver, opts, opts.hanging, opts.fanoutRate, service.child.pid));
+      await deleteHooks(b, hookIds);
+      c.log(`fan-out: ${opts.fanout} webhooks, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
+      const fan = Array.from({ length: opts.fanout }, (_, i) => 1001 + i);
+      run.scenarios.push(await lagScenario(b, `fan-out: ${opts.fanout} webhooks, ${opts.fanoutRate} creates/s`, fan, opts.fanoutRate, await createHooks(b, fan)));
+      c.log(`fairness: ${opts.hanging} hanging webhooks + 1 healthy, ${opts.fanoutRate} creates/s for ${opts.duration}s`);
+      run.scenarios.push(await fairness(b, opts.hanging, opts.fanoutRate));
     }
   } finally {
-    await stopChild(service.child);
+    await c.stopChild(service.child);
     await receiver.close();
   }
-  report(opts, started, engine, { throughput, warmup, lag, waited, catchUp, drain, hooks, receiver, reads, writesUnder, deliveredUnder, scenarios });
+  report(opts, started, engine, hooks, receiver, run);
 }
 
-function report(opts: Options, started: Date, engine: string, run: { throughput: Throughput[]; warmup?: Throughput; lag?: LagLoad; waited?: number; catchUp?: CatchUp; drain?: { expected: number; received: number[]; seconds: number }; hooks: number[]; receiver: Receiver; reads: Array<Throughput & { writes: LagLoad }>; writesUnder: Array<Throughput & { writes: LagLoad }>; deliveredUnder?: number; scenarios: ScenarioLag[] }): void {
-  const { throughput, lag, hooks, receiver } = run;
+export interface Run {
+  throughput: Throughput[];
+  warmup?: Throughput;
+  lag?: LagLoad;
+  waited?: number;
+  catchUp?: { messages: number; perSecond: number; cpuMsPerMessage?: number; usage: c.Usage };
+  drain?: { expected: number; received: number[]; seconds: number };
+  reads: Throughput[];
+  writesUnder: Throughput[];
+  deliveredUnder?: number;
+  scenarios: ScenarioLag[];
+}
+
+/**
+ * Reads, then venue updates (the webhooks receiving events only, so they deliver --rate changes a
+ * second whatever the closed loop's rate), beside open-loop creates, with the webhooks paused,
+ * delivering, then paused again: the ratio is to the mean of the two paused runs (a later run finds a
+ * warmer process). Then closed-loop creates with the webhooks, and without again (paused).
+ */
+async function pausedRuns(b: Bench, run: Run, ids: number[], hooks: number[]): Promise<void> {
+  const { opts, samples } = b;
+  const pages = Math.max(1, Math.floor(samples.events.length / 10));
+  const read = () => ({ path: Math.random() < 0.5 ? c.api(`/events?per_page=10&page=${1 + Math.floor(Math.random() * pages)}`) : c.api(`/events/${c.pick(Math.random, samples.events).id}`) });
+  let n = 0;
+  const venueUpdate = (): BenchRequest => {
+    n++;
+    return { method: 'PATCH', path: c.api(`/venues/${samples.venueIds[n % samples.venueIds.length]}`), headers: c.JSON_WRITE, body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }) };
+  };
+  const besides = async (list: Throughput[], what: string, request: () => BenchRequest, types: string[], statuses: Array<'paused' | 'active'>) => {
+    for (const status of statuses) {
+      const when = list.some((t) => t.label.includes('paused')) ? 'after' : 'before';
+      const label = `${what} + ${opts.rate} creates/s, ${status === 'active' ? `${opts.hooks} webhooks delivering` : `webhooks paused, ${when}`}`;
+      await patchHooks(b, ids, { status, types });
+      c.log(`${label}: ${opts.connections} connections, ${opts.duration}s`);
+      const arrived = b.receiver.arrivals.length;
+      const measured = await closed(b, label, request, { beside: true });
+      list.push(measured);
+      // The creates of each run are delivered before the next begins.
+      await patchHooks(b, ids, { status: 'active' });
+      await waitForArrivals(b, measured.writes!.writes, hooks);
+      if (status === 'active' && what !== 'reads') run.deliveredUnder = b.receiver.arrivals.length - arrived;
+    }
+  };
+  await besides(run.reads, 'reads', read, RECORD_TYPES, ['paused', 'active']);
+  await besides(run.writesUnder, 'venue updates', venueUpdate, ['event'], ['paused', 'active', 'paused']);
+  await patchHooks(b, ids, { types: RECORD_TYPES, status: 'active' });
+  c.log(`throughput with ${opts.hooks} webhooks: ${opts.connections} connections, ${opts.duration}s`);
+  const before = b.receiver.arrivals.length;
+  const result = await closedCreates(b, `with ${opts.hooks} webhooks`);
+  run.throughput.push(result);
+  // Not part of the verdict: how far delivery fell behind the closed loop, and whether it caught up within --wait.
+  const expected = result.requests - result.non2xx;
+  const counts = () => hooks.map((hook) => b.receiver.arrivals.slice(before).filter((a) => a.hook === hook && a.title?.startsWith('Bench closed')).length);
+  const drainStart = performance.now();
+  while (performance.now() - drainStart < opts.wait * 1000 && counts().some((x) => x < expected)) await c.sleep(250);
+  run.drain = { expected, received: counts(), seconds: c.round((performance.now() - drainStart) / 1000, 1) };
+  await patchHooks(b, ids, { status: 'paused' });
+  c.log(`throughput without webhooks again (paused): ${opts.connections} connections, ${opts.duration}s`);
+  run.throughput.push(await closedCreates(b, 'without webhooks (paused), after'));
+  await besides(run.reads, 'reads', read, RECORD_TYPES, ['paused']);
+}
+
+function report(opts: Options, started: Date, engine: string, hooks: number[], receiver: Receiver, run: Run): void {
+  const { throughput, lag } = run;
   const match = matchLag(lag?.writes ?? [], receiver.arrivals, hooks);
-  const lags = match.lags;
+  const { p50, p95, p99, max } = c.quantiles(match.lags);
+  const count = (kind: Write['kind']) => lag?.writes.filter((w) => w.kind === kind).length ?? 0;
   const summary = {
-    lagMs: { p50: ms(percentile(lags, 0.5)), p95: ms(percentile(lags, 0.95)), p99: ms(percentile(lags, 0.99)), max: ms(lags.at(-1)) },
-    writes: { sent: lag?.sent ?? 0, answered: lag?.writes.length ?? 0, creates: lag?.writes.filter((w) => w.kind === 'create').length ?? 0, updates: lag?.writes.filter((w) => w.kind === 'update').length ?? 0, errors: lag?.errors.length ?? 0, skipped: lag?.skipped ?? 0 },
+    lagMs: { p50, p95, p99, max },
+    writes: { sent: lag?.sent ?? 0, answered: lag?.writes.length ?? 0, creates: count('create'), updates: count('update'), errors: lag?.errors.length ?? 0, skipped: lag?.skipped ?? 0 },
     missing: match.missing.length,
     unverified: receiver.unverified.length,
     throughputRatio: throughputRatio(throughput),
     readsRatio: pausedRatio(run.reads),
     writesUnderDeliveryRatio: pausedRatio(run.writesUnder),
-    cores: os.cpus().length,
   };
+  const cores = (u?: c.Usage) => `${u?.serviceCores ?? '-'} / ${u?.machineCores ?? '-'}`;
+  const runs = (heading: string, list: Throughput[]) =>
+    c.table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], list.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]));
+  const m = c.machine();
   const lines = [
-    `Webhooks: ${opts.hooks} webhooks on ${describeUrl(opts.database)} (${engine}), one process; lag: ${opts.rate} writes/s open-loop for ${opts.duration}s; throughput: ${opts.connections} connections for ${opts.duration}s; code ${codeFingerprint()}`,
-    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`,
+    `Webhooks: ${opts.hooks} webhooks on ${c.describeUrl(opts.database)} (${engine}), one process; lag: ${opts.rate} writes/s open-loop for ${opts.duration}s; throughput: ${opts.connections} connections for ${opts.duration}s; code ${c.codeFingerprint()}`,
+    `machine: ${m.cpus} x ${m.cpuModel}, load average ${m.loadAverage.join(' ')}`,
     '',
-    table(
+    c.table(
       ['lag: commit (2xx answer) to receiver', 'value'],
       [
         ['writes answered (creates + PATCHes)', `${summary.writes.answered} (${summary.writes.creates} + ${summary.writes.updates})`],
         ['write errors / sends skipped', `${summary.writes.errors} / ${summary.writes.skipped}`],
-        ['lag p50 ms', summary.lagMs.p50],
-        ['lag p95 ms (target < 1,000)', summary.lagMs.p95],
-        ['lag p99 ms', summary.lagMs.p99],
-        ['lag max ms', summary.lagMs.max],
+        ['lag p50 ms', p50],
+        ['lag p95 ms (target < 1,000)', p95],
+        ['lag p99 ms', p99],
+        ['lag max ms', max],
         ['waited after the last answer, s', run.waited],
-        ['service / machine cores during the writes', `${lag?.usage.serviceCores ?? '-'} / ${lag?.usage.machineCores ?? '-'}`],
-        ['catch-up after the writes: msg/s, service / machine cores, CPU ms/msg', run.catchUp ? `${run.catchUp.perSecond}, ${run.catchUp.usage.serviceCores ?? '-'} / ${run.catchUp.usage.machineCores ?? '-'}, ${run.catchUp.cpuMsPerMessage ?? '-'}` : '-'],
+        ['service / machine cores during the writes', cores(lag?.usage)],
+        ['catch-up after the writes: msg/s, service / machine cores, CPU ms/msg', run.catchUp ? `${run.catchUp.perSecond}, ${cores(run.catchUp.usage)}, ${run.catchUp.cpuMsPerMessage ?? '-'}` : '-'],
       ],
     ),
     '',
-    table(
-      ['webhook', 'expected', 'received', 'missing', 'duplicates'],
-      match.perHook.map((h) => [h.hook, h.expected, h.received, h.missing, h.duplicates]),
-    ),
+    c.table(['webhook', 'expected', 'received', 'missing', 'duplicates'], match.perHook.map((h) => [h.hook, h.expected, h.received, h.missing, h.duplicates])),
     `unverified messages: ${receiver.unverified.length}`,
   ];
-  // Not a failure of the run (receivers must deduplicate), but the service ran throughout: docs/webhooks.md "Guarantees" expects a duplicate only after a process died.
+  // Not a failure (receivers must deduplicate), but the service ran throughout: docs/webhooks.md "Guarantees" expects a duplicate only after a process died.
   const duplicates = match.perHook.reduce((sum, h) => sum + h.duplicates, 0);
   if (duplicates) lines.push(`!!! ${duplicates} messages came twice with the same webhook-id although the service never stopped !!!`);
   if (throughput.length) {
-    lines.push(
-      '',
-      table(
-        ['closed-loop POST /events', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
-        [...(run.warmup ? [run.warmup] : []), ...throughput].map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
-      ),
-      `with / without (the mean of before and after): ${summary.throughputRatio ?? '-'} (target >= 0.95); to each: ${throughput
-        .filter((t) => t.label.startsWith('without'))
-        .map((t) => throughputRatio([t, ...throughput.filter((w) => w.label.startsWith('with '))]))
-        .join(' / ')}`,
-    );
-    // autocannon counts the answers within the duration; the creates in flight at its end are delivered too.
+    const each = throughput.filter((t) => t.label.startsWith('without')).map((t) => throughputRatio([t, ...throughput.filter((w) => w.label.startsWith('with '))]));
+    lines.push('', runs('closed-loop POST /events', [...(run.warmup ? [run.warmup] : []), ...throughput]), `with / without (the mean of before and after): ${summary.throughputRatio ?? '-'} (target >= 0.95); to each: ${each.join(' / ')}`);
     if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);
   }
-  /** A closed loop run paused, delivering and paused again, with the verdict line under it. */
-  const pausedRuns = (heading: string, runs: Throughput[], verdict: string): void => {
-    const rows = runs.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]);
-    lines.push('', table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], rows), verdict);
-  };
-  if (run.reads.length) pausedRuns('closed-loop GET /events (list page or one event)', run.reads, `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`);
+  if (run.reads.length) lines.push('', runs('closed-loop GET /events (list page or one event)', run.reads), `reads with / the mean of the two paused: ${summary.readsRatio ?? '-'} (target >= 0.95)`);
   if (run.writesUnder.length) {
-    const expected = (run.writesUnder[1]?.writes.writes.length ?? 0) * run.hooks.length;
-    pausedRuns(
-      'closed-loop PATCH /venues/{id} (webhooks receive events only)',
-      run.writesUnder,
-      `writes with ${opts.rate} changes/s delivered / the mean of the two paused: ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${expected})`,
-    );
+    const expected = (run.writesUnder[1]?.writes?.writes.length ?? 0) * hooks.length;
+    lines.push('', runs('closed-loop PATCH /venues/{id} (webhooks receive events only)', run.writesUnder));
+    lines.push(`writes with ${opts.rate} changes/s delivered / the mean of the two paused: ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${expected})`);
   }
   if (run.scenarios.length) {
-    lines.push(
-      '',
-      table(
-        ['scenario', 'messages expected', 'received', 'missing', 'duplicates', 'lag p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'service / machine cores'],
-        run.scenarios.map((s) => [s.label, s.expected, s.received, s.missing, s.duplicates, s.lagMs.p50, s.lagMs.p95, s.lagMs.p99, s.lagMs.max, `${s.usage.serviceCores ?? '-'} / ${s.usage.machineCores ?? '-'}`]),
-      ),
-      'targets: fan-out every message and p95 < 2,000 ms; fairness (the healthy webhook) p95 < 2,000 ms',
-    );
+    const headers = ['scenario', 'messages expected', 'received', 'missing', 'duplicates', 'lag p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'service / machine cores'];
+    lines.push('', c.table(headers, run.scenarios.map((s) => [s.label, s.expected, s.received, s.missing, s.duplicates, s.lagMs.p50, s.lagMs.p95, s.lagMs.p99, s.lagMs.max, cores(s.usage)])));
+    lines.push('targets: fan-out every message and p95 < 2,000 ms; fairness (the healthy webhook) p95 < 2,000 ms');
   }
-  const text = lines.join('\n');
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  const file = path.join(RESULTS_DIR, `webhooks-${engine}-${stamp}.json`);
-  const json = {
-    mode: 'webhooks',
-    started: started.toISOString(),
-    finished: new Date().toISOString(),
-    code: codeFingerprint(),
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverage: os.loadavg().map((l) => round(l, 2)) },
-    options: { ...opts, database: describeUrl(opts.database) },
-    summary,
-    perWebhook: match.perHook,
-    waitedSeconds: run.waited,
-    catchUp: run.catchUp,
-    lagUsage: lag?.usage,
-    throughput,
-    warmup: run.warmup,
-    drain: run.drain,
-    reads: run.reads.map(({ writes, ...rest }) => ({ ...rest, writes: { answered: writes.writes.length, errors: writes.errors.length, skipped: writes.skipped } })),
-    writesUnderDelivery: run.writesUnder.map(({ writes, ...rest }) => ({ ...rest, writes: { answered: writes.writes.length, errors: writes.errors.length, skipped: writes.skipped } })),
-    scenarios: run.scenarios,
-    missing: match.missing.slice(0, 100),
-    unverified: receiver.unverified.slice(0, 100),
-    writeErrors: lag?.errors.slice(0, 100),
-  };
-  fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write(`\n${text}\n\nresults: ${path.relative(ROOT, file)}\n`);
-  const throughputErrors = [...(run.warmup ? [run.warmup] : []), ...throughput].reduce((s, t) => s + t.non2xx + t.errors, 0);
-  const problems = [
+  const brief = (t: Throughput) => ({ ...t, writes: t.writes && { answered: t.writes.writes.length, errors: t.writes.errors.length, skipped: t.writes.skipped } });
+  const json = { mode: 'webhooks', options: { ...opts, database: c.describeUrl(opts.database) }, summary, perWebhook: match.perHook, waitedSeconds: run.waited, catchUp: run.catchUp, lagUsage: lag?.usage, throughput, warmup: run.warmup, drain: run.drain };
+  const details = { reads: run.reads.map(brief), writesUnderDelivery: run.writesUnder.map(brief), scenarios: run.scenarios, missing: match.missing.slice(0, 100), unverified: receiver.unverified.slice(0, 100), writeErrors: lag?.errors.slice(0, 100) };
+  c.writeResults(`webhooks-${engine}-`, started, { ...json, ...details }, lines.join('\n'));
+  const closedErrors = [...(run.warmup ? [run.warmup] : []), ...throughput].reduce((s, t) => s + t.non2xx + t.errors, 0);
+  c.failOn([
     summary.missing && `${summary.missing} MESSAGES MISSING`,
     summary.unverified && `${summary.unverified} MESSAGES UNVERIFIED`,
     summary.writes.errors && `${summary.writes.errors} WRITES FAILED`,
     summary.writes.skipped && `${summary.writes.skipped} WRITES SKIPPED`,
-    throughputErrors && `${throughputErrors} CLOSED-LOOP ERRORS`,
+    closedErrors && `${closedErrors} CLOSED-LOOP ERRORS`,
     ...run.scenarios.filter((s) => s.missing).map((s) => `${s.missing} MESSAGES MISSING in ${s.label}`),
-    ...[...run.reads, ...run.writesUnder].filter((t) => t.non2xx + t.errors + t.writes.errors.length).map((t) => `ERRORS in ${t.label}`),
-  ].filter(Boolean);
-  if (problems.length) {
-    process.stdout.write(`\n!!! ${problems.join(', ')} !!!\n`);
-    process.exitCode = 1;
-  }
+    ...[...run.reads, ...run.writesUnder].filter((t) => t.non2xx + t.errors + (t.writes?.errors.length ?? 0)).map((t) => `ERRORS in ${t.label}`),
+  ]);
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
+import { RoundSchedule } from '../core/rounds.js';
 import { CHANGE_TYPES } from '../db/change-log.js';
 import { onCommitted } from '../db/commit-signal.js';
 import { NAMESPACE } from '../openapi/document.js';
@@ -51,7 +52,7 @@ export interface CachePurger {
 export const BATCH = 200;
 /**
  * A write of this process is looked for this long after its commit, so that the writes of a burst
- * share one BAN (what a BAN costs a write: scripts/bench/purge-probe.ts).
+ * share one BAN (what a BAN costs a write: `npm run bench -- --probe purge`).
  */
 export const WAKE_MS = 50;
 /** Repeated failures are logged at most this often (the first one at once). */
@@ -90,11 +91,7 @@ class PurgeLoop {
   private failures = 0;
   private lastWarnMs = 0;
   private stopping = false;
-  private ticking = false;
-  private again = false;
-  private dueAt = 0;
-  private current: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly rounds: RoundSchedule;
   private unsubscribe: () => void = () => undefined;
   private started: () => void = () => undefined;
   readonly ready = new Promise<void>((resolve) => (this.started = resolve));
@@ -107,66 +104,42 @@ class PurgeLoop {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.retryMs = options.retryMs ?? 1000;
     this.maxRetryMs = options.maxRetryMs ?? 30_000;
+    // No gap between rounds: a round's read of the position is the cheap remembered one.
+    this.rounds = new RoundSchedule({ gapMs: 0, againMs: this.wakeMs, idleMs: this.pollMs, run: () => this.tick() });
   }
 
   start(): void {
     // A write of this process: look shortly (the writes of the next WAKE_MS share one BAN), unless
     // the cache is failing (then the pause decides).
     this.unsubscribe = onCommitted(this.options.db, () => {
-      if (this.failures === 0) this.schedule(this.wakeMs);
+      if (this.failures === 0) this.rounds.ask(this.wakeMs);
     });
-    this.schedule(0);
+    this.rounds.ask(0);
   }
 
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.unsubscribe();
-    clearTimeout(this.timer);
-    await this.current;
+    this.rounds.stop();
+    await this.rounds.current;
     // One last round for the writes that committed since (the requests finished before this is
     // called, main.ts), unless the cache is failing: then the cache's max-age bounds them.
     if (this.failures === 0 && this.position !== undefined) await this.round(true).catch((err: unknown) => this.logger.warn({ err }, 'the last cache purge failed'));
   }
 
-  /**
-   * The next round after `delayMs`, unless one is due sooner; rounds never overlap (a wake during a
-   * round is remembered, and the next round follows it after WAKE_MS).
-   */
-  private schedule(delayMs: number): void {
-    if (this.stopping) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    const at = Date.now() + delayMs;
-    if (this.timer !== undefined && this.dueAt <= at) return;
-    clearTimeout(this.timer);
-    this.dueAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.current = this.tick();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.ticking = true;
-    this.again = false;
-    let delay = this.pollMs;
+  /** A round, and the delay before the next: a backlog goes on at once, a failing cache waits a growing pause. */
+  private async tick(): Promise<number | void> {
     try {
       const progressed = await this.round();
-      // A backlog goes on at once; a failing cache waits a growing pause.
-      if (this.failures > 0) delay = Math.min(this.maxRetryMs, this.retryMs * 2 ** (this.failures - 1));
-      else if (progressed) delay = 0;
-      else if (this.again) delay = this.wakeMs;
+      if (this.failures > 0) return Math.min(this.maxRetryMs, this.retryMs * 2 ** (this.failures - 1));
+      if (progressed) return 0;
     } catch (err) {
       // The database failed (away, or the pool closing): the position is unchanged, the next round reads again.
       this.warn({ err }, 'reading the change feed for the cache purge failed; the next round tries again');
-    } finally {
-      this.ticking = false;
-      this.schedule(delay);
+      return this.pollMs;
     }
+    // Otherwise the schedule's rule: soon if a write committed during the round, else the poll.
   }
 
   /** One step: read the next batch (unless one waits for the cache), send its BAN. True when the cache acknowledged one. */

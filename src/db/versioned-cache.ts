@@ -91,17 +91,19 @@ async function stillAt<T>(entry: Entry<T>, moving: Moving | undefined): Promise<
   return true;
 }
 
-const totals = new WeakMap<Knex, VersionedCache<number>>();
-
 /**
- * Exact list totals (`X-WP-Total`) of one database handle, per filter. Counting every matching row
- * costs time that grows with the calendar; the page itself does not. Never used with a transaction
- * (it may see its own uncommitted rows).
+ * A cache of exact list totals (`X-WP-Total`), per filter: counting every matching row costs time
+ * that grows with the calendar; the page itself does not. One per app (http/app.ts `createApp`),
+ * given to the repositories of reads only, never to a transaction's (it may see its own uncommitted
+ * rows).
  */
-export function totalsOf(db: Knex): VersionedCache<number> {
-  let cache = totals.get(db);
-  if (!cache) totals.set(db, (cache = new VersionedCache<number>(db, { maxEntries: 1000 })));
-  return cache;
+export function createTotalsCache(db: Knex): VersionedCache<number> {
+  return new VersionedCache<number>(db, { maxEntries: 1000 });
+}
+
+/** A list's total: from `totals` while it holds, counted by `count` without one. */
+export function listTotal(totals: VersionedCache<number> | undefined, key: string, count: () => Promise<number>, moving?: Moving): Promise<number> {
+  return totals ? totals.get(key, count, moving) : count();
 }
 
 /**

@@ -21,8 +21,9 @@ import type { Urls } from '../core/urls.js';
 import { hostGuard } from './host.js';
 import { typeProblemsOf, type Operation, type OperationContext, type OperationId, type OperationTable, type Reply } from '../operations/shared/operation.js';
 import { deferTypeProblems } from './param-stages.js';
-import { Repositories } from '../repositories/registry.js';
+import { Repositories, type ReadCaches } from '../repositories/registry.js';
 import { RelatedRowCache } from '../repositories/related-row-cache.js';
+import { createTotalsCache } from '../db/versioned-cache.js';
 import { UserRepository } from '../repositories/users.js';
 import { buildRouteTable } from '../operations/namespace-index.js';
 import { docsPage } from '../operations/docs-page.js';
@@ -96,7 +97,10 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // The document's routes a request names, found once for every stage that asks (http/document-routes.ts).
   const documentRoutes = new DocumentRoutes(operations, namespaceRoot);
   const allow = allowHeader(documentRoutes);
-  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot);
+  // What the reads of every request keep between requests: the rows event records embed
+  // (repositories/related-row-cache.ts) and list totals (db/versioned-cache.ts); never a transaction's.
+  const readCaches: ReadCaches = { relatedRows: new RelatedRowCache(), totals: createTotalsCache(db) };
+  useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot, readCaches);
   useAuthentication(app, config, db, allow);
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
   app.use(responseFields(document));
@@ -107,9 +111,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
   // The one cache of whole replies (operations/shared/replies.ts), REPLY_CACHE=off: none.
   const replies = config.replyCache ? createReplyCache(db, config.replyLimit) : undefined;
-  // The rows event records embed, kept for the reads of every request (repositories/related-row-cache.ts).
-  const relatedRows = new RelatedRowCache();
-  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now, { replies, relatedRows }));
+  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now, { replies, readCaches }));
   app.use(noRouteHandler);
   app.use(errorMiddleware());
   return app;
@@ -166,6 +168,7 @@ function useOutsideTheNamespace(
   index: RequestHandler,
   allow: RequestHandler,
   namespaceRoot: string,
+  readCaches: ReadCaches,
 ): void {
   // `Allow` is set only on the namespace's routes, so it may come before the index (which is not one).
   app.use(allow);
@@ -176,7 +179,7 @@ function useOutsideTheNamespace(
   if (metrics) outside.get('/metrics', metrics.serve);
   outside.use(docsPage(config)); // GET /docs: the interactive reference (Swagger UI)
   // The public HTML pages behind every record's `url`, read as an anonymous caller (docs/contract.md §13).
-  if (servesPages(config)) outside.use(publicPages(config, db, now));
+  if (servesPages(config)) outside.use(publicPages(config, db, now, readCaches));
   // normaliseUrl gives the namespace root its trailing slash, so every request to the namespace has this prefix.
   const namespacePrefix = `${namespaceRoot}/`;
   app.use((req, res, next) => (req.url.startsWith(namespacePrefix) ? next() : outside(req, res, next)));
@@ -292,7 +295,7 @@ function dispatch(
   config: Config,
   db: Knex,
   now: () => Date,
-  { replies, relatedRows }: { replies: ReplyCache | undefined; relatedRows: RelatedRowCache },
+  { replies, readCaches }: { replies: ReplyCache | undefined; readCaches: ReadCaches },
 ): RequestHandler {
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
@@ -308,7 +311,7 @@ function dispatch(
       urls: res.locals.urls as Urls,
       config,
       db,
-      repositories: new Repositories(db, relatedRows),
+      repositories: new Repositories(db, readCaches),
       now,
       query: req.query as never,
       path: (matched?.pathParams ?? req.params) as never,

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Urls } from '../core/urls.js';
-import { Repositories } from '../repositories/registry.js';
+import { Repositories, type ReadCaches } from '../repositories/registry.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../repositories/linked-kinds.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../repositories/taxonomies.js';
 import { eventBySlug, linkedBySlug, seriesNote, termBySlug, upcomingEvents, type UpcomingFilter, type UpcomingPage } from '../records/pages/read.js';
@@ -27,11 +27,11 @@ export const EVENTS_PER_PAGE = 10;
  * what it shows) beside WordPress's `Link` to the REST root, its own CSP, and no `X-Robots-Tag`: unlike
  * the API, the pages are meant to be found.
  */
-export function publicPages(config: Config, db: Knex, now: () => Date): Router {
+export function publicPages(config: Config, db: Knex, now: () => Date, readCaches: ReadCaches): Router {
   const router = Router();
   const context = (req: Request, res: Response) => {
     const urls = res.locals.urls as Urls;
-    return { urls, repositories: new Repositories(db), site: siteFrame(config, urls), page: pageNumber(req.query.page) };
+    return { urls, repositories: new Repositories(db, readCaches), site: siteFrame(config, urls), page: pageNumber(req.query.page) };
   };
 
   /** A page of records: at most REPLY_LIMIT bytes, as every API answer (docs/limits.md "Text fields and reply sizes"). */

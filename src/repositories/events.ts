@@ -1,6 +1,6 @@
 import { slugLookups } from '../text/slugs.js';
 import type { Knex } from 'knex';
-import { totalFromPage, totalsOf } from '../db/versioned-cache.js';
+import { listTotal, totalFromPage, type VersionedCache } from '../db/versioned-cache.js';
 import { chunks, eventCopiesOf, type PostColumns, type PostRepository, type PostRow } from './posts.js';
 import { engineOf } from '../db/engine.js';
 import { requireTransaction } from '../db/transactions.js';
@@ -82,9 +82,11 @@ function sortLinks(links: EventLink[]): EventLink[] {
 
 /** All Knex for events and their links. */
 export class EventRepository {
+  /** @param totals the app's cache of list totals (db/versioned-cache.ts): reads of requests only. */
   constructor(
     private readonly db: Knex,
     private readonly posts: PostRepository,
+    private readonly totals?: VersionedCache<number>,
   ) {}
 
   /** posts ⨝ events ⟕ event_series, events only (the type written out: see `findById`). */
@@ -190,7 +192,7 @@ export class EventRepository {
     const total =
       fromPage !== undefined
         ? fromPage - (found.length - rows.length)
-        : await totalsOf(this.db).get(`events ${totalKey(filter)}`, async () => {
+        : await listTotal(this.totals, `events ${totalKey(filter)}`, async () => {
             const [{ n }] = await listed.query.clone().count({ n: '*' });
             return Number(n);
           });

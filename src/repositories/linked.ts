@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { totalFromPage, totalsOf, type Moving } from '../db/versioned-cache.js';
+import { listTotal, totalFromPage, type Moving, type VersionedCache } from '../db/versioned-cache.js';
 import { likeEscape, slugLookups } from '../text/slugs.js';
 import { noteRecordChange, POST_COLUMNS, toPostRow, type PostColumns, type PostRepository, type PostRow } from './posts.js';
 import { protectedTextHidden, whereReadable, type Reader } from './read-scope.js';
@@ -62,10 +62,12 @@ export function eventStartsMoving(db: Knex, moment: string): Moving {
 
 /** All Knex for venues and organizers, parameterised by kind. */
 export class LinkedRepository {
+  /** @param totals the app's cache of list totals (db/versioned-cache.ts): reads of requests only. */
   constructor(
     private readonly db: Knex,
     private readonly kind: LinkedKind,
     private readonly posts: PostRepository,
+    private readonly totals?: VersionedCache<number>,
   ) {}
 
   private toRow(row: Record<string, unknown>): LinkedRow {
@@ -171,7 +173,8 @@ export class LinkedRepository {
     const key = JSON.stringify({ ...rest, upcomingFrom: rest.upcomingFrom !== undefined, reader: reader.key });
     const total =
       totalFromPage(rows.length, limit, offset) ??
-      (await totalsOf(this.db).get(
+      (await listTotal(
+        this.totals,
         `${this.kind.type} ${key}`,
         async () => {
           const [{ n }] = await query.clone().count({ n: '*' });

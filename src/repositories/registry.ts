@@ -1,5 +1,6 @@
 import type { RelatedRowCache } from './related-row-cache.js';
 import type { Knex } from 'knex';
+import type { VersionedCache } from '../db/versioned-cache.js';
 import { inStateTransaction, inTransaction } from '../db/transactions.js';
 import { takeWriteLocks } from '../db/write-locks.js';
 import { UserRepository } from './users.js';
@@ -18,6 +19,14 @@ import { WebhookRepository } from './webhooks.js';
 import { ImportOriginRepository } from './import-origins.js';
 import { SubscriptionRepository } from './subscriptions.js';
 
+/** The caches of one app that the reads of its requests use (http/app.ts `createApp`). */
+export interface ReadCaches {
+  /** The rows event records embed (repositories/related-row-cache.ts). */
+  relatedRows: RelatedRowCache;
+  /** Exact list totals per filter (db/versioned-cache.ts `createTotalsCache`). */
+  totals: VersionedCache<number>;
+}
+
 /**
  * Every repository, on one database handle, each created once: a request gets one set for its reads
  * (OperationContext.repositories), a write gets one set on its transaction (`inWriteTransaction`).
@@ -27,13 +36,18 @@ export class Repositories {
   private cache = new Map<string, unknown>();
 
   /**
-   * @param relatedRows the rows event records embed, kept between requests (repositories/related-row-cache.ts):
-   * given to the reads of requests only, never to a transaction's repositories.
+   * @param caches what the app keeps between requests (http/app.ts `createApp`): given to the reads
+   * of requests only, never to a transaction's repositories (they may see their own uncommitted rows).
    */
   constructor(
     readonly db: Knex,
-    readonly relatedRows?: RelatedRowCache,
+    private readonly caches?: ReadCaches,
   ) {}
+
+  /** The rows event records embed, kept between requests (repositories/related-row-cache.ts). */
+  get relatedRows(): RelatedRowCache | undefined {
+    return this.caches?.relatedRows;
+  }
 
   private once<T>(name: string, create: () => T): T {
     if (!this.cache.has(name)) this.cache.set(name, create());
@@ -45,7 +59,7 @@ export class Repositories {
   }
 
   get events(): EventRepository {
-    return this.once('events', () => new EventRepository(this.db, this.posts));
+    return this.once('events', () => new EventRepository(this.db, this.posts, this.caches?.totals));
   }
 
   get series(): SeriesRepository {
@@ -69,7 +83,7 @@ export class Repositories {
   }
 
   linked(kind: LinkedKind): LinkedRepository {
-    return this.once(kind.type, () => new LinkedRepository(this.db, kind, this.posts));
+    return this.once(kind.type, () => new LinkedRepository(this.db, kind, this.posts, this.caches?.totals));
   }
 
   get terms(): TermRepository {

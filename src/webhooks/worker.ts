@@ -17,7 +17,7 @@ import { ReceiverConnections } from './connections.js';
 import type { WebhookMetrics } from './metrics.js';
 import { deliveryUrls, isoOfUtc, type Message } from './messages.js';
 import { TurnRecorder } from './recorder.js';
-import { RoundSchedule } from './rounds.js';
+import { RoundSchedule } from '../core/rounds.js';
 import { deliveryOf, failureOf, originOf } from './outcomes.js';
 import { checkedWithin, sendMessage, type AttemptResult } from './sender.js';
 import { signingSecrets } from './signing.js';

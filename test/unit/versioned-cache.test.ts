@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { totalsOf, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
+import { createTotalsCache, listTotal, VersionedCache, type Moving } from '../../src/db/versioned-cache.js';
 import { bumpDataVersion } from '../../src/db/data-version.js';
 import { openTestDatabase } from '../helpers/database.js';
 
@@ -97,9 +97,17 @@ describe('VersionedCache', () => {
     });
   });
 
-  it('keeps one totals cache per database handle', async () => {
+  it("counts a list total once per data version with the app's totals cache, every time without one (a transaction's reads)", async () => {
     const { db } = await openTestDatabase();
-    assert.equal(totalsOf(db), totalsOf(db));
+    let counts = 0;
+    const count = async () => ++counts;
+    const totals = createTotalsCache(db);
+    assert.equal(await listTotal(totals, 'events x', count), 1);
+    assert.equal(await listTotal(totals, 'events x', count), 1);
+    await bumpDataVersion(db);
+    assert.equal(await listTotal(totals, 'events x', count), 2);
+    assert.equal(await listTotal(undefined, 'events x', count), 3);
+    assert.equal(await listTotal(undefined, 'events x', count), 4);
   });
 
   describe('values that depend on the time (Moving)', () => {

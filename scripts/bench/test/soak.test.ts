@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { slopePerHour } from '../../scripts/bench/soak.js';
+import { slopePerHour } from '../soak.js';
 
 /**
  * The soak's verdict is the resident size's least-squares slope per hour after the warm-up

@@ -1,54 +1,33 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { modelOriginRequests, requestsTotal, windowCheck } from '../../scripts/bench/cache.js';
-import { assignUrls } from '../../scripts/bench/cache-subscribers.js';
-import { candidateUrls } from '../../scripts/bench/cache-urls.js';
-import { rng } from '../../scripts/bench/common.js';
-import { startOriginCounter } from '../../scripts/bench/origin-counter.js';
-import type { Samples } from '../../scripts/bench/scenarios.js';
-import { parseVarnishstat } from '../../scripts/cache/varnish-stats.js';
+import { assignUrls, modelOriginRequests, requestsTotal, startOriginCounter, windowCheck } from '../cache.js';
+import { candidateUrls } from '../cache-urls.js';
+import { rng } from '../common.js';
+import type { Samples } from '../scenarios.js';
+import { parseVarnishstat } from '../../cache/varnish-stats.js';
 
 /**
  * The cache benchmark's verdict (scripts/bench/cache.ts, docs/caching.md "Capacity") rests on what
  * the origin saw, counted before the service, and on a bound per max-age window: these pin the
  * counting, the bound and the pieces that feed them.
  */
+const urls = (counts: Record<string, number>) => new Map(Object.entries(counts));
+
 describe('cache benchmark: origin counting and the window check', () => {
   it('bounds the origin at distinct URLs x (windows + 1), and each URL at windows + 1', () => {
     // 60 s at max-age 10: 6 windows, so 7 fetches per URL at most.
-    const fine = windowCheck(
-      new Map([
-        ['/a', 7],
-        ['/b', 1],
-      ]),
-      60,
-      10,
-    );
+    const fine = windowCheck(urls({ '/a': 7, '/b': 1 }), 60, 10);
     assert.deepEqual(
       { ...fine, busiestUrl: undefined },
       { distinctUrls: 2, windows: 6, revalidations: 0, bound: 14, originRequests: 8, met: true, perUrlMet: true, busiestUrl: undefined },
     );
     assert.deepEqual(fine.busiestUrl, { url: '/a', requests: 7 });
     // One URL fetched 8 times breaks its own bound even when the total stays under the sum.
-    const oneTooMany = windowCheck(
-      new Map([
-        ['/a', 8],
-        ['/b', 1],
-      ]),
-      60,
-      10,
-    );
+    const oneTooMany = windowCheck(urls({ '/a': 8, '/b': 1 }), 60, 10);
     assert.equal(oneTooMany.met, true);
     assert.equal(oneTooMany.perUrlMet, false);
     // Every URL at the bound and one more request anywhere: not met.
-    const over = windowCheck(
-      new Map([
-        ['/a', 8],
-        ['/b', 7],
-      ]),
-      60,
-      10,
-    );
+    const over = windowCheck(urls({ '/a': 8, '/b': 7 }), 60, 10);
     assert.equal(over.bound, 14);
     assert.equal(over.met, false);
     // A partial window counts as a window; revalidations widen the bound.
@@ -168,21 +147,10 @@ describe('cache benchmark: origin counting and the window check', () => {
       assert.equal(counts.requests, 3);
       assert.deepEqual(counts.byStatus, { 200: 2, 304: 1 });
       assert.equal(counts.conditional, 1);
-      assert.deepEqual(
-        [...counts.perUrl],
-        [
-          ['/big', 2],
-          ['/small?a=1', 1],
-        ],
-      );
-      assert.deepEqual(
-        [...counts.sizes],
-        [
-          ['/primed', 5],
-          ['/big', 5000],
-          ['/small?a=1', 5],
-        ],
-      );
+      assert.deepEqual(Object.fromEntries(counts.perUrl), { '/big': 2, '/small?a=1': 1 });
+      // In the order first seen.
+      assert.deepEqual([...counts.sizes.keys()], ['/primed', '/big', '/small?a=1']);
+      assert.deepEqual(Object.fromEntries(counts.sizes), { '/primed': 5, '/big': 5000, '/small?a=1': 5 });
       assert.equal(counts.failures, 0);
       assert.deepEqual(counts.failureReasons, []);
     } finally {

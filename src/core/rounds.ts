@@ -1,9 +1,14 @@
 /**
- * When the delivery loop (webhooks/worker.ts) runs its rounds: one at a time, never overlapping (a
- * round asked for during one follows it), each at least `gapMs` after the last began, whatever asks
- * for it. A round reads the committed position, which on MySQL holds writers back for a moment
- * (db/committed-position.ts), so under a stream of commits those of `gapMs` share one; after a quiet
- * spell a commit is looked at within its own short delay (docs/webhooks.md "Delivery at scale").
+ * When a loop that follows the change feed runs its rounds (the webhook delivery loop,
+ * webhooks/worker.ts; the cache purger, cache/purger.ts): one at a time, never overlapping (a round
+ * asked for during one follows it), each at least `gapMs` after the last began, whatever asks for it.
+ *
+ * A commit asks for a round after a short delay, so the commits of that delay share one. The gap
+ * bounds the rounds under a stream of commits: a webhook round reads the committed position, which on
+ * MySQL holds writers back for a moment (db/committed-position.ts; docs/webhooks.md "Delivery at
+ * scale"). After a round, the next comes when the round says (a backlog at once, a failing receiver
+ * after a pause), otherwise after `againMs` if one was asked for during it, or after `idleMs` (the poll
+ * that finds other processes' commits).
  */
 export class RoundSchedule {
   /** Rounds begun (the benchmark, tests). */
@@ -19,13 +24,13 @@ export class RoundSchedule {
 
   constructor(
     private readonly options: {
-      /** The least time between the starts of two rounds. */
+      /** The least time between the starts of two rounds (0: none). */
       gapMs: number;
-      /** After a round: the next within this if one was asked for during it, otherwise within `idleMs`. */
+      /** After a round that named no delay: the next within `againMs` if one was asked for during it, otherwise within `idleMs`. */
       againMs: number;
       idleMs: number;
-      /** The round itself; it handles its own failures. */
-      run: () => Promise<void>;
+      /** The round itself; it handles its own failures, and may name the delay before the next. */
+      run: () => Promise<number | void>;
     },
   ) {}
 
@@ -59,11 +64,12 @@ export class RoundSchedule {
     this.askedDuringRound = false;
     this.lastStartMs = Date.now();
     this.started++;
+    let next: number | void = undefined;
     try {
-      await this.options.run();
+      next = await this.options.run();
     } finally {
       this.running = false;
-      this.ask(this.askedDuringRound ? this.options.againMs : this.options.idleMs);
+      this.ask(next ?? (this.askedDuringRound ? this.options.againMs : this.options.idleMs));
     }
   }
 }

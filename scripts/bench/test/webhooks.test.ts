@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { matchLag, percentile, throughputRatio, type Arrival, type Write } from '../../scripts/bench/webhooks.js';
+import { percentile } from '../common.js';
+import { matchLag, throughputRatio, type Arrival, type Write } from '../webhooks.js';
 
 /**
  * The webhook benchmark's verdict (scripts/bench/webhooks.ts, docs/performance.md "Webhooks") rests

@@ -1,0 +1,391 @@
+/**
+ * `npm run bench -- --probe NAME`: figures that hardly move when other processes share the machine,
+ * each driven by the benchmark's one request loop (load.ts) on the scenarios' requests, from a fixed
+ * seed (so that two builds are timed on the same requests). The service runs in this process unless
+ * said otherwise, with response validation off and logging silent, as in production.
+ *
+ *   --probe cpu     [--events 100000 | --database URL] [--requests 2000] [--only TEXT] [--connections 1]
+ *                   CPU time per request (client included, which is small), `--connections N` in flight.
+ *   --probe feed    [--events 10000 | --database URL] [--requests 400] [--only TEXT] [--allocations]
+ *                   CPU and heap per feed request (events-ics, events-jsonld, changes); --allocations
+ *                   samples where the bytes were allocated and prints the 25 sites that allocated most.
+ *   --probe search  [--events 10000 | --database URL] [--requests 300] [--answers FILE] [--only TEXT]
+ *                   CPU per `GET /events?search=` by kind of word, each window a day earlier than the
+ *                   last (no remembered reply or total); --answers writes ids, order and X-WP-Total to diff.
+ *   --probe ics     [--events 500] [--requests 40]: `GET /events.ics` of 500 events in five zones (a fresh
+ *                   SQLite file, through the API), a different window each time: median, p90, max.
+ *   --probe purge   [--events 2000] [--requests 300] [--rounds 3]: CPU per PATCH without PURGE_URL and with
+ *                   it (BANs to a fake cache answering 200 at once), until the last write's BAN is sent.
+ *   --probe commit  [--commits 300] [--rounds 2]: one SQLite commit as the service opens it, synced
+ *                   (`SQLITE_SYNCHRONOUS` full) and not (normal), in a scratch file: the disk's sync time.
+ *   --probe memory  [--events 10000 | --database URL] [--scenarios events-ics,events-jsonld,changes | all]
+ *                   [--requests 600] [--connections 32] [--node-flags '--trace-gc'] [--breakdown]
+ *                   The resident peak (VmHWM) of dist/, started as `npm start` does (build it first), after
+ *                   a fixed number of requests per scenario; --breakdown adds what it was made of
+ *                   (memory-sampler.mjs); with --trace-gc the largest heap V8 committed.
+ *   --probe explain [--events 100000 | --database URL] [--scenarios a,b] [--repeat 15] [--writes] [--full]
+ *                   Every statement of each scenario's request with its query plan and median time (explain.ts).
+ *   --probe profile --file FILE.cpuprofile [--top 25]: where the time of a `node --cpu-prof` profile goes (explain.ts).
+ *
+ * The databases (but for ics, purge and commit) must have been seeded (npm run bench).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { Session } from 'node:inspector/promises';
+import type { Knex } from 'knex';
+import { loadConfig } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import { openDatabase, type SqliteSynchronous } from '../../src/db/knex.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { createApp } from '../../src/http/app.js';
+import { UserRepository } from '../../src/repositories/users.js';
+import { startCachePurger } from '../../src/cache/purger.js';
+import * as c from './common.js';
+import { closedLoop, send, sendJson, type BenchRequest } from './load.js';
+import { SCENARIOS, createEvent, loadSamples, patchEvent, samplesOf, scenario, type Samples } from './scenarios.js';
+import { ADJECTIVES, FORMATS, SUBJECTS } from './seed.js';
+import { explain, profileSummary } from './explain.js';
+
+const DEFAULT_EVENTS: Record<string, number> = { cpu: 100_000, explain: 100_000, ics: 500, purge: 2000 };
+const DEFAULT_REQUESTS: Record<string, number> = { cpu: 2000, feed: 400, search: 300, ics: 40, purge: 300, memory: 600 };
+const SPEC = {
+  probe: ['string'],
+  events: ['number', (o) => DEFAULT_EVENTS[String(o.probe)] ?? 10_000, 1, 5_000_000],
+  database: ['string', (o) => c.defaultSqliteUrl(Number(o.events))],
+  requests: ['number', (o) => DEFAULT_REQUESTS[String(o.probe)], 1, 1_000_000],
+  connections: ['number', (o) => (o.probe === 'memory' ? 32 : 1), 1, 256],
+  only: ['string'],
+  allocations: ['boolean'],
+  answers: ['string'],
+  rounds: ['number', (o) => (o.probe === 'commit' ? 2 : 3), 1, 100],
+  commits: ['number', 300, 1, 100_000],
+  scenarios: ['string'],
+  'node-flags': ['string', ''],
+  breakdown: ['boolean'],
+  repeat: ['number', 15, 1, 100],
+  writes: ['boolean'],
+  full: ['boolean'],
+  file: ['string'],
+  top: ['number', 25, 1, 1000],
+} satisfies c.Spec;
+
+export type ProbeOptions = c.Options<typeof SPEC>;
+
+/** The app over `url` (migrated first) in this process, on an ephemeral port of 127.0.0.1. */
+export async function inProcess(url: string, env: Record<string, string | undefined> = {}): Promise<{ db: Knex; base: string; close(): Promise<void> }> {
+  const { db } = openDatabase(url);
+  await migrateLatest(db);
+  // REPLY_CACHE=off probes the service without its reply cache.
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, REPLY_CACHE: process.env.REPLY_CACHE, ...env });
+  const server = http.createServer(createApp({ config: { ...config, validateResponses: false }, db, logger: createLogger('silent') })).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { db, base, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => void db.destroy().then(resolve)))) };
+}
+
+/** `requests` of `make` on `connections` connections, after `warm` unmeasured: this process's CPU ms and the wall ms per request. */
+async function timed(base: string, make: () => BenchRequest, requests: number, o: { connections?: number; warm?: number; onAnswer?: (status: number, body: string, headers: Record<string, string>) => void } = {}) {
+  if (o.warm) await closedLoop({ base, connections: 1, requests: o.warm, request: make });
+  const [cpu, started] = [process.cpuUsage(), performance.now()];
+  const result = await closedLoop({ base, connections: o.connections ?? 1, requests, timeout: 120, request: make, onAnswer: o.onAnswer });
+  const used = process.cpuUsage(cpu);
+  if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx and ${result.errors} errors: ${JSON.stringify(result.statusCodes)}`);
+  return { cpuMs: (used.user + used.system) / 1000 / requests, wallMs: (performance.now() - started) / requests, result };
+}
+
+const seeded = (name: string, seed: number, samples: Samples) => {
+  const random = c.rng(seed);
+  return () => scenario(name).request(samples, random);
+};
+
+async function cpuProbe(o: ProbeOptions): Promise<void> {
+  const app = await inProcess(o.database);
+  const samples = await loadSamples(app.db);
+  let k = 0;
+  const probes: Array<[string, () => BenchRequest]> = [
+    ['GET /events/{id} (a different event each time)', () => ({ path: c.api(`/events/${samples.events[(k = (k + 7919) % samples.events.length)].id}`) })],
+    ['GET /events/{id} (the same event: a remembered reply)', seeded('event-by-id-same', 1, samples)],
+    ['GET /events (default window)', seeded('events-default', 1, samples)],
+    ['GET /events?categories&start_date&end_date&search', seeded('events-filtered', 15, samples)],
+    ['GET /events?search="<phrase>"', seeded('events-search', 16, samples)],
+    ['GET /events?search=<word or phrase>&start_date&end_date', seeded('events-search-words', 17, samples)],
+    ['GET /venues?only_with_upcoming=1', seeded('venues-upcoming', 1, samples)],
+    ['GET /categories', seeded('categories', 1, samples)],
+    ['GET /healthz (the HTTP stack alone)', () => ({ path: '/healthz' })],
+    ['POST /events (venue, organizer, 2 terms)', () => createEvent(samples, Math.random)],
+    ['PATCH /events/{id} (title and cost)', () => patchEvent(samples, Math.random)],
+  ];
+  for (const [name, make] of probes.filter(([name]) => !o.only || name.includes(o.only))) {
+    const { cpuMs, wallMs } = await timed(app.base, make, /^(POST|PATCH)/.test(name) ? Math.min(o.requests, 500) : o.requests, { connections: o.connections, warm: 50 });
+    console.log(`${name.padEnd(48)} ${cpuMs.toFixed(3)} ms CPU/request   ${wallMs.toFixed(3)} ms wall`);
+  }
+  await app.close();
+}
+
+type AllocationNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocationNode[] };
+
+/** The 25 functions that allocated most, with their callers' chain (two up), in KB per request. */
+function printAllocations(head: AllocationNode, count: number): void {
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocationNode, chain: string[]) => {
+    const frame = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${node.callFrame.lineNumber + 1}`;
+    const key = [...chain, frame].slice(-3).join(' < ');
+    bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child, [...chain, frame]);
+  };
+  walk(head, []);
+  console.log(`  allocated ${(total / count / 1024).toFixed(0)} KB per request (sampled)`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(bytes / count / 1024).toFixed(1).padStart(8)} KB  ${site.split(' < ').reverse().join(' < ')}`);
+}
+
+async function feedProbe(o: ProbeOptions): Promise<void> {
+  const app = await inProcess(o.database);
+  const samples = await loadSamples(app.db);
+  let gcs = 0;
+  new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+  for (const name of ['events-ics', 'events-jsonld', 'changes'].filter((n) => !o.only || n.includes(o.only))) {
+    const make = seeded(name, 31, samples);
+    await closedLoop({ base: app.base, connections: 1, requests: 30, request: make });
+    const paths = Array.from({ length: o.requests }, make);
+    global.gc?.();
+    const before = v8.getHeapStatistics();
+    let peakUsed = before.used_heap_size;
+    const timer = setInterval(() => (peakUsed = Math.max(peakUsed, v8.getHeapStatistics().used_heap_size)), 5);
+    gcs = 0;
+    const session = o.allocations ? new Session() : undefined;
+    session?.connect();
+    await session?.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    let i = 0;
+    const { cpuMs } = await timed(app.base, () => paths[i++ % paths.length], o.requests);
+    clearInterval(timer);
+    if (session) {
+      const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } };
+      session.disconnect();
+      printAllocations(profile.head, o.requests);
+    }
+    const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+    console.log(`${name.padEnd(14)} ${cpuMs.toFixed(3)} ms CPU/request   ${gcs} collections   heap used peak ${mb(peakUsed)} MB (from ${mb(before.used_heap_size)})`);
+  }
+  await app.close();
+}
+
+async function searchProbe(o: ProbeOptions): Promise<void> {
+  const app = await inProcess(o.database);
+  const samples = await loadSamples(app.db);
+  const end = c.day(samples.lastDay + 365 * c.DAY);
+  let shift = 0;
+  // Each window starts a day earlier than the last (all before the calendar, so the answer is the same): neither reply nor total is remembered.
+  const fresh = () => ({ start_date: c.day(samples.firstDay - (730 + (shift++ % 3000)) * c.DAY), end_date: end });
+  const fixed = () => ({ start_date: c.day(samples.firstDay - 730 * c.DAY), end_date: end });
+  const common = (r: () => number) => c.pick(r, [ADJECTIVES, SUBJECTS, FORMATS][Math.floor(r() * 3)]).toLowerCase();
+  const kinds: Array<[string, (r: () => number) => Record<string, string>]> = [
+    ['common word, page 1', (r) => ({ ...fresh(), search: common(r) })],
+    ['common word, pages 1-5 (total remembered)', (r) => ({ ...fixed(), search: common(r), page: String(1 + Math.floor(r() * 5)) })],
+    ['two common words', (r) => ({ ...fresh(), search: `${common(r)} ${common(r)}` })],
+    ['very common word ("the")', () => ({ ...fresh(), search: 'the' })],
+    ['rare title phrase', (r) => ({ ...fresh(), search: `"${c.pick(r, ADJECTIVES)} ${c.pick(r, SUBJECTS)} ${c.pick(r, FORMATS)}"` })],
+    ['word found nowhere', (r) => ({ ...fresh(), search: `zq${Math.floor(r() * 36 ** 5).toString(36)}` })],
+    ['common word, default window', (r) => ({ search: common(r), page: String(1 + Math.floor(r() * 3)) })],
+  ];
+  const answers: string[] = [];
+  for (const [name, query] of kinds.filter(([name]) => !o.only || name.includes(o.only))) {
+    const r = c.rng(31);
+    const sent: URLSearchParams[] = [];
+    let got = 0;
+    const make = () => (sent.push(new URLSearchParams(query(r))), { path: c.api(`/events?${sent.at(-1)}`) });
+    const { cpuMs, wallMs } = await timed(app.base, make, o.requests, {
+      onAnswer: (_status, body, headers) => {
+        const q = sent[got++] ?? new URLSearchParams();
+        q.delete('start_date');
+        answers.push(`${name}\t${q}\t${headers['x-wp-total']}\t${((JSON.parse(body) as { events?: Array<{ id: number }> }).events ?? []).map((e) => e.id).join(',')}`);
+      },
+    });
+    console.log(`${name.padEnd(44)} ${cpuMs.toFixed(2)} ms CPU/request   ${wallMs.toFixed(2)} ms wall`);
+  }
+  if (o.answers) fs.writeFileSync(o.answers, `${answers.join('\n')}\n`);
+  await app.close();
+}
+
+/** A fresh SQLite file under the temporary folder with an administrator, served in this process. */
+async function scratch(prefix: string, env: Record<string, string> = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const app = await inProcess(`sqlite:${path.join(dir, 'events.sqlite')}`, env);
+  await new UserRepository(app.db).add(c.BENCH_ADMIN.login, 'administrator', c.BENCH_ADMIN.secret);
+  const write = async (method: BenchRequest['method'], route: string, body: unknown) => Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
+  return { ...app, write, close: () => app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function icsProbe(o: ProbeOptions): Promise<void> {
+  const app = await scratch('ics-probe-', { PUBLIC_URL: 'http://bench.test' });
+  const zones = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'UTC+5.5', 'Australia/Sydney'];
+  const [venues, organizers]: number[][] = [[], []];
+  for (let i = 0; i < 20; i++) {
+    venues.push(await app.write('POST', '/venues', { venue: `Hall ${i}`, address: `${i} Main Street`, city: 'Springfield', geo_lat: 40 + i / 10, geo_lng: -70 }));
+    organizers.push(await app.write('POST', '/organizers', { organizer: `Crew ${i}`, email: `crew${i}@example.test` }));
+  }
+  for (let i = 0; i < o.events; i++) {
+    const date = c.day(Date.UTC(2030, 0, 1) + (i % 365) * c.DAY);
+    const description = `<p>An evening of music number ${i}.</p><p>${'Long programme text. '.repeat(10)}</p>`;
+    const [venue, organizer] = [venues[i % venues.length], [organizers[i % organizers.length]]];
+    await app.write('POST', '/events', { title: `Concert ${i}: strings, winds; and voices – 音楽会 🎻`, description, start_date: `${date} 19:00:00`, end_date: `${date} 22:00:00`, all_day: i % 10 === 0, timezone: zones[i % zones.length], venue, organizer, categories: [`Category ${i % 8}`] });
+  }
+  // A window ending on a different day each time: the same events, never a remembered reply; the first three warm up the code and the zone tables.
+  let n = 0;
+  const make = () => ({ path: c.api(`/events.ics?start_date=2030-01-01&end_date=${c.day(Date.UTC(2031, 0, 1) + n++ * c.DAY)}`) });
+  for (let i = 0; i < 3; i++) await send(app.base, make());
+  let bytes = 0;
+  const { result } = await timed(app.base, make, o.requests, {
+    onAnswer: (_status, body) => {
+      const events = (body.match(/^BEGIN:VEVENT\r$/gm) ?? []).length;
+      if (events !== o.events) throw new Error(`${events} events in the feed, expected ${o.events}`);
+      bytes = Buffer.byteLength(body);
+    },
+  });
+  console.log(`GET /events.ics, ${o.events} events, ${(bytes / 1024).toFixed(0)} KiB: median ${result.latencyMs.p50} ms, p90 ${result.latencyMs.p90} ms, max ${result.latencyMs.max} ms (${o.requests} requests)`);
+  await app.close();
+}
+
+async function purgeProbe(o: ProbeOptions): Promise<void> {
+  const app = await scratch('purge-probe-');
+  // A fake cache: reads request heads, answers 200 (Node's HTTP server refuses the BAN method).
+  let bans = 0;
+  const cache = net.createServer((socket) => {
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      for (let end = buffered.indexOf('\r\n\r\n'); end !== -1; end = buffered.indexOf('\r\n\r\n')) {
+        buffered = buffered.slice(end + 4);
+        bans++;
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => cache.listen(0, '127.0.0.1', resolve));
+  const purgeUrl = `http://127.0.0.1:${(cache.address() as { port: number }).port}`;
+  c.log(`seeding ${o.events} events, each in one of 20 categories and at one of 20 venues`);
+  const [categories, venues, ids]: number[][] = [[], [], []];
+  for (let i = 0; i < 20; i++) {
+    categories.push(await app.write('POST', '/categories', { name: `Category ${i}` }));
+    venues.push(await app.write('POST', '/venues', { venue: `Venue ${i}` }));
+  }
+  for (let i = 0; i < o.events; i++) ids.push(await app.write('POST', '/events', { title: `Event ${i}`, status: 'publish', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 12:00:00', categories: [categories[i % 20]], venue: venues[i % 20] }));
+  let k = 0;
+  const patch = (): BenchRequest => ({ method: 'PATCH', path: c.api(`/events/${ids[(k = (k + 7919) % ids.length)]}`), headers: c.JSON_WRITE, body: JSON.stringify({ title: `Patched ${k}`, cost: `$${k % 40}` }) });
+  /** CPU µs per PATCH, with the purger's work until its last BAN (its backlog is part of the cost) when it runs. */
+  const probe = async (withPurger: boolean) => {
+    const purger = withPurger ? startCachePurger({ db: app.db, config: { publicUrl: undefined, basePath: '/wp-json', purgeUrl }, logger: createLogger('silent') }) : undefined;
+    await purger?.ready;
+    const [before, started] = [bans, process.cpuUsage()];
+    await timed(app.base, patch, o.requests);
+    for (let idle = 0; purger && idle < 3; ) {
+      const seen = bans;
+      await c.sleep(20);
+      idle = bans === seen ? idle + 1 : 0;
+    }
+    const used = process.cpuUsage(started);
+    await purger?.stop();
+    if (purger && bans === before) throw new Error('the purger sent nothing');
+    return (used.user + used.system) / o.requests;
+  };
+  for (let round = 1; round <= o.rounds; round++) {
+    const off = await probe(false);
+    const before = bans;
+    const on = await probe(true);
+    console.log(`round ${round}: PATCH without PURGE_URL ${Math.round(off)} µs CPU, with ${Math.round(on)} µs (${bans - before} BANs for ${o.requests} writes)`);
+  }
+  cache.close();
+  await app.close();
+}
+
+async function commitProbe(o: ProbeOptions): Promise<void> {
+  fs.mkdirSync(c.BENCH_DB_DIR, { recursive: true });
+  for (let r = 0; r < o.rounds; r++) {
+    for (const level of ['full', 'normal'] as SqliteSynchronous[]) {
+      const file = path.join(c.BENCH_DB_DIR, `commit-probe-${level}.sqlite`);
+      const clean = () => ['', '-wal', '-shm'].forEach((suffix) => fs.rmSync(`${file}${suffix}`, { force: true }));
+      clean();
+      const { db } = openDatabase(`sqlite:${file}`, { sqliteSynchronous: level });
+      const times: number[] = [];
+      try {
+        await db.schema.createTable('probe', (table) => (table.integer('n'), table.text('body')));
+        const started = performance.now();
+        for (let n = 0; n < o.commits; n++) {
+          const before = performance.now();
+          // About the size of an event's row: the page written, and synced, is the same.
+          await db.transaction((trx) => trx('probe').insert({ n, body: 'x'.repeat(2000) }));
+          times.push(performance.now() - before);
+        }
+        const q = c.quantiles(times);
+        console.log(`${level.padEnd(6)} ${String(c.round(o.commits / ((performance.now() - started) / 1000))).padStart(6)} commits/s  p50 ${q.p50} ms  p99 ${q.p99} ms`);
+      } finally {
+        await db.destroy();
+        clean();
+      }
+    }
+  }
+}
+
+async function memoryProbe(o: ProbeOptions): Promise<void> {
+  const names = o.scenarios === 'all' ? SCENARIOS.map((s) => s.name) : (o.scenarios ?? 'events-ics,events-jsonld,changes').split(',').map((name) => name.trim());
+  const { samples } = await samplesOf(o.database);
+  const sampler = o.breakdown ? ['--import', pathToFileURL(path.join(c.ROOT, 'scripts/bench/memory-sampler.mjs')).href] : [];
+  const service = await c.startService(o.database, { flags: [...o.nodeFlags.split(' ').filter(Boolean), ...sampler], ready: '/healthz' });
+  const pid = service.child.pid;
+  // The service answers /healthz before its warm-up (main.ts) is over: "started" is measured once it is idle (20 ms of CPU in half a second, 30 s at most).
+  for (let waited = 0, last = c.cpuMsOf(pid) ?? 0; waited < 30_000; waited += 500) {
+    await c.sleep(500);
+    if ((c.cpuMsOf(pid) ?? 0) - last <= 20) break;
+    last = c.cpuMsOf(pid) ?? 0;
+  }
+  // --trace-gc lines: `... Scavenge 40.1 (52.3) -> 33.0 (53.1) MB, ...`: used (committed) before and after; memory-sampler.mjs's answer to SIGUSR2.
+  let heapPeak = 0;
+  let breakdown: (value: string) => void = () => undefined;
+  service.child.process.stdout!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    for (const match of text.matchAll(/ ([\d.]+) \(([\d.]+)\) -> [\d.]+ \(([\d.]+)\) MB/g)) heapPeak = Math.max(heapPeak, Number(match[2]), Number(match[3]));
+    const sample = /^memory-sample (.*)$/m.exec(text);
+    if (sample) breakdown(sample[1]);
+  });
+  const show = async (label: string, cpuMs?: number) => {
+    const memory = c.memoryOf(pid);
+    let line = `${label.padEnd(28)} VmHWM ${memory?.hwmMb} MB   VmRSS ${memory?.rssMb} MB${heapPeak ? `   V8 heap committed peak ${heapPeak} MB` : ''}${cpuMs === undefined ? '' : `   service CPU ${(cpuMs / o.requests).toFixed(2)} ms/request`}`;
+    if (o.breakdown) {
+      const answer = new Promise<string>((resolve) => (breakdown = resolve));
+      service.child.process.kill('SIGUSR2');
+      const p = JSON.parse(await answer) as Record<string, number> & { spaces: unknown };
+      line += `\n${''.padEnd(29)}at its sampled peak: RSS ${p.rss} = file ${p.file} + anon ${p.anon}; V8 committed ${p.heapTotal} (new space ${p.newSpace}), used ${p.heapUsed}; external ${p.external} MB; spaces (used/physical MB) ${JSON.stringify(p.spaces)}`;
+    }
+    console.log(line);
+    heapPeak = 0;
+  };
+  try {
+    await show('started');
+    for (const name of names) {
+      const paths = Array.from({ length: o.requests }, seeded(name, 47, samples)).map((req) => ({ path: req.path }));
+      let next = 0;
+      const [started, cpuBefore] = [Date.now(), c.cpuMsOf(pid) ?? 0];
+      const result = await closedLoop({ base: service.base, connections: o.connections, requests: o.requests, timeout: 120, request: () => paths[next++ % paths.length] });
+      const failed = result.non2xx + result.errors;
+      await show(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s${failed ? `, ${failed} failed` : ''})`, (c.cpuMsOf(pid) ?? 0) - cpuBefore);
+    }
+  } finally {
+    await c.stopChild(service.child);
+  }
+}
+
+const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = { cpu: cpuProbe, feed: feedProbe, search: searchProbe, ics: icsProbe, purge: purgeProbe, commit: commitProbe, memory: memoryProbe, explain, profile: profileSummary };
+
+export async function main(argv: string[]): Promise<void> {
+  const o = c.options(argv, SPEC, import.meta.url);
+  if (!o.probe || !PROBES[o.probe]) throw new Error(`--probe must be one of ${Object.keys(PROBES).join(', ')}`);
+  c.checkDatabaseUrl(o.database);
+  await PROBES[o.probe](o);
+}
