@@ -52,6 +52,17 @@ describe('webhook benchmark: lag matching and percentiles', () => {
     assert.equal(throughputRatio([runs[0]]), undefined);
   });
 
+  it('takes the mean of every window of each kind when the windows are balanced over rounds', () => {
+    const delivering = (l: string) => l.includes('delivering');
+    const paused = (l: string) => l.includes('paused');
+    // Two rounds of paused, delivering, delivering, paused, the machine slowing by 10 req/s a window.
+    const rps = [100, 90, 80, 70, 60, 50, 40, 30];
+    const runs = rps.map((r, i) => ({ label: [0, 3, 4, 7].includes(i) ? 'paused' : 'delivering', rps: r }));
+    assert.equal(throughputRatio(runs, delivering, paused), 1);
+    runs[5].rps = 10;
+    assert.equal(throughputRatio(runs, delivering, paused), Math.round((1000 * (90 + 80 + 10 + 40)) / (100 + 70 + 60 + 30)) / 1000);
+  });
+
   it('takes percentiles by nearest rank, the maximum at 1, nothing of an empty list', () => {
     const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
     assert.equal(percentile(sorted, 0.5), 50);

@@ -15,6 +15,12 @@ import { tableDefaults } from './helpers.js';
  *
  * 20261207000101 fills them for the rows already stored.
  */
+/** The columns that name a row of `rendered_texts`, by table. */
+const KEY_COLUMNS = [
+  ['posts', ['description_hash', 'excerpt_hash']],
+  ['terms', ['description_hash']],
+] as const;
+
 export async function up(db: Knex): Promise<void> {
   const mysql = db.client.config.client === 'mysql2';
   const hash = (t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string) =>
@@ -25,10 +31,7 @@ export async function up(db: Knex): Promise<void> {
     for (const form of ['paragraphs', 'plain', 'text', 'page_html', 'summary']) t.text(form, 'mediumtext').notNullable();
     t.text('embedded', 'mediumtext').nullable();
   });
-  for (const [table, columns] of [
-    ['posts', ['description_hash', 'excerpt_hash']],
-    ['terms', ['description_hash']],
-  ] as const) {
+  for (const [table, columns] of KEY_COLUMNS) {
     await db.schema.alterTable(table, (t) => {
       for (const column of columns) {
         hash(t, column).nullable();
@@ -41,10 +44,7 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   const mysql = db.client.config.client === 'mysql2';
-  for (const [table, columns] of [
-    ['posts', ['description_hash', 'excerpt_hash']],
-    ['terms', ['description_hash']],
-  ] as const) {
+  for (const [table, columns] of KEY_COLUMNS) {
     await db.schema.alterTable(table, (t) => {
       for (const column of columns) {
         if (mysql) t.dropForeign([column], `${table}_${column}_foreign`);
