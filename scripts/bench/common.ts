@@ -41,7 +41,7 @@ export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: stri
   const out: Record<string, Value> = {};
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help') {
-      const usage = Object.entries(spec).map(([name, [kind, fallback]]) => `[--${name}${kind === 'boolean' ? '' : ` ${typeof fallback === 'function' || fallback === undefined ? kind.toUpperCase() : fallback}`}]`);
+      const usage = Object.entries(spec).map(([name, [kind, fallback]]) => `[--${name}${kind === 'boolean' ? '' : ` ${typeof fallback === 'function' || fallback === undefined || fallback === '' ? kind.toUpperCase() : fallback}`}]`);
       process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\noptions: ${usage.join(' ')}\n`);
       process.exit(0);
     }
