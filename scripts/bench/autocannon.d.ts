@@ -11,7 +11,6 @@ declare module 'autocannon' {
       url: string;
       connections?: number;
       duration?: number;
-      amount?: number;
       timeout?: number;
       requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest; onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void }>;
     }

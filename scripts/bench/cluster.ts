@@ -7,7 +7,7 @@
  * one write run again by the service, docs/contract.md §18), per second; and what
  * `wsrep_sync_wait = 1` costs one primary-key read, on one connection.
  *
- *   npm run bench -- --cluster [--events 2000] [--duration 10] [--connections 24] [--warmup 2] [--tsx]
+ *   npm run bench -- --cluster [options]
  *
  * The cluster is removed afterwards. Results go to bench/results/cluster-<timestamp>.json.
  */

@@ -35,13 +35,14 @@ export type Options<S extends Spec> = { [K in keyof S & string as Camel<K>]: S[K
 
 /**
  * `--name value`, `--name=value` and `--flag` options of `spec` (anything else is an error), with
- * defaults and bounds; `--help` prints the first doc comment of `moduleUrl` (the mode's usage).
+ * defaults and bounds; `--help` prints the first doc comment of `moduleUrl` (the mode's usage) and the options.
  */
 export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: string): Options<S> {
   const out: Record<string, Value> = {};
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help') {
-      process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\n`);
+      const usage = Object.entries(spec).map(([name, [kind, fallback]]) => `[--${name}${kind === 'boolean' ? '' : ` ${typeof fallback === 'function' || fallback === undefined || fallback === '' ? kind.toUpperCase() : fallback}`}]`);
+      process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\noptions: ${usage.join(' ')}\n`);
       process.exit(0);
     }
     if (!argv[i].startsWith('--')) throw new Error(`unexpected argument "${argv[i]}"`);
@@ -272,50 +273,41 @@ export async function startService(database: string, o: ServiceOptions = {}): Pr
   return { child, base };
 }
 
-/** Resident memory of a process from /proc: peak (VmHWM) and current (VmRSS), MB. */
-export function memoryOf(pid: number): { hwmMb: number; rssMb: number } | undefined {
+/** A file of /proc, or undefined when it cannot be read (the process is gone). */
+function readProc(file: string): string | undefined {
   try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { hwmMb: round(kb('VmHWM') / 1024, 1), rssMb: round(kb('VmRSS') / 1024, 1) };
+    return fs.readFileSync(`/proc/${file}`, 'utf8');
   } catch {
     return undefined;
   }
+}
+
+/** Resident memory of a process from /proc: peak (VmHWM) and current (VmRSS), MB. */
+export function memoryOf(pid: number): { hwmMb: number; rssMb: number } | undefined {
+  const status = readProc(`${pid}/status`);
+  if (status === undefined) return undefined;
+  const mb = (key: string) => round(Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024, 1);
+  return { hwmMb: mb('VmHWM'), rssMb: mb('VmRSS') };
 }
 
 /** CPU time used so far by a process (user + system), in milliseconds; undefined if unreadable. */
 export function cpuMsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start at state (field 3); CLK_TCK is 100.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  const stat = pid === undefined ? undefined : readProc(`${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // Fields after the command name (which may contain spaces) start at state (field 3); CLK_TCK is 100.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Busy CPU time of the whole machine so far (all cores, user+nice+system+irq+softirq+steal), in ms. */
 export function machineBusyMs(): number | undefined {
-  try {
-    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0)) * 10;
-  } catch {
-    return undefined;
-  }
+  const cpu = readProc('stat')?.split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return cpu && (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0)) * 10;
 }
 
 /** The pid of the local MariaDB/MySQL server, for CPU accounting (read-only). */
 export function findDatabaseServerPid(): number | undefined {
-  const comm = (pid: string) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    } catch {
-      return ''; // gone
-    }
-  };
-  const pid = fs.readdirSync('/proc').find((entry) => /^\d+$/.test(entry) && ['mariadbd', 'mysqld'].includes(comm(entry)));
+  const pid = fs.readdirSync('/proc').find((entry) => /^\d+$/.test(entry) && ['mariadbd', 'mysqld'].includes(readProc(`${entry}/comm`)?.trim() ?? ''));
   return pid === undefined ? undefined : Number(pid);
 }
 

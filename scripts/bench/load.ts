@@ -55,7 +55,7 @@ export function closedLoop(o: Closed): Promise<ClosedResult> & { stop(): void } 
   const instance = autocannon({
     url: o.base,
     connections: o.connections,
-    ...(o.requests ? { amount: o.requests } : { duration: o.seconds ?? 10 }),
+    duration: o.seconds ?? 10,
     timeout: o.timeout ?? 10,
     requests: [
       {
@@ -134,13 +134,16 @@ export function send(base: string, req: BenchRequest, o: { agent?: http.Agent; t
 export async function sendJson(base: string, req: BenchRequest): Promise<{ status: number; json: Record<string, unknown> | undefined; ms: number }> {
   const answer = await send(base, req);
   if (answer.status >= 300) throw new Error(`${req.method ?? 'GET'} ${req.path} -> ${answer.status} ${answer.body.slice(0, 300)}`);
-  let json: Record<string, unknown> | undefined;
+  return { status: answer.status, json: parseJson(answer.body), ms: answer.ms };
+}
+
+/** A JSON object's fields, or undefined when the text is not JSON. */
+export function parseJson(text: string): Record<string, unknown> | undefined {
   try {
-    json = JSON.parse(answer.body) as Record<string, unknown>;
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: answer.status, json, ms: answer.ms };
 }
 
 export interface Open<R extends BenchRequest = BenchRequest> {

@@ -1,10 +1,8 @@
 /**
- * Preloaded into the service by `memory-probe.ts --breakdown` (node --import): samples the process's
- * memory every 20 ms and, on SIGUSR2, prints what it was made of when its resident size was largest
- * since the last SIGUSR2 (one `memory-sample {json}` line on stdout), then starts again. Sizes in MB:
- * the resident size (rss) split into file pages (the node binary, libraries) and anonymous ones;
- * V8's committed heap (heapTotal) and its new space; what the heap held (heapUsed); memory outside it
- * (external: Buffers and native objects V8 knows of); and each of V8's spaces, used/physical. Plain JavaScript, so that dist/ needs no tsx.
+ * Preloaded into the service by `--probe memory --breakdown` (node --import): samples the process's
+ * memory every 20 ms and, on SIGUSR2, prints (one `memory-sample {json}` line, MB) what it was made of
+ * when its resident size was largest since the last SIGUSR2: file and anonymous pages, V8's committed
+ * heap and new space, the heap used, external memory and each V8 space. Plain JavaScript, so that dist/ needs no tsx.
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';

@@ -8,8 +8,7 @@
  * requests/s and latency of the default list, a filtered list and `GET /events/{id}` of an occurrence,
  * on the series and on the single events (both services up; each measured twice in turn, the second kept).
  *
- *   npm run bench -- --recurrence [--series 1000] [--duration 10] [--connections 8]
- *        [--database sqlite:bench/results/db/recurrence.sqlite] [--changes 40] [--reuse]
+ *   npm run bench -- --recurrence [options]
  *
  * Only SQLite files under bench/results/db are used (the comparison copies the file).
  */

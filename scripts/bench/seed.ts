@@ -195,10 +195,9 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     const organizerRows: Record<string, unknown>[] = [];
     const imageRows: Record<string, unknown>[] = [];
     const headPosts: Record<string, unknown>[] = [];
-    const post = (id: number, type: string, status: string, title: string, description: string, excerpt: string, imageId: number | null, date: string) => {
-      const modified = date;
-      return { id, type, status, author_id: authorId, slug: `${slugify(title) || type}-${id}`, title, description, excerpt, password: null, image_id: imageId, date, date_utc: date, modified, modified_utc: modified };
-    };
+    const post = (id: number, type: string, status: string, title: string, description: string, excerpt: string, imageId: number | null, date: string, modified = date) => ({
+      id, type, status, author_id: authorId, slug: `${slugify(title) || type}-${id}`, title, description, excerpt, password: null, image_id: imageId, date, date_utc: date, modified, modified_utc: modified,
+    });
     for (let i = 0; i < images; i++) {
       const id = firstImage + i;
       const url = `https://images.example.org/bench/poster-${i + 1}.jpg`;
@@ -309,22 +308,8 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         // so that a recent `modified_after` finds a few events whatever the calendar's size.
         const modified = published + Math.floor(random() * Math.max(0, Math.min(10 * DAY, now - 60_000 - published)));
         const status = random() < 0.05 ? 'draft' : 'publish';
-        posts.push({
-          id,
-          type: 'event',
-          status,
-          author_id: authorId,
-          slug: `${slugify(title)}-${id}`,
-          title,
-          description: paragraph(subject, 2 + Math.floor(random() * 3)),
-          excerpt: random() < 0.5 ? '' : sentence(subject),
-          password: null,
-          image_id: random() < 0.2 ? firstImage + Math.floor(random() * images) : null,
-          date: sqlDate(published),
-          date_utc: sqlDate(published),
-          modified: sqlDate(modified),
-          modified_utc: sqlDate(modified),
-        });
+        const [description, excerpt] = [paragraph(subject, 2 + Math.floor(random() * 3)), random() < 0.5 ? '' : sentence(subject)];
+        posts.push(post(id, 'event', status, title, description, excerpt, random() < 0.2 ? firstImage + Math.floor(random() * images) : null, sqlDate(published), sqlDate(modified)));
         const startSql = sqlDate(start);
         const endSql = sqlDate(end);
         events.push({
@@ -373,41 +358,32 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     // Denormalised columns the service keeps up to date on every write must be filled here too,
     // since the seeder bypasses the repositories: the terms' published-event counts (when the
     // schema has them).
+    const step = async (label: string, work: () => Promise<unknown>) => {
+      const began = Date.now();
+      await work();
+      process.stderr.write(`${label}: ${((Date.now() - began) / 1000).toFixed(1)}s\n`);
+    };
     if (await db.schema.hasColumn('terms', 'published_count')) {
-      const recount = Date.now();
-      await db.raw(
-        "update terms set published_count = (select count(*) from event_terms ec join posts pc on pc.id = ec.event_id where pc.status = 'publish' and ec.term_id = terms.id)",
-      );
-      process.stderr.write(`terms.published_count: ${((Date.now() - recount) / 1000).toFixed(1)}s\n`);
+      const count = "select count(*) from event_terms ec join posts pc on pc.id = ec.event_id where pc.status = 'publish' and ec.term_id = terms.id";
+      await step('terms.published_count', () => db.raw(`update terms set published_count = (${count})`));
     }
-
     // The search index (docs/contract.md §15): SQLite's triggers indexed every event as it was
     // inserted; MySQL's shared texts are written by the repositories, so here in one pass.
-    if (target.engine === 'mysql') {
-      const indexing = Date.now();
-      await fillSearchTexts(db, MIGRATION_TOOLS);
-      process.stderr.write(`search index: ${((Date.now() - indexing) / 1000).toFixed(1)}s\n`);
-    }
-
+    if (target.engine === 'mysql') await step('search index', () => fillSearchTexts(db, MIGRATION_TOOLS));
     // The rendered forms of every description and excerpt (src/db/rendered-texts.ts), which the
     // repositories write with each text: here in one pass, as the migration fills a database.
-    const rendering = Date.now();
-    await fillRenderedTexts(db, MIGRATION_TOOLS);
-    process.stderr.write(`rendered texts: ${((Date.now() - rendering) / 1000).toFixed(1)}s\n`);
+    await step('rendered texts', () => fillRenderedTexts(db, MIGRATION_TOOLS));
 
     // The change feed starts with one change per seeded record (the migration ran on empty tables).
     // (explicit numbers: the auto-increment continues after the highest)
     await fillChanges(db, nowSql);
 
     // Fresh statistics for the planners, as a long-running site would have.
-    const analyse = Date.now();
-    if (target.engine === 'sqlite') {
+    await step(`analyze (now ${nowSql} UTC)`, async () => {
+      if (target.engine === 'mysql') return db.raw('ANALYZE TABLE search_text_grams, post_search_texts, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
       await db.raw('ANALYZE');
       await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
-    } else {
-      await db.raw('ANALYZE TABLE search_text_grams, post_search_texts, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
-    }
-    process.stderr.write(`analyze: ${((Date.now() - analyse) / 1000).toFixed(1)}s (now ${nowSql} UTC)\n`);
+    });
     const seconds = round((Date.now() - started) / 1000, 1);
     process.stderr.write(`seeded ${rows.toLocaleString('en')} rows in ${seconds}s\n`);
     return { events: n, venues, organizers, images, categories: categoryIds.length, tags: tagIds.length, rows, seconds, adminId: authorId };

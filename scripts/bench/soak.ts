@@ -2,24 +2,22 @@
  * `npm run bench -- --soak MINUTES`: a long run of a steady, moderate mix of every kind of request, to
  * see whether the service's memory stays flat over time (docs/performance.md "Soak").
  *
- *   npm run bench -- --soak 60 [--database mysql://root@127.0.0.1:3306/bench] [--events 20000]
- *                    [--rate 60] [--long-polls 4] [--warmup-minutes N] [--out DIR] [--skip-seed]
- *                    [--seed 42] [--force] [--tsx]
+ *   npm run bench -- --soak 60 [options]
  *
  * The service (METRICS=on) is driven open-loop at --rate requests/s drawn from the weighted mix
- * (soak-mix.ts), plus --long-polls clients following `/changes` with `wait`. Each minute it samples the
+ * (MIX below), plus --long-polls clients following `/changes` with `wait`. Each minute it samples the
  * service's VmRSS, heap used and event-loop delay (/metrics), the minute's errors and p50/p99 per kind.
  * At the end: the table per minute (also as CSV), the least-squares slope of RSS and heap in MB per hour
  * after the warm-up (the first 10 minutes, or the first third of shorter runs), the errors and the p99
  * of the first and last warm-up-long spans. The exit code is 1 if any answer was an error.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as c from './common.js';
-import { closedLoop, openLoop, send } from './load.js';
-import { MIX, pickKind, type SoakRequest, type SoakState } from './soak-mix.js';
-import { samplesOf } from './scenarios.js';
-import { seedCalendar } from './seed.js';
+import { closedLoop, openLoop, parseJson, send, type BenchRequest } from './load.js';
+import { eventBody, samplesOf, scenario, type Samples } from './scenarios.js';
+import { SUBJECTS, seedCalendar } from './seed.js';
 
 const SPEC = {
   soak: ['number', undefined, 1, 1440],
@@ -36,6 +34,160 @@ const SPEC = {
 } satisfies c.Spec;
 
 type Options = c.Options<typeof SPEC>;
+
+/*
+ * The request mix: every kind of read (the benchmark's scenarios), writes, idempotent creates and
+ * series edits, with their weights and the answer each must get. Writes touch only records the soak
+ * created itself (apart from updates of seeded events' cost), so reads of the seeded samples never meet
+ * a deleted record. A record with a request in flight is "busy": no other write or delete picks it, so
+ * that no answer depends on a race.
+ */
+interface SoakRequest extends BenchRequest {
+  kind: Kind;
+  /** The record this request holds busy until its answer (released by the sender). */
+  lock?: number;
+  /** For an idempotent create: its key and body, remembered for replays once it succeeded. */
+  idempotent?: { key: string; body: string };
+}
+
+interface SoakState {
+  samples: Samples;
+  /** Events the soak created (single ones), oldest first; deletes take from the front. */
+  created: number[];
+  /** First events of the series the soak created. */
+  series: number[];
+  /** Idempotency keys whose first create succeeded, with the body sent (replays send the same). */
+  keys: Array<{ key: string; body: string }>;
+  busy: Set<number>;
+}
+
+type Check = (status: number, text: string, headers: Record<string, string | string[] | undefined>, request: SoakRequest, state: SoakState) => string | undefined;
+
+interface Kind {
+  name: string;
+  /** Relative share of the requests. */
+  weight: number;
+  /** The next request, or undefined when there is nothing to do it on yet (no record created). */
+  request(state: SoakState): Omit<SoakRequest, 'kind'> | undefined;
+  /** What is wrong with the answer (undefined when it is the expected one); may record what it created. */
+  check: Check;
+}
+
+/** At most this many created events and remembered keys are kept to pick from (older ones are forgotten, not deleted). */
+const KEEP = 5000;
+const r = Math.random;
+const hex = () => crypto.randomBytes(4).toString('hex');
+const status = (expected: number): Check => (got) => (got === expected ? undefined : `expected ${expected}`);
+const get = (route: string) => ({ method: 'GET' as const, path: c.api(route) });
+
+/** A read of the benchmark's scenario of that name. */
+const read = (name: string, weight: number, from = name): Kind => ({ name, weight, request: (s) => scenario(from).request(s.samples, r), check: status(200) });
+const simple = (name: string, weight: number, request: Kind['request']): Kind => ({ name, weight, request, check: status(200) });
+
+/** A record of `list` that no other request holds, marked busy; undefined if none is free. */
+function take(state: SoakState, list: number[], from: 'oldest' | 'any'): number | undefined {
+  for (let attempt = 0; attempt < 5 && list.length; attempt++) {
+    const id = from === 'oldest' ? list[attempt] : list[Math.floor(r() * list.length)];
+    if (id !== undefined && !state.busy.has(id)) return (state.busy.add(id), id);
+  }
+  return undefined;
+}
+
+function remember<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > KEEP) list.shift();
+}
+
+/** A 201 with an id, remembered in `list` of the state. */
+const created =
+  (list: 'created' | 'series'): Check =>
+  (got, text, _h, req, s) => {
+    const id = parseJson(text)?.id;
+    if (got !== 201 || typeof id !== 'number') return 'expected 201 with an id';
+    remember(s[list], id);
+    if (req.idempotent) remember(s.keys, req.idempotent);
+    return undefined;
+  };
+
+const newEvent = (s: SoakState, series?: string[]) => {
+  const start = Date.now() + Math.floor(1 + r() * 300) * c.DAY;
+  const title = `Soak ${c.pick(r, SUBJECTS)} ${series ? 'series' : 'evening'} ${hex()}`;
+  return eventBody(s.samples, r, title, { start_date: `${c.day(start)} 19:00:00`, end_date: `${c.day(start)} 21:00:00`, ...(series ? { recurrence: series } : {}) });
+};
+const remove = (s: SoakState, list: number[]) => {
+  const id = take(s, list, 'oldest');
+  if (id === undefined) return undefined;
+  list.splice(list.indexOf(id), 1);
+  return { method: 'DELETE' as const, path: c.api(`/events/${id}?force=true`), headers: { authorization: c.AUTH }, lock: id };
+};
+
+/** Weights: about 75 % reads, 25 % writes; creates and deletes balance so the calendar keeps its size. */
+const MIX: Kind[] = [
+  read('event-by-id', 14),
+  read('event-by-slug', 6),
+  simple('event-ics', 2, (s) => get(`/events/${c.pick(r, s.samples.events).id}/ics`)),
+  read('events-default', 5),
+  read('events-filtered', 5),
+  read('events-search', 4),
+  simple('events-page', 4, () => get(`/events?page=${2 + Math.floor(r() * 4)}&per_page=20`)),
+  read('events-jsonld', 3),
+  read('events-ics', 2),
+  read('events-modified-after', 2),
+  simple('venue-by-id', 3, (s) => get(`/venues/${c.pick(r, s.samples.venueIds)}`)),
+  simple('organizer-by-id', 2, (s) => get(`/organizers/${c.pick(r, s.samples.organizerIds)}`)),
+  read('venues-upcoming', 2),
+  read('categories', 2),
+  simple('tags', 1, () => get('/tags?per_page=50')),
+  read('changes-page', 1, 'changes'),
+  simple('series-occurrences', 2, (s) => {
+    const id = take(s, s.series, 'any');
+    return id === undefined ? undefined : { ...get(`/events/${id}/occurrences?per_page=10`), lock: id };
+  }),
+  { name: 'create', weight: 4, request: (s) => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: newEvent(s) }), check: created('created') },
+  // The cost of a seeded event, or the title of one the soak created.
+  simple('update', 5, (s) => {
+    const own = r() < 0.5 ? take(s, s.created, 'any') : undefined;
+    const body = own === undefined ? { cost: `$${5 + Math.floor(r() * 40)}` } : { title: `Soak updated ${hex()}`, cost: '$12' };
+    return { method: 'PATCH', path: c.api(`/events/${own ?? c.pick(r, s.samples.events).id}`), headers: c.JSON_WRITE, body: JSON.stringify(body), lock: own };
+  }),
+  simple('delete', 5, (s) => remove(s, s.created)),
+  {
+    name: 'idempotent-new',
+    weight: 2,
+    request: (s) => {
+      const [key, body] = [crypto.randomUUID(), newEvent(s)];
+      return { method: 'POST', path: c.api('/events'), headers: { ...c.JSON_WRITE, 'idempotency-key': key }, body, idempotent: { key, body } };
+    },
+    check: created('created'),
+  },
+  {
+    // A retry of an earlier create: the stored answer again, nothing created (also when the event was deleted since).
+    name: 'idempotent-replay',
+    weight: 2,
+    request: (s) => {
+      if (!s.keys.length) return undefined;
+      const { key, body } = c.pick(r, s.keys);
+      return { method: 'POST', path: c.api('/events'), headers: { ...c.JSON_WRITE, 'idempotency-key': key }, body };
+    },
+    check: (got, _t, headers) => (got === 201 && headers['idempotent-replayed'] === 'true' ? undefined : 'expected 201 with Idempotent-Replayed: true'),
+  },
+  { name: 'series-create', weight: 0.4, request: (s) => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: newEvent(s, ['RRULE:FREQ=WEEKLY;COUNT=8']) }), check: created('series') },
+  // A change of the whole series (the first event: scope `all`), copied to every occurrence.
+  simple('series-edit', 1, (s) => {
+    const id = take(s, s.series, 'any');
+    const body = { title: `Soak series renamed ${hex()}`, cost: `$${Math.floor(r() * 30)}` };
+    return id === undefined ? undefined : { method: 'PATCH', path: c.api(`/events/${id}`), headers: c.JSON_WRITE, body: JSON.stringify(body), lock: id };
+  }),
+  // Keep a few series to edit: delete only beyond 20.
+  simple('series-delete', 0.3, (s) => (s.series.length <= 20 ? undefined : remove(s, s.series))),
+];
+
+/** A kind drawn by weight. */
+function pickKind(): Kind {
+  let left = r() * MIX.reduce((sum, k) => sum + k.weight, 0);
+  for (const kind of MIX) if ((left -= kind.weight) < 0) return kind;
+  return MIX[MIX.length - 1];
+}
 
 /** What one minute saw: latencies and statuses per kind, then the service's memory at its end. */
 interface Minute {
@@ -161,7 +313,7 @@ export async function main(argv: string[]): Promise<void> {
   void service.child.exited.then(() => (died = !stopping));
   const loadStarted = Date.now();
   let skipped = 0;
-  let mark = { service: c.cpuMsOf(service.child.pid), machine: c.machineBusyMs(), at: Date.now() };
+  let meter = c.usageMeter(service.child.pid);
   try {
     for (let minute = 1; minute <= opts.soak && !died; minute++) {
       // Sleep to the minute's end on the clock of the start (no drift from the sampling itself).
@@ -170,10 +322,9 @@ export async function main(argv: string[]): Promise<void> {
       now = fresh(minute + 1);
       ended.skipped = load.counts.skipped - skipped;
       skipped = load.counts.skipped;
-      const next = { service: c.cpuMsOf(service.child.pid), machine: c.machineBusyMs(), at: Date.now() };
-      const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : c.round((b - a) / (next.at - mark.at), 2));
-      Object.assign(ended, { rssMb: c.memoryOf(service.child.pid)?.rssMb, serviceCores: cores(mark.service, next.service), machineCores: cores(mark.machine, next.machine) }, await scrape(service.base));
-      mark = next;
+      const { serviceCores, machineCores } = meter();
+      meter = c.usageMeter(service.child.pid);
+      Object.assign(ended, { rssMb: c.memoryOf(service.child.pid)?.rssMb, serviceCores, machineCores }, await scrape(service.base));
       minutes.push(ended);
       // The CSV so far, every minute: an interrupted run still leaves its figures.
       fs.writeFileSync(`${prefix}.csv`, csv(minutes));

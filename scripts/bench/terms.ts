@@ -2,8 +2,7 @@
  * `npm run bench -- --terms`: term lists on a table of many tags (docs/performance.md "Current figures",
  * docs/limits.md "Term lists"). Opt-in: seeding 1,000,000 tags takes about a minute on SQLite.
  *
- *   npm run bench -- --terms [--count 1000000] [--database mysql://root@127.0.0.1:3306/tec_bench_terms]
- *                    [--force] [--rounds 3] [--tsx]
+ *   npm run bench -- --terms [options]   (--database mysql://root@127.0.0.1:3306/tec_bench_terms)
  *
  * The database (a SQLite file under bench/results/db/ by default; a MySQL database must have "bench"
  * in its name or pass --force) is migrated and given --count tags by multi-row INSERTs, once (reused

@@ -2,11 +2,7 @@
  * `npm run bench -- --webhooks`: the cost and the lag of webhook delivery on one process; each step,
  * its targets and figures are in docs/performance.md "Webhooks".
  *
- *   npm run bench -- --webhooks [--database mysql://root@127.0.0.1:3306/tec_bench_hooks] [--force]
- *                    [--rate 50] [--duration 30] [--connections 8] [--hooks 3] [--patch-share 0.1]
- *                    [--wait 30] [--warmup 10] [--events 1000] [--skip-throughput] [--tsx]
- *                    [--fanout 100] [--fanout-rate 20] [--hanging 30] [--skip-scenarios] [--profile DIR]
- *                    [--paired-rounds 1]
+ *   npm run bench -- --webhooks [options]   (--database mysql://root@127.0.0.1:3306/tec_bench_hooks)
  *
  * A small calendar is seeded afresh, the service started with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,
  * and this process runs the receiver, which verifies every message with `standardwebhooks`, answers
@@ -54,14 +50,8 @@ export type Write = { kind: 'create' | 'update'; id: number; title: string; answ
 /** A verified message at the receiver: which webhook, which record version, when (performance.now()). */
 export type Arrival = { hook: number; messageId: string; type: string; id: number | undefined; title: string | undefined; at: number };
 
-export interface HookMatch {
-  hook: number;
-  expected: number;
-  received: number;
-  missing: number;
-  /** Messages carrying a webhook-id already seen (allowed by docs/webhooks.md "Guarantees", counted once). */
-  duplicates: number;
-}
+/** `duplicates`: messages carrying a webhook-id already seen (allowed by docs/webhooks.md "Guarantees", counted once). */
+export type HookMatch = { hook: number; expected: number; received: number; missing: number; duplicates: number };
 
 /**
  * Matches each write with each webhook's message of that record version (record id and the title the
@@ -70,16 +60,15 @@ export interface HookMatch {
  */
 export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]): { perHook: HookMatch[]; lags: number[]; missing: Array<{ hook: number; id: number; title: string }> } {
   const first = new Map<string, number>();
-  const seenIds = new Map<number, Set<string>>();
+  const seenIds = new Set<string>();
   const duplicates = new Map<number, number>();
   for (const arrival of arrivals) {
-    const ids = seenIds.get(arrival.hook) ?? new Set<string>();
-    seenIds.set(arrival.hook, ids);
-    if (ids.has(arrival.messageId)) {
+    const messageKey = `${arrival.hook}:${arrival.messageId}`;
+    if (seenIds.has(messageKey)) {
       duplicates.set(arrival.hook, (duplicates.get(arrival.hook) ?? 0) + 1);
       continue;
     }
-    ids.add(arrival.messageId);
+    seenIds.add(messageKey);
     const key = `${arrival.hook}:${arrival.id}:${arrival.title}`;
     if (arrival.id !== undefined && arrival.title !== undefined && !first.has(key)) first.set(key, arrival.at);
   }
@@ -110,16 +99,8 @@ export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>, 
 }
 const pausedRatio = (runs: Throughput[]) => throughputRatio(runs, (l) => l.includes('delivering'), (l) => l.includes('paused'));
 
-export interface Receiver {
-  port: number;
-  arrivals: Arrival[];
-  /** Messages whose signature did not verify (or whose webhook was unknown), with why. */
-  unverified: string[];
-  secrets: Map<number, string>;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
+/** The receiver; `unverified` holds the messages whose signature did not verify (or whose webhook was unknown), with why. */
+async function startReceiver() {
   const receiver = { arrivals: [] as Arrival[], unverified: [] as string[], secrets: new Map<number, string>() };
   const verifiers = new Map<string, Webhook>();
   const server = http.createServer((req, res) => {
@@ -155,6 +136,7 @@ export type Throughput = { label: string; rps: number; requests: number; p50Ms: 
 
 type LagLoad = { writes: Write[]; sent: number; errors: string[]; skipped: number; usage: c.Usage };
 
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 type Bench = { opts: Options; base: string; pid: number; samples: Samples; receiver: Receiver };
 
 /** A title no other write of the run uses (the key the receiver's messages are matched by). */
@@ -227,22 +209,8 @@ const deleteHooks = async (b: Bench, ids: number[]) => {
   for (const id of ids) await call(b, 'DELETE', `/webhooks/${id}`);
 };
 
-export interface ScenarioLag {
-  label: string;
-  hooks: number;
-  rate: number;
-  writes: number;
-  expected: number;
-  received: number;
-  missing: number;
-  duplicates: number;
-  lagMs: { p50?: number; p95?: number; p99?: number; max?: number };
-  waitedSeconds: number;
-  usage: c.Usage;
-}
-
 /** Creates at `rate` to `numbers`'s webhooks (created by `setup`); every message must arrive. */
-async function lagScenario(b: Bench, label: string, numbers: number[], rate: number, ids: number[]): Promise<ScenarioLag> {
+async function lagScenario(b: Bench, label: string, numbers: number[], rate: number, ids: number[]) {
   try {
     const meter = c.usageMeter(b.pid);
     const load = await openWrites(b, rate, 0, []);
@@ -257,7 +225,7 @@ async function lagScenario(b: Bench, label: string, numbers: number[], rate: num
 }
 
 /** Fairness: `count` webhooks at a receiver that reads each request and never answers, and one healthy; the healthy one's lag. */
-async function fairness(b: Bench, count: number, rate: number): Promise<ScenarioLag> {
+async function fairness(b: Bench, count: number, rate: number) {
   const hanging = http.createServer((req) => req.resume());
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
   const port = (hanging.address() as { port: number }).port;
@@ -288,7 +256,7 @@ export async function main(argv: string[]): Promise<void> {
     },
   });
   const b: Bench = { opts, base: service.base, pid: service.child.pid, samples, receiver };
-  const run = { throughput: [] as Throughput[], reads: [] as Throughput[], writesUnder: [] as Throughput[], scenarios: [] as ScenarioLag[] } as Run;
+  const run: Run = { throughput: [], reads: [], writesUnder: [], scenarios: [] };
   const hooks = Array.from({ length: opts.hooks }, (_, i) => i + 1);
   const step = (text: string) => c.log(`${text}: ${opts.connections} connections, ${opts.duration}s`);
   try {
@@ -338,7 +306,7 @@ export interface Run {
   reads: Throughput[];
   writesUnder: Throughput[];
   deliveredUnder?: number;
-  scenarios: ScenarioLag[];
+  scenarios: Array<Awaited<ReturnType<typeof lagScenario>>>;
 }
 
 /**

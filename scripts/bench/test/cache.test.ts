@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { assignUrls, modelOriginRequests, requestsTotal, startOriginCounter, windowCheck } from '../cache.js';
-import { candidateUrls } from '../cache-urls.js';
+import { assignUrls, candidateUrls, modelOriginRequests, requestsTotal, startOriginCounter, windowCheck } from '../cache.js';
 import { rng } from '../common.js';
 import type { Samples } from '../scenarios.js';
 import { parseVarnishstat } from '../../cache/varnish-stats.js';
