@@ -5,7 +5,6 @@ import type { User } from '../auth/capabilities.js';
 import type { ChangeType } from '../db/change-log.js';
 import type { ChangeRow, ChangeRepository, CursorKey, FeedState } from '../repositories/changes.js';
 import { formatUtc } from '../dates/storage.js';
-import { knownJson } from '../core/known-json.js';
 import { RestError, invalidParam } from '../core/errors.js';
 import { mayFollow } from '../policies/posts.js';
 import { inWriteTransaction, type Repositories } from '../repositories/registry.js';
@@ -247,10 +246,7 @@ export async function withinBytes(changes: Change[], budget: number): Promise<Ch
   let bytes = 0;
   for (let i = 0; i < changes.length; i++) {
     if (clock.due) await clock.turn();
-    const json = JSON.stringify(changes[i]);
-    // Written once: the reply's serialiser writes this JSON (core/known-json.ts).
-    knownJson(changes[i], json);
-    bytes += Buffer.byteLength(json) + 1;
+    bytes += Buffer.byteLength(JSON.stringify(changes[i])) + 1;
     if (bytes > budget && i > 0) return changes.slice(0, i);
   }
   return changes;

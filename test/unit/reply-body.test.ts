@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { jsonParts, serializeReply, STREAM_ABOVE_BYTES } from '../../src/operations/shared/reply-body.js';
-import { knownJson } from '../../src/core/known-json.js';
 
-describe('replies serialised piece by piece', () => {
+describe('replies serialised record by record', () => {
   it('joins to exactly what JSON.stringify writes, whatever the value', () => {
     const value = fc.letrec((tie) => ({
       node: fc.oneof(
@@ -26,8 +25,8 @@ describe('replies serialised piece by piece', () => {
     assert.equal(serializeReply({ events: [record, record], total: 2 }, Infinity).buffer?.toString('utf8'), JSON.stringify({ events: [record, record], total: 2 }));
   });
 
-  it('counts bytes exactly across the text it gathers before writing, whatever the characters', () => {
-    // Thousands of short pieces (more than one gathering of text), each with 2-, 3- and 4-byte characters.
+  it('counts bytes exactly, whatever the characters', () => {
+    // Thousands of short pieces, each with 2-, 3- and 4-byte characters.
     const record = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`field ${i} €`, `é${i}😀€`]));
     const json = JSON.stringify(record);
     const serialized = serializeReply(record, Infinity);
@@ -45,7 +44,7 @@ describe('replies serialised piece by piece', () => {
     assert.ok(serialized.bytes > 100_000 && serialized.bytes < 125_000, `${serialized.bytes} bytes`);
   });
 
-  it("writes a reply sent in one piece as one Buffer, a streamed one as chunks, and a known value's JSON as given", () => {
+  it('writes a reply sent in one piece as one Buffer, and marks a larger one for streaming', () => {
     const body = { events: [{ id: 1, title: 'Café — 😀' }], total: 1 };
     const serialized = serializeReply(body, Infinity);
     assert.ok(Buffer.isBuffer(serialized.buffer));
@@ -56,14 +55,10 @@ describe('replies serialised piece by piece', () => {
     const text = 'é'.repeat(STREAM_ABOVE_BYTES);
     const large = serializeReply({ before: 'x'.repeat(1000), text, after: [1, 2] }, Infinity);
     assert.equal(large.buffer, undefined);
-    assert.ok(large.complete && large.chunks.length > 1);
+    assert.ok(large.complete && large.chunks.length > 0);
     assert.equal(Buffer.concat(large.chunks).toString('utf8'), JSON.stringify({ before: 'x'.repeat(1000), text, after: [1, 2] }));
     assert.equal(large.bytes, Buffer.byteLength(JSON.stringify({ before: 'x'.repeat(1000), text, after: [1, 2] })));
     const cut = serializeReply({ text: 'x'.repeat(1000) }, 100);
     assert.deepEqual([cut.complete, cut.buffer], [false, undefined]);
-
-    const change = { id: 1, record: { title: 'Café' } };
-    knownJson(change, JSON.stringify(change));
-    assert.equal(serializeReply({ changes: [change] }, Infinity).buffer?.toString('utf8'), JSON.stringify({ changes: [change] }));
   });
 });

@@ -39,7 +39,7 @@ export function createReplyCache(db: Knex, replyLimit: number): ReplyCache {
 /**
  * The weight of a reply about to be cached: the bytes it sends, which is all it keeps (outside
  * V8's heap, as a Buffer). A text reply (an iCalendar feed) keeps its UTF-8 bytes. A JSON reply keeps
- * its serialised JSON (written as bytes, outside V8's heap: operations/shared/reply-body.ts), and lets go of the objects it was serialised
+ * its serialised JSON (a Buffer, outside V8's heap: operations/shared/reply-body.ts), and lets go of the objects it was serialised
  * from (they took two to three times the memory of the JSON); the rare request that needs them again
  * (`_fields`, response validation) decodes the bytes back.
  */
