@@ -298,7 +298,7 @@ function suiteTable(result: SuiteResult): string {
 
 type Check = { target: string; measured: string; ok: boolean | undefined };
 
-/** The targets of the Performance III issue (docs/performance.md "Current figures"), at 10,000 events. */
+/** The read path's targets (issue 49, which raised those of Performance III; docs/performance.md "Current figures"), at 10,000 events. */
 function targets(result: SuiteResult): Check[] {
   const by = (name: string) => result.scenarios.find((s) => s.name === name);
   const checks: Check[] = [];
@@ -306,7 +306,7 @@ function targets(result: SuiteResult): Check[] {
     const ratio = by(name)?.ratioToFloor;
     if (ratio !== undefined) checks.push({ target: `${label} >= ${target} x floor`, measured: `${ratio.toFixed(2)} x`, ok: ratio >= target });
   };
-  floorRatio('event-by-id', 'GET /events/{random id}', result.engine === 'sqlite' ? 0.4 : 0.3);
+  floorRatio('event-by-id', 'GET /events/{random id}', result.engine === 'sqlite' ? 0.5 : 0.4);
   floorRatio('event-by-id-same', 'GET /events/{id}, the same event', 0.7);
   const [byId, underWrites, search] = [by('event-by-id'), by('event-by-id-writes'), by('events-search-words')];
   // Judged by the alternating windows when they ran, else against the scenario alone, measured minutes apart.
@@ -319,7 +319,7 @@ function targets(result: SuiteResult): Check[] {
   const writer = underWrites?.background;
   if (writer) checks.push({ target: 'the writer beside them gets >= 15 PATCH/s', measured: `${writer.answeredPerSecond}/s (p99 ${writer.latencyMs.p99} ms)`, ok: writer.answeredPerSecond >= 15 });
   if (search) checks.push({ target: 'search, common and rare words: >= 150 req/s, p99 <= 500 ms', measured: `${search.rps} req/s, p99 ${search.latencyMs.p99} ms`, ok: search.rps >= 150 && search.latencyMs.p99 <= 500 });
-  if (result.memory.service) checks.push({ target: 'service resident peak (VmHWM) < 160 MB', measured: `${result.memory.service.hwmMb} MB`, ok: result.memory.service.hwmMb < 160 });
+  if (result.memory.service) checks.push({ target: 'service resident peak (VmHWM) < 175 MB', measured: `${result.memory.service.hwmMb} MB`, ok: result.memory.service.hwmMb < 175 });
   const failing = result.scenarios.filter((s) => s.non2xx);
   checks.push({ target: 'non-2xx = 0', measured: failing.map((s) => `${s.name}: ${s.non2xx}`).join(', ') || '0', ok: failing.length === 0 });
   const erring = result.scenarios.filter((s) => s.errors);
