@@ -12,7 +12,9 @@ declare module 'autocannon' {
       connections?: number;
       duration?: number;
       timeout?: number;
-      requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest; onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void }>;
+      requests?: Array<
+        RawRequest & { setupRequest?: (request: RawRequest) => RawRequest; onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void }
+      >;
     }
     interface Histogram {
       average: number;

@@ -67,7 +67,16 @@ export function windowCheck(perUrl: Map<string, number>, durationSeconds: number
     if (!busiestUrl || requests > busiestUrl.requests) busiestUrl = { url, requests };
   }
   const bound = perUrl.size * (windows + 1) + revalidations;
-  return { distinctUrls: perUrl.size, windows, revalidations, bound, originRequests, met: originRequests <= bound, busiestUrl, perUrlMet: (busiestUrl?.requests ?? 0) <= windows + 1 };
+  return {
+    distinctUrls: perUrl.size,
+    windows,
+    revalidations,
+    bound,
+    originRequests,
+    met: originRequests <= bound,
+    busiestUrl,
+    perUrlMet: (busiestUrl?.requests ?? 0) <= windows + 1,
+  };
 }
 
 /**
@@ -269,7 +278,13 @@ export async function main(argv: string[]): Promise<void> {
   report(opts, started, engine, run);
 }
 
-async function measure(o: Options, service: { child: c.Child; base: string }, samples: Samples, varnish: { url: string; port: number }, counter: Awaited<ReturnType<typeof startOriginCounter>>) {
+async function measure(
+  o: Options,
+  service: { child: c.Child; base: string },
+  samples: Samples,
+  varnish: { url: string; port: number },
+  counter: Awaited<ReturnType<typeof startOriginCounter>>,
+) {
   const random = c.rng(o.seed);
   const prepared = await prepareUrls(service.base, samples, o.urls, o.seed);
   const subscriberUrls = assignUrls(prepared.urls, o.subscribers, random);
@@ -287,25 +302,51 @@ async function measure(o: Options, service: { child: c.Child; base: string }, sa
   const varnishd = findVarnishd(varnish.port);
   const varnishCpu = () => varnishd?.pids.reduce<number | undefined>((sum, pid) => (sum === undefined ? undefined : (c.cpuMsOf(pid) ?? 0) + sum), 0);
   const before = { service: c.cpuMsOf(service.child.pid), varnish: varnishCpu(), machine: c.machineBusyMs(), self: process.cpuUsage(), at: performance.now() };
-  c.log(`${o.subscribers} subscribers on ${prepared.urls.length} URLs, polling every ${o.poll} s for ${o.duration} s over ${o.connections} connections; CACHE_MAX_AGE=${o.maxAge}; a PATCH every ${o.writeEvery || '-'} s`);
+  c.log(
+    `${o.subscribers} subscribers on ${prepared.urls.length} URLs, polling every ${o.poll} s for ${o.duration} s over ${o.connections} connections; CACHE_MAX_AGE=${o.maxAge}; a PATCH every ${o.writeEvery || '-'} s`,
+  );
   const writer = { sent: 0, patched: 0, errors: [] as string[] };
-  const writes = o.writeEvery > 0 && prepared.eventIds.length ? openLoop({
-    base: service.base,
-    rate: 1 / o.writeEvery,
-    request: () => ({ method: 'PATCH', path: c.api(`/events/${c.pick(random, prepared.eventIds)}`), headers: c.JSON_WRITE, body: JSON.stringify({ title: `Cache bench ${++writer.sent} ${Math.floor(random() * 1e9).toString(36)}` }) }),
-    onAnswer: (a, req) => (a.status < 300 ? writer.patched++ : writer.errors.push(`PATCH ${req.path} -> ${a.status} ${a.body.slice(0, 200)}`)),
-    onError: (err, req) => void writer.errors.push(`PATCH ${req.path}: ${err.message}`),
-  }) : undefined;
+  const writes =
+    o.writeEvery > 0 && prepared.eventIds.length
+      ? openLoop({
+          base: service.base,
+          rate: 1 / o.writeEvery,
+          request: () => ({
+            method: 'PATCH',
+            path: c.api(`/events/${c.pick(random, prepared.eventIds)}`),
+            headers: c.JSON_WRITE,
+            body: JSON.stringify({ title: `Cache bench ${++writer.sent} ${Math.floor(random() * 1e9).toString(36)}` }),
+          }),
+          onAnswer: (a, req) => (a.status < 300 ? writer.patched++ : writer.errors.push(`PATCH ${req.path} -> ${a.status} ${a.body.slice(0, 200)}`)),
+          onError: (err, req) => void writer.errors.push(`PATCH ${req.path}: ${err.message}`),
+        })
+      : undefined;
   const client = await runSubscribers(varnish.url, subscriberUrls, o);
   await writes?.stop();
   const seconds = (performance.now() - before.at) / 1000;
   const self = process.cpuUsage(before.self);
   const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : c.round((b - a) / 1000 / seconds, 2));
-  const usage = { seconds: c.round(seconds, 1), serviceCores: cores(before.service, c.cpuMsOf(service.child.pid)), varnishCores: cores(before.varnish, varnishCpu()), loadGeneratorCores: c.round((self.user + self.system) / 1e6 / seconds, 2), machineCores: cores(before.machine, c.machineBusyMs()) };
+  const usage = {
+    seconds: c.round(seconds, 1),
+    serviceCores: cores(before.service, c.cpuMsOf(service.child.pid)),
+    varnishCores: cores(before.varnish, varnishCpu()),
+    loadGeneratorCores: c.round((self.user + self.system) / 1e6 / seconds, 2),
+    machineCores: cores(before.machine, c.machineBusyMs()),
+  };
   const origin = counter.counts;
   const metricsAfter = await scrapeRequests(service.base);
   const stats: { stats?: VarnishStats; error?: string } = varnishd ? varnishStats(varnishd.workDir) : { error: `no varnishd started by this process listens on ${varnish.port}` };
-  return { ...prepared, priming, subscriberUrls, client, origin, metricsRequests: metricsBefore === undefined || metricsAfter === undefined ? undefined : metricsAfter - metricsBefore, writer, varnish: stats, usage };
+  return {
+    ...prepared,
+    priming,
+    subscriberUrls,
+    client,
+    origin,
+    metricsRequests: metricsBefore === undefined || metricsAfter === undefined ? undefined : metricsAfter - metricsBefore,
+    writer,
+    varnish: stats,
+    usage,
+  };
 }
 
 /**
@@ -314,7 +355,12 @@ async function measure(o: Options, service: { child: c.Child; base: string }, sa
  * venue, organizer), 5 % `/events.jsonld`, 25 % public pages and 20 % API reads.
  */
 /** The candidate URLs, `count` of them and distinct, with the ids of the events they name (the writer patches those). */
-export function candidateUrls(samples: Samples, extra: { categoryPages: string[]; tagSlugs: string[]; venueSlugs: string[] }, count: number, seed: number): { urls: string[]; eventIds: number[] } {
+export function candidateUrls(
+  samples: Samples,
+  extra: { categoryPages: string[]; tagSlugs: string[]; venueSlugs: string[] },
+  count: number,
+  seed: number,
+): { urls: string[]; eventIds: number[] } {
   const random = c.rng(seed);
   const pick = <T>(items: T[]) => c.pick(random, items);
   const urls = new Set<string>();
@@ -336,7 +382,14 @@ export function candidateUrls(samples: Samples, extra: { categoryPages: string[]
   };
   add(share(0.4), () => c.api(`/events/${event().id}.ics`));
   add(share(0.1), (i) => {
-    const filters = ['', `?categories=${encodeURIComponent(pick(samples.categorySlugs))}`, `?tags=${pick(samples.tagIds)}`, `?venue=${pick(samples.venueIds)}`, `?organizer=${pick(samples.organizerIds)}`, '?featured=1'];
+    const filters = [
+      '',
+      `?categories=${encodeURIComponent(pick(samples.categorySlugs))}`,
+      `?tags=${pick(samples.tagIds)}`,
+      `?venue=${pick(samples.venueIds)}`,
+      `?organizer=${pick(samples.organizerIds)}`,
+      '?featured=1',
+    ];
     return c.api(`/events.ics${filters[i % filters.length]}`);
   });
   add(share(0.05), (i) => c.api(`/events.jsonld${i === 0 ? '' : `?categories=${encodeURIComponent(pick(samples.categorySlugs))}`}`));
@@ -368,7 +421,13 @@ export async function answeringUrls(base: string, urls: string[]): Promise<{ ok:
   const worker = async () => {
     while (next < urls.length) {
       const url = urls[next++];
-      status.set(url, await send(base, { path: url }, { timeoutMs: 60_000 }).then((a) => a.status, (err: Error) => err.message));
+      status.set(
+        url,
+        await send(base, { path: url }, { timeoutMs: 60_000 }).then(
+          (a) => a.status,
+          (err: Error) => err.message,
+        ),
+      );
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
@@ -394,13 +453,20 @@ async function prepareUrls(base: string, samples: Samples, count: number, seed: 
   const extra = { categoryPages: categories.map((x) => new URL(x.url!).pathname), tagSlugs: tags.map((x) => x.slug!), venueSlugs: venues.map((x) => x.slug!) };
   const candidates = candidateUrls(samples, extra, count, seed);
   const { ok, dropped } = await answeringUrls(base, candidates.urls);
-  if (dropped.length) c.log(`${dropped.length} URLs left out (not a 200 at the service): ${dropped.slice(0, 5).map((d) => `${d.url} ${d.status}`).join(', ')}`);
+  if (dropped.length)
+    c.log(
+      `${dropped.length} URLs left out (not a 200 at the service): ${dropped
+        .slice(0, 5)
+        .map((d) => `${d.url} ${d.status}`)
+        .join(', ')}`,
+    );
   const urls = ok.slice(0, count);
   const cacheControl: Record<string, string> = {};
   for (const url of [urls.find((u) => u.endsWith('.ics')), urls.find((u) => u.startsWith('/event/')), urls.find((u) => u.includes('/events?'))]) {
     if (url) cacheControl[url] = String((await send(base, { path: url })).headers['cache-control'] ?? '(none)');
   }
-  if (!Object.values(cacheControl).some((value) => /\bpublic\b/.test(value))) c.log(`!!! the service's answers are not public (${JSON.stringify(cacheControl)}): Varnish will store nothing`);
+  if (!Object.values(cacheControl).some((value) => /\bpublic\b/.test(value)))
+    c.log(`!!! the service's answers are not public (${JSON.stringify(cacheControl)}): Varnish will store nothing`);
   return { urls, eventIds: candidates.eventIds, dropped, cacheControl };
 }
 
@@ -440,13 +506,18 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
   };
   const kb = (bytes: number | undefined) => (bytes === undefined ? '-' : `${c.round(bytes / 1024, 1)} KB`);
   const lat = (l: ReturnType<typeof c.quantiles>) => `${l.p50} / ${l.p99} / ${l.max}`;
-  const perRequest = (cores: number | undefined, requests: number, digits: number) => (cores === undefined || !requests ? '-' : c.round((cores * usage.seconds * 1000) / requests, digits));
+  const perRequest = (cores: number | undefined, requests: number, digits: number) =>
+    cores === undefined || !requests ? '-' : c.round((cores * usage.seconds * 1000) / requests, digits);
   const storage = stats?.storageBytes.s0;
   const lines = [
     `Cache: ${opts.subscribers} subscribers on ${run.urls.length} URLs (most followed: ${Math.max(...subscribersPerUrl.values())} subscribers), polling every ${opts.poll} s for ${opts.duration} s over ${opts.connections} connections; CACHE_MAX_AGE=${opts.maxAge}; ${c.describeUrl(opts.database)} (${engine}); code ${c.codeFingerprint()}`,
     `machine: ${c.machine().cpus} x ${c.machine().cpuModel}, load average ${c.machine().loadAverage.join(' ')}; during the run: service ${usage.serviceCores ?? '-'} cores, Varnish ${usage.varnishCores ?? '-'}, load generator ${usage.loadGeneratorCores}, whole machine ${usage.machineCores ?? '-'}`,
-    run.priming ? `cache primed before the run: ${run.priming.fetched} URLs fetched once through Varnish (${run.priming.originRequests} origin requests, not counted below)` : 'cold start (--cold): the run began with an empty cache',
-    `service's Cache-Control: ${Object.entries(run.cacheControl).map(([url, value]) => `${url.replace(c.NAMESPACE_PATH, '')} "${value}"`).join('; ')}`,
+    run.priming
+      ? `cache primed before the run: ${run.priming.fetched} URLs fetched once through Varnish (${run.priming.originRequests} origin requests, not counted below)`
+      : 'cold start (--cold): the run began with an empty cache',
+    `service's Cache-Control: ${Object.entries(run.cacheControl)
+      .map(([url, value]) => `${url.replace(c.NAMESPACE_PATH, '')} "${value}"`)
+      .join('; ')}`,
     '',
     c.table(
       ['clients (at Varnish)', 'value'],
@@ -467,7 +538,14 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
       [
         ['requests (req/s)', `${origin.requests} (${summary.originPerSecond})`],
         ['200 / 304', `${origin.byStatus['200'] ?? 0} / ${origin.byStatus['304'] ?? 0}`],
-        ['other statuses / not forwarded', `${others(origin.byStatus).map(([s, n]) => `${s}: ${n}`).join(', ') || 0} / ${origin.failures}`],
+        [
+          'other statuses / not forwarded',
+          `${
+            others(origin.byStatus)
+              .map(([s, n]) => `${s}: ${n}`)
+              .join(', ') || 0
+          } / ${origin.failures}`,
+        ],
         ['conditional (revalidations)', origin.conditional],
         ["the service's /metrics (GETs, scrapes left out)", run.metricsRequests ?? '-'],
         ['the capacity model predicted (docs/caching.md "Capacity")', summary.modelOriginRequests],
@@ -480,8 +558,16 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
     c.table(
       ['check', 'value', 'met'],
       [
-        ['origin requests <= distinct URLs x (windows + 1) + revalidations', `${check.originRequests} <= ${check.distinctUrls} x (${check.windows} + 1) + ${check.revalidations} = ${check.bound}`, check.met ? 'met' : 'NOT met'],
-        ['each URL: origin requests <= windows + 1', `busiest ${check.busiestUrl ? `${check.busiestUrl.url.replace(c.NAMESPACE_PATH, '')}: ${check.busiestUrl.requests}` : '-'} <= ${check.windows + 1}`, check.perUrlMet ? 'met' : 'NOT met'],
+        [
+          'origin requests <= distinct URLs x (windows + 1) + revalidations',
+          `${check.originRequests} <= ${check.distinctUrls} x (${check.windows} + 1) + ${check.revalidations} = ${check.bound}`,
+          check.met ? 'met' : 'NOT met',
+        ],
+        [
+          'each URL: origin requests <= windows + 1',
+          `busiest ${check.busiestUrl ? `${check.busiestUrl.url.replace(c.NAMESPACE_PATH, '')}: ${check.busiestUrl.requests}` : '-'} <= ${check.windows + 1}`,
+          check.perUrlMet ? 'met' : 'NOT met',
+        ],
       ],
     ),
     `(windows = ceil(${opts.duration} s / ${opts.maxAge} s); revalidations = fetches a PURGE would add: 0, this run sends none; a write only turns a later 304 into a 200)`,
@@ -494,13 +580,29 @@ function report(opts: Options, started: Date, engine: string, run: Run): void {
         ['Varnish objects (MAIN.n_object)', stats?.objects ?? `- (${run.varnish.error})`],
         ['Varnish storage (SMA.s0.g_bytes) / per object', stats ? `${kb(storage)} / ${stats.objects ? kb((storage ?? 0) / stats.objects) : '-'}` : '-'],
         ['Varnish transient storage (SMA.Transient.g_bytes)', kb(stats?.storageBytes.Transient)],
-        ["Varnish's own word: hits / grace hits / misses / backend requests", stats ? `${stats.cacheHit ?? '-'} / ${stats.cacheHitGrace ?? '-'} / ${stats.cacheMiss ?? '-'} / ${stats.backendRequests ?? '-'}` : '-'],
+        [
+          "Varnish's own word: hits / grace hits / misses / backend requests",
+          stats ? `${stats.cacheHit ?? '-'} / ${stats.cacheHitGrace ?? '-'} / ${stats.cacheMiss ?? '-'} / ${stats.backendRequests ?? '-'}` : '-',
+        ],
       ],
     ),
   ];
   const urls = run.urls.map((url) => ({ url, subscribers: subscribersPerUrl.get(url) ?? 0, originRequests: origin.perUrl.get(url) ?? 0, bytes: origin.sizes.get(url) }));
-  const json = { mode: 'cache', options: { ...opts, database: c.describeUrl(opts.database) }, priming: run.priming, summary, cacheControl: run.cacheControl, urls, dropped: run.dropped };
-  c.writeResults(`cache-${engine}-`, started, { ...json, writerErrors: run.writer.errors.slice(0, 50), originFailures: origin.failureReasons, clientErrors: client.errorReasons }, lines.join('\n'));
+  const json = {
+    mode: 'cache',
+    options: { ...opts, database: c.describeUrl(opts.database) },
+    priming: run.priming,
+    summary,
+    cacheControl: run.cacheControl,
+    urls,
+    dropped: run.dropped,
+  };
+  c.writeResults(
+    `cache-${engine}-`,
+    started,
+    { ...json, writerErrors: run.writer.errors.slice(0, 50), originFailures: origin.failureReasons, clientErrors: client.errorReasons },
+    lines.join('\n'),
+  );
   c.failOn([
     !check.met && 'THE ORIGIN SAW MORE THAN ONE REQUEST PER URL PER WINDOW',
     client.errors && `${client.errors} CLIENT REQUESTS WITHOUT AN ANSWER (${client.errorReasons[0]})`,

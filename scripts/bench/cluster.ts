@@ -20,7 +20,14 @@ import { seedCalendar } from './seed.js';
 
 /** The seeder drops the tables of databases named for the benchmark only. */
 const CLUSTER_DATABASE = 'tec_bench';
-const SPEC = { cluster: ['boolean'], events: ['number', 2000, 100, 5_000_000], duration: ['number', 10, 1, 120], connections: ['number', 24, 1, 256], warmup: ['number', 2, 0, 30], tsx: ['boolean'] } satisfies c.Spec;
+const SPEC = {
+  cluster: ['boolean'],
+  events: ['number', 2000, 100, 5_000_000],
+  duration: ['number', 10, 1, 120],
+  connections: ['number', 24, 1, 256],
+  warmup: ['number', 2, 0, 30],
+  tsx: ['boolean'],
+} satisfies c.Spec;
 
 export async function main(argv: string[]): Promise<void> {
   const o = c.options(argv, SPEC, import.meta.url);
@@ -39,7 +46,12 @@ export async function main(argv: string[]): Promise<void> {
     }
     /** The scenario through each target at once, the connections split between them; the slowest process's latency (a client of any of them sees that). */
     const phase = async (label: string, s: Scenario, targets: string[]) => {
-      const drive = (seconds: number) => Promise.all(targets.map((base) => closedLoop({ base, connections: Math.max(1, Math.floor(o.connections / targets.length)), seconds, request: () => s.request(samples, Math.random) })));
+      const drive = (seconds: number) =>
+        Promise.all(
+          targets.map((base) =>
+            closedLoop({ base, connections: Math.max(1, Math.floor(o.connections / targets.length)), seconds, request: () => s.request(samples, Math.random) }),
+          ),
+        );
       c.log(`${label}: ${o.warmup}s warm-up + ${o.duration}s`);
       await drive(o.warmup);
       const before = await conflicts(cluster);
@@ -48,7 +60,18 @@ export async function main(argv: string[]): Promise<void> {
       const [certFailures, bfAborts] = [after.certFailures - before.certFailures, after.bfAborts - before.bfAborts];
       const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((total, r) => total + f(r), 0);
       const max = (f: (r: (typeof results)[number]) => number) => Math.max(...results.map(f));
-      return [label, targets.length, c.round(sum((r) => r.rps)), max((r) => r.latencyMs.p50), max((r) => r.latencyMs.p99), sum((r) => r.non2xx), sum((r) => r.errors + r.timeouts), c.round((certFailures + bfAborts) / o.duration, 1), certFailures, bfAborts];
+      return [
+        label,
+        targets.length,
+        c.round(sum((r) => r.rps)),
+        max((r) => r.latencyMs.p50),
+        max((r) => r.latencyMs.p99),
+        sum((r) => r.non2xx),
+        sum((r) => r.errors + r.timeouts),
+        c.round((certFailures + bfAborts) / o.duration, 1),
+        certFailures,
+        bfAborts,
+      ];
     };
     const phases = [
       await phase('POST /events, every writer through one process', scenario('create-event'), bases.slice(0, 1)),
@@ -73,7 +96,12 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 async function conflicts(cluster: GaleraCluster): Promise<{ certFailures: number; bfAborts: number }> {
-  const figures = await Promise.all(cluster.nodes.map(async (node) => ({ certFailures: Number(await nodeStatus(node, 'wsrep_local_cert_failures')), bfAborts: Number(await nodeStatus(node, 'wsrep_local_bf_aborts')) })));
+  const figures = await Promise.all(
+    cluster.nodes.map(async (node) => ({
+      certFailures: Number(await nodeStatus(node, 'wsrep_local_cert_failures')),
+      bfAborts: Number(await nodeStatus(node, 'wsrep_local_bf_aborts')),
+    })),
+  );
   return figures.reduce((sum, f) => ({ certFailures: sum.certFailures + f.certFailures, bfAborts: sum.bfAborts + f.bfAborts }), { certFailures: 0, bfAborts: 0 });
 }
 

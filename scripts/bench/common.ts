@@ -31,7 +31,15 @@ type Value = string | number | boolean | undefined;
 export type Spec = Record<string, [kind: 'string' | 'number' | 'boolean', fallback?: Value | ((o: Record<string, Value>) => Value), min?: number, max?: number]>;
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
 /** The options a spec gives, camelCased: a string option without a default may be missing. */
-export type Options<S extends Spec> = { [K in keyof S & string as Camel<K>]: S[K][0] extends 'number' ? number : S[K][0] extends 'boolean' ? boolean : S[K] extends [unknown, unknown, ...unknown[]] ? string : string | undefined };
+export type Options<S extends Spec> = {
+  [K in keyof S & string as Camel<K>]: S[K][0] extends 'number'
+    ? number
+    : S[K][0] extends 'boolean'
+      ? boolean
+      : S[K] extends [unknown, unknown, ...unknown[]]
+        ? string
+        : string | undefined;
+};
 
 /**
  * `--name value`, `--name=value` and `--flag` options of `spec` (anything else is an error), with
@@ -41,14 +49,27 @@ export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: stri
   const out: Record<string, Value> = {};
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help') {
-      const usage = Object.entries(spec).map(([name, [kind, fallback]]) => `[--${name}${kind === 'boolean' ? '' : ` ${typeof fallback === 'function' || fallback === undefined || fallback === '' ? kind.toUpperCase() : fallback}`}]`);
-      process.stdout.write(`${fs.readFileSync(new URL(moduleUrl), 'utf8').match(/\/\*\*([\s\S]*?)\*\//)?.[1].replace(/^ \* ?/gm, '')}\noptions: ${usage.join(' ')}\n`);
+      const usage = Object.entries(spec).map(
+        ([name, [kind, fallback]]) =>
+          `[--${name}${kind === 'boolean' ? '' : ` ${typeof fallback === 'function' || fallback === undefined || fallback === '' ? kind.toUpperCase() : fallback}`}]`,
+      );
+      process.stdout.write(
+        `${fs
+          .readFileSync(new URL(moduleUrl), 'utf8')
+          .match(/\/\*\*([\s\S]*?)\*\//)?.[1]
+          .replace(/^ \* ?/gm, '')}\noptions: ${usage.join(' ')}\n`,
+      );
       process.exit(0);
     }
     if (!argv[i].startsWith('--')) throw new Error(`unexpected argument "${argv[i]}"`);
     const [name, inline] = argv[i].slice(2).split(/=(.*)/s, 2);
     const kind = spec[name]?.[0];
-    if (!kind) throw new Error(`unknown option --${name} (known: ${Object.keys(spec).map((k) => `--${k}`).join(', ')})`);
+    if (!kind)
+      throw new Error(
+        `unknown option --${name} (known: ${Object.keys(spec)
+          .map((k) => `--${k}`)
+          .join(', ')})`,
+      );
     if (kind === 'boolean') out[name] = inline === undefined ? true : /^(1|true|yes)$/i.test(inline);
     else {
       const value = inline ?? argv[++i];
@@ -59,7 +80,8 @@ export function options<S extends Spec>(argv: string[], spec: S, moduleUrl: stri
   for (const [name, [kind, fallback, min, max]] of Object.entries(spec)) {
     out[name] ??= typeof fallback === 'function' ? fallback(out) : (fallback ?? (kind === 'boolean' ? false : undefined));
     const v = out[name];
-    if (kind === 'number' && v !== undefined && !(Number(v) >= (min ?? -Infinity) && Number(v) <= (max ?? Infinity))) throw new Error(`--${name} must be ${min} to ${max}, got ${v}`);
+    if (kind === 'number' && v !== undefined && !(Number(v) >= (min ?? -Infinity) && Number(v) <= (max ?? Infinity)))
+      throw new Error(`--${name} must be ${min} to ${max}, got ${v}`);
   }
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v])) as Options<S>;
 }
@@ -144,7 +166,14 @@ export function codeFingerprint(): string {
 
 export function machine(): { host: string; cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverage: number[] } {
   const cpus = os.cpus();
-  return { host: os.hostname(), cpus: cpus.length, cpuModel: cpus[0]?.model, memoryGb: round(os.totalmem() / 2 ** 30, 1), node: process.version, loadAverage: os.loadavg().map((l) => round(l, 2)) };
+  return {
+    host: os.hostname(),
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model,
+    memoryGb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
+  };
 }
 
 /** Writes bench/results/<name>-<time>.json and prints the report with the file's name. */
@@ -212,7 +241,10 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 120_000
   void child.exited.then(() => (dead = true));
   while (Date.now() < deadline) {
     if (dead) throw new Error(`${child.name} exited before it was ready:\n${child.output.slice(-30).join('\n')}`);
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(async (res) => (await res.arrayBuffer(), res.ok), () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false,
+    );
     if (ok) return;
     await sleep(200);
   }
@@ -234,8 +266,30 @@ export function buildService(): boolean {
  * measurement; SQLITE_SYNCHRONOUS is dropped too (a scenario that compares another level sets it).
  */
 export function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, LOG_LEVEL: 'warn', SITE_TIMEZONE: 'UTC', VALIDATE_RESPONSES: 'false', NODE_ENV: 'production' };
-  for (const name of ['PUBLIC_URL', 'SITE_URL', 'BASE_PATH', 'BODY_LIMIT', 'DEBUG', 'NODE_OPTIONS', 'AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_ADDRESS_LIMIT', 'AUTH_FAILURE_WINDOW', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS']) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: url,
+    LOG_LEVEL: 'warn',
+    SITE_TIMEZONE: 'UTC',
+    VALIDATE_RESPONSES: 'false',
+    NODE_ENV: 'production',
+  };
+  for (const name of [
+    'PUBLIC_URL',
+    'SITE_URL',
+    'BASE_PATH',
+    'BODY_LIMIT',
+    'DEBUG',
+    'NODE_OPTIONS',
+    'AUTH_FAILURE_LIMIT',
+    'AUTH_FAILURE_ADDRESS_LIMIT',
+    'AUTH_FAILURE_WINDOW',
+    'TRUST_PROXY',
+    'SQLITE_SYNCHRONOUS',
+  ])
+    delete env[name];
   if (!keepAuthLimit) env.AUTH_FAILURE_LIMIT = '1000000';
   return env;
 }
@@ -244,7 +298,10 @@ export function serviceEnv(url: string, port: number, keepAuthLimit = false): No
 export function npmStart(): { flags: string[]; env: Record<string, string> } {
   const words = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   const assignments = words.slice(0, words.indexOf('node')).filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
-  return { flags: words.filter((word) => word.startsWith('--')), env: Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)])) };
+  return {
+    flags: words.filter((word) => word.startsWith('--')),
+    env: Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)])),
+  };
 }
 
 export interface ServiceOptions {
@@ -334,7 +391,9 @@ export function progress(label: string, total: number): { tick(done: number): vo
       lastDecile = decile;
       const elapsed = (Date.now() - started) / 1000;
       const rate = elapsed > 0 ? done / elapsed : 0;
-      log(`${label} ${decile * 10}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${Math.round(rate).toLocaleString('en')}/s, ETA ${(rate > 0 ? (total - done) / rate : 0).toFixed(0)}s`);
+      log(
+        `${label} ${decile * 10}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${Math.round(rate).toLocaleString('en')}/s, ETA ${(rate > 0 ? (total - done) / rate : 0).toFixed(0)}s`,
+      );
     },
     done: (extra = '') => log(`${label}: ${total.toLocaleString('en')} in ${((Date.now() - started) / 1000).toFixed(1)}s${extra ? ` ${extra}` : ''}`),
   };

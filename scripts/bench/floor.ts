@@ -49,7 +49,9 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   // Compile the validator now, not on the first measured request.
-  await fetch(`http://127.0.0.1:${port}/items/1`).then((res) => res.arrayBuffer()).catch(() => undefined);
+  await fetch(`http://127.0.0.1:${port}/items/1`)
+    .then((res) => res.arrayBuffer())
+    .catch(() => undefined);
   process.stdout.write(`floor listening on http://127.0.0.1:${port}\n`);
   const stop = () => server.close(() => db.destroy().then(() => process.exit(0)));
   process.on('SIGTERM', stop);

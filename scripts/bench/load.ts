@@ -107,7 +107,17 @@ function counted(o: Closed, requests: number): Promise<ClosedResult> & { stop():
     const non2xx = Object.entries(statusCodes).reduce((sum, [code, n]) => sum + (code.startsWith('2') ? 0 : n), 0);
     const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
     const latencyMs = { mean: round(mean, 2), p50: q.p50 ?? 0, p90: q.p90 ?? 0, p99: q.p99 ?? 0, max: q.max ?? 0 };
-    return { requests: latencies.length, seconds: round(seconds, 2), rps: round(latencies.length / seconds, 1), latencyMs, non2xx, statusCodes, errors, timeouts: 0, kbPerResponse: latencies.length ? round(bytes / latencies.length / 1024, 2) : 0 };
+    return {
+      requests: latencies.length,
+      seconds: round(seconds, 2),
+      rps: round(latencies.length / seconds, 1),
+      latencyMs,
+      non2xx,
+      statusCodes,
+      errors,
+      timeouts: 0,
+      kbPerResponse: latencies.length ? round(bytes / latencies.length / 1024, 2) : 0,
+    };
   });
   return Object.assign(result, { stop: () => void (left = 0) });
 }
@@ -121,7 +131,15 @@ export function send(base: string, req: BenchRequest, o: { agent?: http.Agent; t
       // `discard`: the body is counted, not kept (a probe's client costs as little as it can).
       const [chunks, size] = [[] as Buffer[], { bytes: 0 }];
       res.on('data', (chunk: Buffer) => ((size.bytes += chunk.length), o.discard || chunks.push(chunk)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: o.discard ? '' : Buffer.concat(chunks).toString('utf8'), bytes: size.bytes, headers: res.headers, ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: o.discard ? '' : Buffer.concat(chunks).toString('utf8'),
+          bytes: size.bytes,
+          headers: res.headers,
+          ms: performance.now() - started,
+        }),
+      );
       res.on('error', reject);
     });
     request.setTimeout(o.timeoutMs ?? 30_000, () => request.destroy(new Error('timeout')));

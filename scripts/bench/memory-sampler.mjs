@@ -26,7 +26,16 @@ function sample() {
       .filter((space) => space.physical_space_size > 0)
       .map((space) => [space.space_name.replace('_space', ''), `${mb(space.space_used_size)}/${mb(space.physical_space_size)}`]),
   );
-  peak = { rss: mb(rss), file: mb(kb('RssFile')), anon: mb(kb('RssAnon')), heapTotal: mb(memory.heapTotal), newSpace: mb(newSpace?.space_size ?? 0), heapUsed: mb(memory.heapUsed), external: mb(memory.external), spaces };
+  peak = {
+    rss: mb(rss),
+    file: mb(kb('RssFile')),
+    anon: mb(kb('RssAnon')),
+    heapTotal: mb(memory.heapTotal),
+    newSpace: mb(newSpace?.space_size ?? 0),
+    heapUsed: mb(memory.heapUsed),
+    external: mb(memory.external),
+    spaces,
+  };
 }
 
 setInterval(sample, 20).unref();

@@ -89,7 +89,12 @@ async function inProcess(url: string, env: Record<string, string | undefined> = 
 }
 
 /** `requests` of `make` on `connections` connections, after `warm` unmeasured: this process's CPU ms and the wall ms per request. */
-async function timed(base: string, make: () => BenchRequest, requests: number, o: { connections?: number; warm?: number; onAnswer?: (status: number, body: string, headers: Record<string, string>) => void } = {}) {
+async function timed(
+  base: string,
+  make: () => BenchRequest,
+  requests: number,
+  o: { connections?: number; warm?: number; onAnswer?: (status: number, body: string, headers: Record<string, string>) => void } = {},
+) {
   if (o.warm) await closedLoop({ base, connections: 1, requests: o.warm, request: make });
   const [cpu, started] = [process.cpuUsage(), performance.now()];
   const result = await closedLoop({ base, connections: o.connections ?? 1, requests, timeout: 120, request: make, onAnswer: o.onAnswer });
@@ -142,7 +147,8 @@ function printAllocations(head: AllocationNode, count: number): void {
   };
   walk(head, []);
   console.log(`  allocated ${(total / count / 1024).toFixed(0)} KB per request (sampled)`);
-  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(bytes / count / 1024).toFixed(1).padStart(8)} KB  ${site.split(' < ').reverse().join(' < ')}`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${(bytes / count / 1024).toFixed(1).padStart(8)} KB  ${site.split(' < ').reverse().join(' < ')}`);
 }
 
 async function feedProbe(o: ProbeOptions): Promise<void> {
@@ -218,7 +224,8 @@ async function scratch(prefix: string, env: Record<string, string> = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const app = await inProcess(`sqlite:${path.join(dir, 'events.sqlite')}`, env);
   await new UserRepository(app.db).add(c.BENCH_ADMIN.login, 'administrator', c.BENCH_ADMIN.secret);
-  const write = async (method: BenchRequest['method'], route: string, body: unknown) => Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
+  const write = async (method: BenchRequest['method'], route: string, body: unknown) =>
+    Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
   return { ...app, write, close: () => app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })) };
 }
 
@@ -234,7 +241,17 @@ async function icsProbe(o: ProbeOptions): Promise<void> {
     const date = c.day(Date.UTC(2030, 0, 1) + (i % 365) * c.DAY);
     const description = `<p>An evening of music number ${i}.</p><p>${'Long programme text. '.repeat(10)}</p>`;
     const [venue, organizer] = [venues[i % venues.length], [organizers[i % organizers.length]]];
-    await app.write('POST', '/events', { title: `Concert ${i}: strings, winds; and voices – 音楽会 🎻`, description, start_date: `${date} 19:00:00`, end_date: `${date} 22:00:00`, all_day: i % 10 === 0, timezone: zones[i % zones.length], venue, organizer, categories: [`Category ${i % 8}`] });
+    await app.write('POST', '/events', {
+      title: `Concert ${i}: strings, winds; and voices – 音楽会 🎻`,
+      description,
+      start_date: `${date} 19:00:00`,
+      end_date: `${date} 22:00:00`,
+      all_day: i % 10 === 0,
+      timezone: zones[i % zones.length],
+      venue,
+      organizer,
+      categories: [`Category ${i % 8}`],
+    });
   }
   // A window ending on a different day each time: the same events, never a remembered reply; the first three warm up the code and the zone tables.
   let n = 0;
@@ -248,7 +265,9 @@ async function icsProbe(o: ProbeOptions): Promise<void> {
       bytes = Buffer.byteLength(body);
     },
   });
-  console.log(`GET /events.ics, ${o.events} events, ${(bytes / 1024).toFixed(0)} KiB: median ${result.latencyMs.p50} ms, p90 ${result.latencyMs.p90} ms, max ${result.latencyMs.max} ms (${o.requests} requests)`);
+  console.log(
+    `GET /events.ics, ${o.events} events, ${(bytes / 1024).toFixed(0)} KiB: median ${result.latencyMs.p50} ms, p90 ${result.latencyMs.p90} ms, max ${result.latencyMs.max} ms (${o.requests} requests)`,
+  );
   await app.close();
 }
 
@@ -275,16 +294,31 @@ async function purgeProbe(o: ProbeOptions): Promise<void> {
     categories.push(await app.write('POST', '/categories', { name: `Category ${i}` }));
     venues.push(await app.write('POST', '/venues', { venue: `Venue ${i}` }));
   }
-  for (let i = 0; i < o.events; i++) ids.push(await app.write('POST', '/events', { title: `Event ${i}`, status: 'publish', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 12:00:00', categories: [categories[i % 20]], venue: venues[i % 20] }));
+  for (let i = 0; i < o.events; i++)
+    ids.push(
+      await app.write('POST', '/events', {
+        title: `Event ${i}`,
+        status: 'publish',
+        start_date: '2027-05-01 10:00:00',
+        end_date: '2027-05-01 12:00:00',
+        categories: [categories[i % 20]],
+        venue: venues[i % 20],
+      }),
+    );
   let k = 0;
-  const patch = (): BenchRequest => ({ method: 'PATCH', path: c.api(`/events/${ids[(k = (k + 7919) % ids.length)]}`), headers: c.JSON_WRITE, body: JSON.stringify({ title: `Patched ${k}`, cost: `$${k % 40}` }) });
+  const patch = (): BenchRequest => ({
+    method: 'PATCH',
+    path: c.api(`/events/${ids[(k = (k + 7919) % ids.length)]}`),
+    headers: c.JSON_WRITE,
+    body: JSON.stringify({ title: `Patched ${k}`, cost: `$${k % 40}` }),
+  });
   /** CPU µs per PATCH, with the purger's work until its last BAN (its backlog is part of the cost) when it runs. */
   const probe = async (withPurger: boolean) => {
     const purger = withPurger ? startCachePurger({ db: app.db, config: { publicUrl: undefined, basePath: '/wp-json', purgeUrl }, logger: createLogger('silent') }) : undefined;
     await purger?.ready;
     const [before, started] = [bans, process.cpuUsage()];
     await timed(app.base, patch, o.requests);
-    for (let idle = 0; purger && idle < 3; ) {
+    for (let idle = 0; purger && idle < 3;) {
       const seen = bans;
       await c.sleep(20);
       idle = bans === seen ? idle + 1 : 0;
@@ -394,7 +428,9 @@ function planOf(engine: 'sqlite' | 'mysql', rows: Array<Record<string, unknown>>
       continue;
     }
     const extra = String(row.Extra ?? '');
-    plan.push(`id=${row.id} ${row.select_type} ${row.table} type=${row.type} key=${row.key ?? 'NULL'} key_len=${row.key_len ?? ''} ref=${row.ref ?? ''} rows=${row.rows} ${extra}`.trim());
+    plan.push(
+      `id=${row.id} ${row.select_type} ${row.table} type=${row.type} key=${row.key ?? 'NULL'} key_len=${row.key_len ?? ''} ref=${row.ref ?? ''} rows=${row.rows} ${extra}`.trim(),
+    );
     if (row.type === 'ALL') flags.add(`FULL TABLE SCAN: ${row.table} (rows ~${row.rows})`);
     if (row.type === 'index') flags.add(`full index scan: ${row.table} ${row.key} (rows ~${row.rows})`);
     if (/filesort/.test(extra)) flags.add(`filesort: ${row.table} (rows ~${row.rows})`);
@@ -425,7 +461,9 @@ async function explain(o: ProbeOptions): Promise<void> {
       const answer = await send(app.base, request);
       const queries = captured;
       captured = undefined;
-      process.stdout.write(`\n=== ${scenario.name}: ${request.method} ${decodeURIComponent(request.path)} -> ${answer.status}, ${answer.ms.toFixed(1)} ms in-process, ${queries.length} statements\n`);
+      process.stdout.write(
+        `\n=== ${scenario.name}: ${request.method} ${decodeURIComponent(request.path)} -> ${answer.status}, ${answer.ms.toFixed(1)} ms in-process, ${queries.length} statements\n`,
+      );
       let sqlMs = 0;
       for (const [i, query] of queries.entries()) {
         const inline = app.db.raw(query.sql, query.bindings).toQuery();
@@ -465,14 +503,20 @@ function areaOf(url: string, functionName: string): string {
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
   const src = url.search(/\/(dist\/)?(src|scripts)\//);
-  return src === -1 ? url.replace(/^file:\/\//, '') : url.slice(src + 1).replace(/^dist\//, '').replace(/\.js$/, '.ts');
+  return src === -1
+    ? url.replace(/^file:\/\//, '')
+    : url
+        .slice(src + 1)
+        .replace(/^dist\//, '')
+        .replace(/\.js$/, '.ts');
 }
 
 function summarise(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, top = 25): string {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const keyOf = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'}  ${areaOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
+  const keyOf = (node: ProfileNode) =>
+    `${node.callFrame.functionName || '(anonymous)'}  ${areaOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
   const [self, inclusive, areas] = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   let [total, idle] = [0, 0];
@@ -516,7 +560,17 @@ async function profileSummary(o: ProbeOptions): Promise<void> {
   process.stdout.write(`== ${o.file}\n${summarise(JSON.parse(fs.readFileSync(o.file, 'utf8')), o.top)}\n\n`);
 }
 
-const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = { cpu: cpuProbe, feed: feedProbe, search: searchProbe, ics: icsProbe, purge: purgeProbe, commit: commitProbe, memory: memoryProbe, explain, profile: profileSummary };
+const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = {
+  cpu: cpuProbe,
+  feed: feedProbe,
+  search: searchProbe,
+  ics: icsProbe,
+  purge: purgeProbe,
+  commit: commitProbe,
+  memory: memoryProbe,
+  explain,
+  profile: profileSummary,
+};
 
 export async function main(argv: string[]): Promise<void> {
   const o = c.options(argv, SPEC, import.meta.url);

@@ -48,12 +48,24 @@ export async function main(argv: string[]): Promise<void> {
   await db.destroy();
 
   let service = await c.startService(o.database);
-  const call = (method: BenchRequest['method'], route: string, body: unknown) => sendJson(service.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) });
+  const call = (method: BenchRequest['method'], route: string, body: unknown) =>
+    sendJson(service.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) });
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
   const createSeries = async (i: number) => {
     const [date, hour] = [c.day(today + (i % 7) * c.DAY), String(8 + (i % 12)).padStart(2, '0')];
-    const body = { title: `Weekly class ${i}`, description: 'A weekly class, every week for two years.', status: 'publish', start_date: `${date} ${hour}:00:00`, end_date: `${date} ${hour}:45:00` };
-    return call('POST', '/events', { ...body, timezone: i % 2 ? 'Europe/Paris' : 'America/New_York', categories: [categoryIds[i % categoryIds.length]], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=105'] });
+    const body = {
+      title: `Weekly class ${i}`,
+      description: 'A weekly class, every week for two years.',
+      status: 'publish',
+      start_date: `${date} ${hour}:00:00`,
+      end_date: `${date} ${hour}:45:00`,
+    };
+    return call('POST', '/events', {
+      ...body,
+      timezone: i % 2 ? 'Europe/Paris' : 'America/New_York',
+      categories: [categoryIds[i % categoryIds.length]],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=105'],
+    });
   };
   // 1. Seeding through the API, each create timed; then --changes more creates on the full calendar.
   const [seedMs, createMs, titleMs, timeMs]: number[][] = [[], [], [], []];
@@ -117,7 +129,12 @@ export async function main(argv: string[]): Promise<void> {
     }
   }
   for (const running of Object.values(services)) await c.stopChild(running.child);
-  const writesMs = { seedCreates: summary(seedMs), createWeeklyTwoYearSeries: summary(createMs), changeTitleOfWholeSeries: summary(titleMs), changeTimeOfWholeSeries: summary(timeMs) };
+  const writesMs = {
+    seedCreates: summary(seedMs),
+    createWeeklyTwoYearSeries: summary(createMs),
+    changeTitleOfWholeSeries: summary(titleMs),
+    changeTimeOfWholeSeries: summary(timeMs),
+  };
   const report = { series: o.series, events: Number(eventCount), connections: o.connections, duration: o.duration, writesMs, reads };
   c.writeResults('recurrence-', started, report, JSON.stringify({ writesMs, reads }, null, 2));
 }

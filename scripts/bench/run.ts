@@ -126,7 +126,7 @@ export async function prepare(url: string, events: number, o: { skipSeed: boolea
 
 /** Waits until the server has finished the requests abandoned at the end of a loop: its CPU under 10 % for 300 ms (at most 60 s). */
 async function settle(pid: number | undefined): Promise<void> {
-  for (const deadline = Date.now() + 60_000; pid !== undefined && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; pid !== undefined && Date.now() < deadline;) {
     const before = c.cpuMsOf(pid);
     await c.sleep(300);
     const after = c.cpuMsOf(pid);
@@ -144,7 +144,8 @@ async function waitForQuiet(maxSeconds: number, pids: Array<number | undefined>)
     if (busy0 === undefined || busy1 === undefined) return;
     const ours = ours1.reduce<number>((sum, v, i) => sum + (v !== undefined && ours0[i] !== undefined ? v - ours0[i]! : 0), 0) + (self.user + self.system) / 1000;
     const other = c.round(Math.max(0, busy1 - busy0 - ours) / 1000, 2);
-    if (other < 0.3 || Date.now() >= deadline) return void (announced && c.log(`    machine ${other < 0.3 ? 'quiet again' : `still busy (${other} cores used by other processes); measuring anyway`}`));
+    if (other < 0.3 || Date.now() >= deadline)
+      return void (announced && c.log(`    machine ${other < 0.3 ? 'quiet again' : `still busy (${other} cores used by other processes); measuring anyway`}`));
     if (!announced) c.log(`    waiting for other processes to calm down (${other} cores busy; up to ${maxSeconds}s)`);
   }
 }
@@ -195,10 +196,15 @@ async function measure(base: string, scenario: Scenario, run: Run, pid: number |
     ...(writer ? { background: writer } : {}),
   };
   if (scenario.pairedAlone && scenario.background) out.paired = await pairedWithWriter(base, scenario, run, pid);
-  if (writer) c.log(`  ${''.padEnd(20)} the second client: ${writer.sent} requests at ${writer.perSecond}/s, ${writer.answeredPerSecond}/s answered in time, p50 ${writer.latencyMs.p50} ms, p99 ${writer.latencyMs.p99} ms, non-2xx ${writer.non2xx}, errors ${writer.errors}`);
+  if (writer)
+    c.log(
+      `  ${''.padEnd(20)} the second client: ${writer.sent} requests at ${writer.perSecond}/s, ${writer.answeredPerSecond}/s answered in time, p50 ${writer.latencyMs.p50} ms, p99 ${writer.latencyMs.p99} ms, non-2xx ${writer.non2xx}, errors ${writer.errors}`,
+    );
   const noise = out.cores.other !== undefined && out.cores.other > 0.25 ? `   (noise: other processes used ${out.cores.other} cores)` : '';
   const flag = out.non2xx || out.errors ? `   !!! NON-2XX ${out.non2xx} ERRORS ${out.errors} ${JSON.stringify(out.statusCodes)}` : '';
-  c.log(`  ${scenario.name.padEnd(20)} ${String(out.rps).padStart(8)} req/s  p50 ${out.latencyMs.p50} ms  p99 ${out.latencyMs.p99} ms  server ${out.cores.server ?? '-'} cores${flag}${noise}`);
+  c.log(
+    `  ${scenario.name.padEnd(20)} ${String(out.rps).padStart(8)} req/s  p50 ${out.latencyMs.p50} ms  p99 ${out.latencyMs.p99} ms  server ${out.cores.server ?? '-'} cores${flag}${noise}`,
+  );
   return out;
 }
 
@@ -219,7 +225,9 @@ async function pairedWithWriter(base: string, scenario: Scenario, run: Run, pid:
   }
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const ratio = c.round(sum(besideRps) / sum(aloneRps), 3);
-  c.log(`  ${''.padEnd(20)} paired windows of ${windowSeconds} s (${run.opts.pairedRounds} round(s) of alone, beside, beside, alone): alone ${aloneRps.join(', ')}; beside ${besideRps.join(', ')} req/s: beside/alone ${ratio.toFixed(2)}`);
+  c.log(
+    `  ${''.padEnd(20)} paired windows of ${windowSeconds} s (${run.opts.pairedRounds} round(s) of alone, beside, beside, alone): alone ${aloneRps.join(', ')}; beside ${besideRps.join(', ')} req/s: beside/alone ${ratio.toFixed(2)}`,
+  );
   return { windowSeconds, aloneRps, besideRps, ratio };
 }
 
@@ -227,7 +235,9 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
   const seed = await prepare(url, events, opts);
   const { engine, samples } = await samplesOf(url);
   const { db } = openDatabase(url);
-  const version = await (engine === 'sqlite' ? db.raw('select sqlite_version() as v').then((r) => `SQLite ${r[0].v}`) : db.raw('select version() as v').then((r) => `MySQL ${r[0][0].v}`)).finally(() => db.destroy());
+  const version = await (
+    engine === 'sqlite' ? db.raw('select sqlite_version() as v').then((r) => `SQLite ${r[0].v}`) : db.raw('select version() as v').then((r) => `MySQL ${r[0][0].v}`)
+  ).finally(() => db.destroy());
   const run: Run = { opts, samples, dbPid: engine === 'mysql' ? c.findDatabaseServerPid() : undefined };
   const profileFlags = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', opts.profile] : [];
   if (opts.profile) fs.mkdirSync(opts.profile, { recursive: true });
@@ -246,7 +256,9 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
   }
   const result: SuiteResult = { events, database: c.describeUrl(url), engine, engineVersion: version, seed, floor: {}, scenarios: [], memory: {} };
   try {
-    c.log(`driving ${scenarios.length} scenarios: ${opts.connections} connections, ${opts.warmup}s warm-up + ${opts.duration}s each, ${events.toLocaleString('en')} events on ${version}`);
+    c.log(
+      `driving ${scenarios.length} scenarios: ${opts.connections} connections, ${opts.warmup}s warm-up + ${opts.duration}s each, ${events.toLocaleString('en')} events on ${version}`,
+    );
     if (floor) result.floor.before = await measure(floor.base, FLOOR, run, floor.child.pid);
     for (const scenario of scenarios) {
       if (scenario.onlyOn && scenario.onlyOn !== engine) c.log(`  ${scenario.name.padEnd(20)} skipped: measured on ${scenario.onlyOn} only`);
@@ -269,7 +281,10 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
     if (floor) await c.stopChild(floor.child);
   }
   if (opts.profile) {
-    result.profile = fs.readdirSync(opts.profile).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${service.child.pid}.`)).map((f) => path.join(opts.profile!, f));
+    result.profile = fs
+      .readdirSync(opts.profile)
+      .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${service.child.pid}.`))
+      .map((f) => path.join(opts.profile!, f));
     c.log(`profile: ${result.profile.join(', ') || '(none written)'}`);
   }
   return result;
@@ -313,13 +328,26 @@ function targets(result: SuiteResult): Check[] {
   const apart = byId && underWrites ? underWrites.rps / byId.rps : undefined;
   const beside = underWrites?.paired?.ratio ?? apart;
   if (beside !== undefined) {
-    const measured = underWrites?.paired ? `${beside.toFixed(2)} x (paired windows${apart === undefined ? '' : `; ${apart.toFixed(2)} x against the scenario alone, measured apart`})` : `${beside.toFixed(2)} x`;
+    const measured = underWrites?.paired
+      ? `${beside.toFixed(2)} x (paired windows${apart === undefined ? '' : `; ${apart.toFixed(2)} x against the scenario alone, measured apart`})`
+      : `${beside.toFixed(2)} x`;
     checks.push({ target: 'GET /events/{id} beside 20 PATCH/s >= 0.85 x alone', measured, ok: beside >= 0.85 });
   }
   const writer = underWrites?.background;
-  if (writer) checks.push({ target: 'the writer beside them gets >= 15 PATCH/s', measured: `${writer.answeredPerSecond}/s (p99 ${writer.latencyMs.p99} ms)`, ok: writer.answeredPerSecond >= 15 });
-  if (search) checks.push({ target: 'search, common and rare words: >= 150 req/s, p99 <= 500 ms', measured: `${search.rps} req/s, p99 ${search.latencyMs.p99} ms`, ok: search.rps >= 150 && search.latencyMs.p99 <= 500 });
-  if (result.memory.service) checks.push({ target: 'service resident peak (VmHWM) < 175 MB', measured: `${result.memory.service.hwmMb} MB`, ok: result.memory.service.hwmMb < 175 });
+  if (writer)
+    checks.push({
+      target: 'the writer beside them gets >= 15 PATCH/s',
+      measured: `${writer.answeredPerSecond}/s (p99 ${writer.latencyMs.p99} ms)`,
+      ok: writer.answeredPerSecond >= 15,
+    });
+  if (search)
+    checks.push({
+      target: 'search, common and rare words: >= 150 req/s, p99 <= 500 ms',
+      measured: `${search.rps} req/s, p99 ${search.latencyMs.p99} ms`,
+      ok: search.rps >= 150 && search.latencyMs.p99 <= 500,
+    });
+  if (result.memory.service)
+    checks.push({ target: 'service resident peak (VmHWM) < 175 MB', measured: `${result.memory.service.hwmMb} MB`, ok: result.memory.service.hwmMb < 175 });
   const failing = result.scenarios.filter((s) => s.non2xx);
   checks.push({ target: 'non-2xx = 0', measured: failing.map((s) => `${s.name}: ${s.non2xx}`).join(', ') || '0', ok: failing.length === 0 });
   const erring = result.scenarios.filter((s) => s.errors);
@@ -327,7 +355,11 @@ function targets(result: SuiteResult): Check[] {
   return checks;
 }
 
-const targetTable = (checks: Check[]) => c.table(['target', 'measured', 'met'], checks.map((x) => [x.target, x.measured, x.ok === undefined ? '?' : x.ok ? 'yes' : 'NO']));
+const targetTable = (checks: Check[]) =>
+  c.table(
+    ['target', 'measured', 'met'],
+    checks.map((x) => [x.target, x.measured, x.ok === undefined ? '?' : x.ok ? 'yes' : 'NO']),
+  );
 const short = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
 
 function scaleReport(suites: SuiteResult[], opts: Options): { text: string; checks: Check[] } {
@@ -336,7 +368,11 @@ function scaleReport(suites: SuiteResult[], opts: Options): { text: string; chec
   const rows = first.scenarios.map(({ name }) => {
     const cells = suites.map((s) => s.scenarios.find((x) => x.name === name)!);
     const growth = cells[0].latencyMs.mean > 0 ? c.round(cells[cells.length - 1].latencyMs.mean / cells[0].latencyMs.mean, 2) : undefined;
-    checks.push({ target: `${name}: latency at ${short(last.events)} <= 1.5 x ${short(first.events)}`, measured: `${growth} x`, ok: growth === undefined ? undefined : growth <= 1.5 });
+    checks.push({
+      target: `${name}: latency at ${short(last.events)} <= 1.5 x ${short(first.events)}`,
+      measured: `${growth} x`,
+      ok: growth === undefined ? undefined : growth <= 1.5,
+    });
     return [cells[0].label, ...cells.flatMap((x) => [x.rps, x.latencyMs.mean, x.latencyMs.p99]), growth === undefined ? undefined : `${growth} x`];
   });
   const headers = ['scenario', ...suites.flatMap((s) => [`${short(s.events)} req/s`, `${short(s.events)} mean ms`, `${short(s.events)} p99`]), 'growth (mean)'];
@@ -347,7 +383,10 @@ function scaleReport(suites: SuiteResult[], opts: Options): { text: string; chec
     '',
     targetTable(checks),
     '',
-    c.table(['events', 'service VmHWM MB'], suites.map((s) => [s.events, s.memory.service?.hwmMb])),
+    c.table(
+      ['events', 'service VmHWM MB'],
+      suites.map((s) => [s.events, s.memory.service?.hwmMb]),
+    ),
   ];
   return { text: text.join('\n'), checks };
 }

@@ -53,16 +53,38 @@ const phrase = (r: () => number) => `"${pick(r, ADJECTIVES)} ${pick(r, SUBJECTS)
 const randomEvent: Make = (s, r) => get(`/events/${pick(r, s.events).id}`);
 
 /** A published event with a venue, an organizer, a category and a tag (one transaction), titled `title`. */
-export function eventBody(s: Samples, r: () => number, title = `Bench ${pick(r, SUBJECTS)} evening ${Math.floor(r() * 1e9).toString(36)}`, extra: Record<string, unknown> = {}): string {
+export function eventBody(
+  s: Samples,
+  r: () => number,
+  title = `Bench ${pick(r, SUBJECTS)} evening ${Math.floor(r() * 1e9).toString(36)}`,
+  extra: Record<string, unknown> = {},
+): string {
   const start = Date.now() + Math.floor(1 + r() * 300) * DAY;
   const [venue, organizer, category, tag] = [pick(r, s.venueIds), pick(r, s.organizerIds), pick(r, s.categoryIds), pick(r, s.tagIds)];
   const description = 'Created by the benchmark: a venue, an organizer, a category and a tag, in one transaction.';
-  return JSON.stringify({ title, description, status: 'publish', start_date: `${day(start)} 19:00:00`, end_date: `${day(start)} 22:00:00`, cost: '$15', venue, organizer, categories: [category], tags: [tag], ...extra });
+  return JSON.stringify({
+    title,
+    description,
+    status: 'publish',
+    start_date: `${day(start)} 19:00:00`,
+    end_date: `${day(start)} 22:00:00`,
+    cost: '$15',
+    venue,
+    organizer,
+    categories: [category],
+    tags: [tag],
+    ...extra,
+  });
 }
 
 export const createEvent: Make = (s, r) => ({ method: 'POST', path: api('/events'), headers: JSON_WRITE, body: eventBody(s, r) });
 /** An update of a random event's title and cost. */
-export const patchEvent: Make = (s, r) => ({ method: 'PATCH', path: api(`/events/${pick(r, s.events).id}`), headers: JSON_WRITE, body: JSON.stringify({ title: `Updated ${pick(r, SUBJECTS)} night`, cost: `$${5 + Math.floor(r() * 40)}` }) });
+export const patchEvent: Make = (s, r) => ({
+  method: 'PATCH',
+  path: api(`/events/${pick(r, s.events).id}`),
+  headers: JSON_WRITE,
+  body: JSON.stringify({ title: `Updated ${pick(r, SUBJECTS)} night`, cost: `$${5 + Math.floor(r() * 40)}` }),
+});
 
 export const SCENARIOS: Scenario[] = [
   { name: 'event-by-id', label: 'GET /events/{id}', request: randomEvent },
@@ -72,7 +94,12 @@ export const SCENARIOS: Scenario[] = [
   { name: 'events-default', label: 'GET /events (default window)', list: true, request: () => get('/events') },
   // A 5-day window: about 500 events at 100,000 (docs/contract.md §11); the JSON-LD feed one page of 50 of it (docs/contract.md §12).
   { name: 'events-ics', label: 'GET /events.ics (about 500 events)', list: true, request: (s, r) => query('/events.ics', window(s, r, 5)) },
-  { name: 'events-jsonld', label: 'GET /events.jsonld?per_page=50 (a 5-day window)', list: true, request: (s, r) => query('/events.jsonld', { ...window(s, r, 5), per_page: '50' }) },
+  {
+    name: 'events-jsonld',
+    label: 'GET /events.jsonld?per_page=50 (a 5-day window)',
+    list: true,
+    request: (s, r) => query('/events.jsonld', { ...window(s, r, 5), per_page: '50' }),
+  },
   {
     name: 'events-filtered',
     label: 'GET /events?categories&start_date&end_date&search',
@@ -162,7 +189,10 @@ export async function loadSamples(db: Knex): Promise<Samples> {
   const published = (type: string) => db('posts').where({ type, status: 'publish' });
   const [{ n }] = await published('event').count({ n: '*' });
   const step = Math.max(1, Math.ceil(Number(n) / 20_000));
-  const events = (await published('event').whereRaw('id % ? = 0', [step]).select('id', 'slug').limit(20_000)).map((row: { id: number; slug: string }) => ({ id: Number(row.id), slug: String(row.slug) }));
+  const events = (await published('event').whereRaw('id % ? = 0', [step]).select('id', 'slug').limit(20_000)).map((row: { id: number; slug: string }) => ({
+    id: Number(row.id),
+    slug: String(row.slug),
+  }));
   const categories = await db('terms').where('taxonomy', 'tribe_events_cat').select('id', 'slug');
   const tagIds = (await db('terms').where('taxonomy', 'post_tag').pluck('id')).map(Number);
   const venueIds = (await published('venue').orderBy('id').limit(5000).pluck('id')).map(Number);

@@ -22,7 +22,6 @@ import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
 import { BENCH_ADMIN, BENCH_DB_DIR, ROOT, checkDatabaseUrl, defaultSqliteUrl, describeUrl, options, pick, progress, rng, round } from './common.js';
 
-
 export interface SeedOptions {
   events: number;
   databaseUrl: string;
@@ -40,14 +39,93 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 /** Titles are `{adjective} {Subject} {format}`; the search-only scenario asks for one whole title. */
-export const ADJECTIVES = ['Sunset', 'Midnight', 'Spring', 'Summer', 'Autumn', 'Winter', 'Grand', 'Little', 'Open', 'Late', 'Early', 'Downtown', 'Riverside', 'Community', 'Annual', 'Weekly', 'Monthly', 'Family', 'Neighbourhood', 'Global'];
+export const ADJECTIVES = [
+  'Sunset',
+  'Midnight',
+  'Spring',
+  'Summer',
+  'Autumn',
+  'Winter',
+  'Grand',
+  'Little',
+  'Open',
+  'Late',
+  'Early',
+  'Downtown',
+  'Riverside',
+  'Community',
+  'Annual',
+  'Weekly',
+  'Monthly',
+  'Family',
+  'Neighbourhood',
+  'Global',
+];
 /** The subjects are also the search terms of the filtered-list scenario. */
 export const SUBJECTS = [
-  'jazz', 'blues', 'salsa', 'tango', 'poetry', 'comedy', 'theatre', 'ballet', 'opera', 'cinema', 'photography', 'pottery', 'painting', 'chess',
-  'yoga', 'running', 'cycling', 'football', 'climbing', 'swimming', 'wine', 'cheese', 'coffee', 'baking', 'vegan', 'barbecue', 'robotics',
-  'astronomy', 'history', 'science', 'gardening', 'knitting', 'origami', 'karaoke', 'trivia', 'bridge', 'folk', 'techno', 'choir', 'drumming',
+  'jazz',
+  'blues',
+  'salsa',
+  'tango',
+  'poetry',
+  'comedy',
+  'theatre',
+  'ballet',
+  'opera',
+  'cinema',
+  'photography',
+  'pottery',
+  'painting',
+  'chess',
+  'yoga',
+  'running',
+  'cycling',
+  'football',
+  'climbing',
+  'swimming',
+  'wine',
+  'cheese',
+  'coffee',
+  'baking',
+  'vegan',
+  'barbecue',
+  'robotics',
+  'astronomy',
+  'history',
+  'science',
+  'gardening',
+  'knitting',
+  'origami',
+  'karaoke',
+  'trivia',
+  'bridge',
+  'folk',
+  'techno',
+  'choir',
+  'drumming',
 ];
-export const FORMATS = ['Night', 'Festival', 'Workshop', 'Meetup', 'Masterclass', 'Showcase', 'Fair', 'Club', 'Session', 'Marathon', 'Tasting', 'Jam', 'Talk', 'Tour', 'Party', 'Contest', 'Retreat', 'Brunch', 'Market', 'Gala'];
+export const FORMATS = [
+  'Night',
+  'Festival',
+  'Workshop',
+  'Meetup',
+  'Masterclass',
+  'Showcase',
+  'Fair',
+  'Club',
+  'Session',
+  'Marathon',
+  'Tasting',
+  'Jam',
+  'Talk',
+  'Tour',
+  'Party',
+  'Contest',
+  'Retreat',
+  'Brunch',
+  'Market',
+  'Gala',
+];
 const SENTENCES = [
   'Join us for an evening of {s} with friends old and new.',
   'Doors open thirty minutes before the start; seating is first come, first served.',
@@ -93,13 +171,50 @@ const CATEGORY_TREE: Array<[string, string[]]> = [
   ['Learning', ['Workshops', 'Lectures', 'Book Clubs', 'Languages']],
   ['Community', ['Volunteering', 'Family', 'Meetups', 'Festivals']],
 ];
-const TAG_WORDS = ['outdoor', 'indoor', 'free entry', 'kids', 'seniors', 'students', 'accessible', 'live', 'online', 'weekend', 'evening', 'morning', 'summer', 'winter', 'spring', 'autumn', 'charity', 'premiere', 'local', 'international'];
+const TAG_WORDS = [
+  'outdoor',
+  'indoor',
+  'free entry',
+  'kids',
+  'seniors',
+  'students',
+  'accessible',
+  'live',
+  'online',
+  'weekend',
+  'evening',
+  'morning',
+  'summer',
+  'winter',
+  'spring',
+  'autumn',
+  'charity',
+  'premiere',
+  'local',
+  'international',
+];
 const TAG_SUFFIXES = ['', ' series', ' special', ' pass', ' club'];
 /** Costs as a user would type them, with their weights; parsed once by the service's own parser. */
-const COST_INPUTS: Array<[unknown, number]> = [['', 30], ['Free', 10], ['15', 15], ['$10', 12], ['$5 - $25', 10], ['20€', 5], [['12', '18'], 5], ['0', 5], ['Donation', 3], ['$ 7.50', 5]];
+const COST_INPUTS: Array<[unknown, number]> = [
+  ['', 30],
+  ['Free', 10],
+  ['15', 15],
+  ['$10', 12],
+  ['$5 - $25', 10],
+  ['20€', 5],
+  [['12', '18'], 5],
+  ['0', 5],
+  ['Donation', 3],
+  ['$ 7.50', 5],
+];
 
 export function slugify(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** Skewed choice of an index in [0, n): low indexes are popular (a few venues host many events). */
@@ -117,7 +232,8 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
     const file = options.databaseUrl.slice('sqlite:'.length);
     if (file === ':memory:') throw new Error('the benchmark needs a file or a MySQL database, not :memory: (the service runs in another process)');
     const absolute = path.resolve(ROOT, file);
-    if (fs.existsSync(absolute) && !absolute.startsWith(BENCH_DB_DIR + path.sep) && !options.force) throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
+    if (fs.existsSync(absolute) && !absolute.startsWith(BENCH_DB_DIR + path.sep) && !options.force)
+      throw new Error(`refusing to delete ${absolute} (outside ${BENCH_DB_DIR}); pass --force`);
     for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(absolute + suffix, { force: true });
     return;
   }
@@ -128,7 +244,9 @@ async function resetDatabase(options: SeedOptions): Promise<void> {
     // Every table of the database, not a list kept by hand: a table a later migration adds (webhooks,
     // leases ...) left behind would make migrateLatest fail on a rebuilt database. Children before
     // parents: a table a foreign key still points at is dropped in a later pass.
-    let tables = ((await db('information_schema.tables').where({ table_schema: database, table_type: 'BASE TABLE' }).select({ name: 'table_name' })) as Array<{ name: string }>).map((row) => row.name);
+    let tables = (
+      (await db('information_schema.tables').where({ table_schema: database, table_type: 'BASE TABLE' }).select({ name: 'table_name' })) as Array<{ name: string }>
+    ).map((row) => row.name);
     while (tables.length) {
       const left: string[] = [];
       for (const table of tables) await db.schema.dropTableIfExists(table).catch(() => left.push(table));
@@ -175,9 +293,25 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     const termRows: Record<string, unknown>[] = [];
     for (const [parentName, children] of CATEGORY_TREE) {
       const parentId = termRows.length + 1;
-      termRows.push({ id: parentId, taxonomy: 'tribe_events_cat', name: parentName, slug: slugify(parentName), description: `${parentName} events.`, parent: 0, name_key: parentName.toLowerCase() });
+      termRows.push({
+        id: parentId,
+        taxonomy: 'tribe_events_cat',
+        name: parentName,
+        slug: slugify(parentName),
+        description: `${parentName} events.`,
+        parent: 0,
+        name_key: parentName.toLowerCase(),
+      });
       for (const child of children) {
-        termRows.push({ id: termRows.length + 1, taxonomy: 'tribe_events_cat', name: child, slug: slugify(child), description: '', parent: parentId, name_key: child.toLowerCase() });
+        termRows.push({
+          id: termRows.length + 1,
+          taxonomy: 'tribe_events_cat',
+          name: child,
+          slug: slugify(child),
+          description: '',
+          parent: parentId,
+          name_key: child.toLowerCase(),
+        });
       }
     }
     const categoryIds = termRows.map((t) => Number(t.id));
@@ -196,7 +330,20 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     const imageRows: Record<string, unknown>[] = [];
     const headPosts: Record<string, unknown>[] = [];
     const post = (id: number, type: string, status: string, title: string, description: string, excerpt: string, imageId: number | null, date: string, modified = date) => ({
-      id, type, status, author_id: authorId, slug: `${slugify(title) || type}-${id}`, title, description, excerpt, password: null, image_id: imageId, date, date_utc: date, modified, modified_utc: modified,
+      id,
+      type,
+      status,
+      author_id: authorId,
+      slug: `${slugify(title) || type}-${id}`,
+      title,
+      description,
+      excerpt,
+      password: null,
+      image_id: imageId,
+      date,
+      date_utc: date,
+      modified,
+      modified_utc: modified,
     });
     for (let i = 0; i < images; i++) {
       const id = firstImage + i;
@@ -209,7 +356,18 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
       const place = pick(random, CITIES);
       const name = `${pick(random, ADJECTIVES)} ${pick(random, VENUE_WORDS)}`;
       const located = random() < 0.7;
-      headPosts.push(post(id, 'venue', random() < 0.03 ? 'draft' : 'publish', name, random() < 0.5 ? paragraph('music', 2) : '', '', random() < 0.1 ? firstImage + Math.floor(random() * images) : null, past(1100)));
+      headPosts.push(
+        post(
+          id,
+          'venue',
+          random() < 0.03 ? 'draft' : 'publish',
+          name,
+          random() < 0.5 ? paragraph('music', 2) : '',
+          '',
+          random() < 0.1 ? firstImage + Math.floor(random() * images) : null,
+          past(1100),
+        ),
+      );
       venueRows.push({
         post_id: id,
         address: `${1 + Math.floor(random() * 999)} ${pick(random, STREETS)}`,
@@ -309,7 +467,9 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
         const modified = published + Math.floor(random() * Math.max(0, Math.min(10 * DAY, now - 60_000 - published)));
         const status = random() < 0.05 ? 'draft' : 'publish';
         const [description, excerpt] = [paragraph(subject, 2 + Math.floor(random() * 3)), random() < 0.5 ? '' : sentence(subject)];
-        posts.push(post(id, 'event', status, title, description, excerpt, random() < 0.2 ? firstImage + Math.floor(random() * images) : null, sqlDate(published), sqlDate(modified)));
+        posts.push(
+          post(id, 'event', status, title, description, excerpt, random() < 0.2 ? firstImage + Math.floor(random() * images) : null, sqlDate(published), sqlDate(modified)),
+        );
         const startSql = sqlDate(start);
         const endSql = sqlDate(end);
         events.push({
@@ -380,7 +540,8 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
 
     // Fresh statistics for the planners, as a long-running site would have.
     await step(`analyze (now ${nowSql} UTC)`, async () => {
-      if (target.engine === 'mysql') return db.raw('ANALYZE TABLE search_text_grams, post_search_texts, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
+      if (target.engine === 'mysql')
+        return db.raw('ANALYZE TABLE search_text_grams, post_search_texts, posts, events, venues, organizers, images, terms, event_terms, event_venues, event_organizers');
       await db.raw('ANALYZE');
       await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     });

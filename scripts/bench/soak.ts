@@ -77,7 +77,10 @@ interface Kind {
 const KEEP = 5000;
 const r = Math.random;
 const hex = () => crypto.randomBytes(4).toString('hex');
-const status = (expected: number): Check => (got) => (got === expected ? undefined : `expected ${expected}`);
+const status =
+  (expected: number): Check =>
+  (got) =>
+    got === expected ? undefined : `expected ${expected}`;
 const get = (route: string) => ({ method: 'GET' as const, path: c.api(route) });
 
 /** A read of the benchmark's scenario of that name. */
@@ -171,7 +174,12 @@ const MIX: Kind[] = [
     },
     check: (got, _t, headers) => (got === 201 && headers['idempotent-replayed'] === 'true' ? undefined : 'expected 201 with Idempotent-Replayed: true'),
   },
-  { name: 'series-create', weight: 0.4, request: (s) => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: newEvent(s, ['RRULE:FREQ=WEEKLY;COUNT=8']) }), check: created('series') },
+  {
+    name: 'series-create',
+    weight: 0.4,
+    request: (s) => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: newEvent(s, ['RRULE:FREQ=WEEKLY;COUNT=8']) }),
+    check: created('series'),
+  },
   // A change of the whole series (the first event: scope `all`), copied to every occurrence.
   simple('series-edit', 1, (s) => {
     const id = take(s, s.series, 'any');
@@ -208,13 +216,21 @@ interface Minute {
 /** Heap and event-loop delay from the prom-client default metrics (the delay histogram is reset at each scrape: the minute's own). */
 async function scrape(base: string): Promise<Partial<Minute>> {
   // /metrics skips the reads' queue, but on a starved machine the event loop itself may take seconds to get to it.
-  const text = await send(base, { path: '/metrics' }).then((a) => a.body, () => '');
+  const text = await send(base, { path: '/metrics' }).then(
+    (a) => a.body,
+    () => '',
+  );
   const value = (name: string, scale: number, digits: number) => {
     const match = new RegExp(`^${name} ([0-9.eE+-]+)`, 'm').exec(text);
     return match ? c.round(Number(match[1]) * scale, digits) : undefined;
   };
   const mb = 1 / 2 ** 20;
-  return { heapUsedMb: value('nodejs_heap_size_used_bytes', mb, 1), externalMb: value('nodejs_external_memory_bytes', mb, 1), lagP99Ms: value('nodejs_eventloop_lag_p99_seconds', 1000, 1), lagMaxMs: value('nodejs_eventloop_lag_max_seconds', 1000, 1) };
+  return {
+    heapUsedMb: value('nodejs_heap_size_used_bytes', mb, 1),
+    externalMb: value('nodejs_external_memory_bytes', mb, 1),
+    lagP99Ms: value('nodejs_eventloop_lag_p99_seconds', 1000, 1),
+    lagMaxMs: value('nodejs_eventloop_lag_max_seconds', 1000, 1),
+  };
 }
 
 /** Least-squares slope of y over x (minutes), in units per hour; undefined with fewer than 2 points. */
@@ -237,11 +253,43 @@ function latencies(minutes: Minute[], kind?: string): number[] {
 
 function csv(minutes: Minute[]): string {
   const kinds = MIX.map((k) => k.name).filter((name) => minutes.some((m) => m.latencies.has(name)));
-  const header = ['minute', 'requests', 'long_polls', 'errors', 'skipped', 'rss_mb', 'heap_used_mb', 'external_mb', 'loop_delay_p99_ms', 'loop_delay_max_ms', 'service_cores', 'machine_cores', 'p50_ms', 'p99_ms', ...kinds.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`])];
+  const header = [
+    'minute',
+    'requests',
+    'long_polls',
+    'errors',
+    'skipped',
+    'rss_mb',
+    'heap_used_mb',
+    'external_mb',
+    'loop_delay_p99_ms',
+    'loop_delay_max_ms',
+    'service_cores',
+    'machine_cores',
+    'p50_ms',
+    'p99_ms',
+    ...kinds.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`]),
+  ];
   const rows = minutes.map((m) => {
     const all = latencies([m]);
     const perKind = kinds.flatMap((k) => [latencies([m], k).length, at(latencies([m], k), 0.5), at(latencies([m], k), 0.99)]);
-    return [m.minute, all.length, m.longPolls, m.errors, m.skipped, m.rssMb, m.heapUsedMb, m.externalMb, m.lagP99Ms, m.lagMaxMs, m.serviceCores, m.machineCores, at(all, 0.5), at(all, 0.99), ...perKind];
+    return [
+      m.minute,
+      all.length,
+      m.longPolls,
+      m.errors,
+      m.skipped,
+      m.rssMb,
+      m.heapUsedMb,
+      m.externalMb,
+      m.lagP99Ms,
+      m.lagMaxMs,
+      m.serviceCores,
+      m.machineCores,
+      at(all, 0.5),
+      at(all, 0.99),
+      ...perKind,
+    ];
   });
   return `${[header, ...rows].map((row) => row.map((x) => (x === undefined ? '' : String(x))).join(',')).join('\n')}\n`;
 }
@@ -329,7 +377,9 @@ export async function main(argv: string[]): Promise<void> {
       // The CSV so far, every minute: an interrupted run still leaves its figures.
       fs.writeFileSync(`${prefix}.csv`, csv(minutes));
       const all = latencies([ended]);
-      c.log(`minute ${minute}: ${all.length} requests, errors ${ended.errors}, RSS ${ended.rssMb} MB, heap ${ended.heapUsedMb} MB, loop delay p99 ${ended.lagP99Ms} ms, service ${ended.serviceCores} / machine ${ended.machineCores} cores, p50 ${at(all, 0.5)} ms, p99 ${at(all, 0.99)} ms`);
+      c.log(
+        `minute ${minute}: ${all.length} requests, errors ${ended.errors}, RSS ${ended.rssMb} MB, heap ${ended.heapUsedMb} MB, loop delay p99 ${ended.lagP99Ms} ms, service ${ended.serviceCores} / machine ${ended.machineCores} cores, p50 ${at(all, 0.5)} ms, p99 ${at(all, 0.99)} ms`,
+      );
     }
   } finally {
     await load.stop();
@@ -350,7 +400,9 @@ function report(opts: Options, minutes: Minute[], prefix: string, started: Date,
   const span = Math.max(1, Math.min(opts.warmupMinutes, Math.floor(loaded.length / 2)));
   const [first, last] = [loaded.slice(0, span), loaded.slice(-span)];
   const sum = (key: 'errors' | 'skipped') => loaded.reduce((s, m) => s + m[key], 0);
-  const p99Trend = MIX.map((k) => k.name).filter((k) => loaded.some((m) => m.latencies.has(k))).map((k) => [k, at(latencies(first, k), 0.99), at(latencies(last, k), 0.99)]);
+  const p99Trend = MIX.map((k) => k.name)
+    .filter((k) => loaded.some((m) => m.latencies.has(k)))
+    .map((k) => [k, at(latencies(first, k), 0.99), at(latencies(last, k), 0.99)]);
   const summary = {
     rssMbAtWarmup: minutes.find((m) => m.minute === opts.warmupMinutes)?.rssMb,
     rssMbAtEnd: loaded.at(-1)?.rssMb,
@@ -388,7 +440,14 @@ function report(opts: Options, minutes: Minute[], prefix: string, started: Date,
     `p99 per kind, first ${span} min vs last ${span} min (ms)`,
     c.table(['kind', 'first', 'last'], p99Trend as Array<Array<string | number | undefined>>),
   ].join('\n');
-  const json = { started: started.toISOString(), finished: new Date().toISOString(), options: { ...opts, database: c.describeUrl(opts.database) }, code: c.codeFingerprint(), summary, p99Trend };
+  const json = {
+    started: started.toISOString(),
+    finished: new Date().toISOString(),
+    options: { ...opts, database: c.describeUrl(opts.database) },
+    code: c.codeFingerprint(),
+    summary,
+    p99Trend,
+  };
   fs.writeFileSync(`${prefix}.json`, `${JSON.stringify({ ...json, minutes: minutes.map((m) => ({ ...m, latencies: undefined })) }, null, 2)}\n`);
   fs.writeFileSync(`${prefix}.txt`, `${text}\n`);
   process.stdout.write(`\n${text}\n\nresults: ${prefix}.{csv,json,txt}${summary.errors ? `, errors in ${prefix}-errors.log` : ''}\n`);

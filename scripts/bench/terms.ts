@@ -17,9 +17,24 @@ import { bumpDataVersion } from '../../src/db/data-version.js';
 import * as c from './common.js';
 import { openLoop, send } from './load.js';
 
-const SPEC = { terms: ['boolean'], count: ['number', 1_000_000, 1, 5_000_000], database: ['string', (o) => c.defaultSqliteUrl(`terms-${o.count}`)], force: ['boolean'], rounds: ['number', 3, 1, 100], tsx: ['boolean'] } satisfies c.Spec;
+const SPEC = {
+  terms: ['boolean'],
+  count: ['number', 1_000_000, 1, 5_000_000],
+  database: ['string', (o) => c.defaultSqliteUrl(`terms-${o.count}`)],
+  force: ['boolean'],
+  rounds: ['number', 3, 1, 100],
+  tsx: ['boolean'],
+} satisfies c.Spec;
 /** The requests measured: the issue's four and the lists beside them. */
-const REQUESTS = ['tags?hide_empty=false&search=77', 'tags?page=9000&per_page=100', 'tags?hide_empty=false&page=9000&per_page=100', 'tags?orderby=name&page=3000', 'tags', 'tags?hide_empty=false', 'tags?hide_empty=false&orderby=name&page=200&per_page=50'];
+const REQUESTS = [
+  'tags?hide_empty=false&search=77',
+  'tags?page=9000&per_page=100',
+  'tags?hide_empty=false&page=9000&per_page=100',
+  'tags?orderby=name&page=3000',
+  'tags',
+  'tags?hide_empty=false',
+  'tags?hide_empty=false&orderby=name&page=200&per_page=50',
+];
 
 async function seed(url: string, count: number): Promise<void> {
   const { db } = openDatabase(url);
@@ -46,7 +61,8 @@ async function seed(url: string, count: number): Promise<void> {
 export async function main(argv: string[]): Promise<void> {
   const o = c.options(argv, SPEC, import.meta.url);
   const engine = c.checkDatabaseUrl(o.database);
-  if (engine === 'mysql' && !/bench/.test(o.database) && !o.force) throw new Error('--database must name a database with "bench" in its name (or pass --force): its terms are replaced');
+  if (engine === 'mysql' && !/bench/.test(o.database) && !o.force)
+    throw new Error('--database must name a database with "bench" in its name (or pass --force): its terms are replaced');
   const started = new Date();
   await seed(o.database, o.count);
   const tsx = o.tsx || !c.buildService();

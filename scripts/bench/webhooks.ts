@@ -58,7 +58,11 @@ export type HookMatch = { hook: number; expected: number; received: number; miss
  * write set: a later version would carry another title). The first arrival of a version counts; lags
  * are arrival − answer, in ms, ascending over all webhooks.
  */
-export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]): { perHook: HookMatch[]; lags: number[]; missing: Array<{ hook: number; id: number; title: string }> } {
+export function matchLag(
+  writes: Write[],
+  arrivals: Arrival[],
+  hooks: number[],
+): { perHook: HookMatch[]; lags: number[]; missing: Array<{ hook: number; id: number; title: string }> } {
   const first = new Map<string, number>();
   const seenIds = new Set<string>();
   const duplicates = new Map<number, number>();
@@ -91,13 +95,22 @@ export function matchLag(writes: Write[], arrivals: Arrival[], hooks: number[]):
 }
 
 /** Mean closed-loop req/s of the runs whose label starts with `with ` over the mean of those starting with `without`. */
-export function throughputRatio(runs: Array<Pick<Throughput, 'label' | 'rps'>>, withRun = (l: string) => l.startsWith('with '), without = (l: string) => l.startsWith('without')): number | undefined {
+export function throughputRatio(
+  runs: Array<Pick<Throughput, 'label' | 'rps'>>,
+  withRun = (l: string) => l.startsWith('with '),
+  without = (l: string) => l.startsWith('without'),
+): number | undefined {
   const mean = (list: Array<Pick<Throughput, 'rps'>>) => list.reduce((sum, r) => sum + r.rps, 0) / list.length;
   const base = runs.filter((r) => without(r.label));
   const measured = runs.filter((r) => withRun(r.label));
   return measured.length && base.length && mean(base) > 0 ? c.round(mean(measured) / mean(base), 3) : undefined;
 }
-const pausedRatio = (runs: Throughput[]) => throughputRatio(runs, (l) => l.includes('delivering'), (l) => l.includes('paused'));
+const pausedRatio = (runs: Throughput[]) =>
+  throughputRatio(
+    runs,
+    (l) => l.includes('delivering'),
+    (l) => l.includes('paused'),
+  );
 
 /** The receiver; `unverified` holds the messages whose signature did not verify (or whose webhook was unknown), with why. */
 async function startReceiver() {
@@ -123,7 +136,14 @@ async function startReceiver() {
       if (message.type === 'webhook.ping') return;
       const title = message.data?.record?.title as string | { rendered?: unknown } | undefined;
       const text = typeof title === 'string' ? title : typeof title?.rendered === 'string' ? title.rendered : undefined;
-      receiver.arrivals.push({ hook, messageId: String(req.headers['webhook-id']), type: String(message.type), id: typeof message.data?.id === 'number' ? message.data.id : undefined, title: text, at });
+      receiver.arrivals.push({
+        hook,
+        messageId: String(req.headers['webhook-id']),
+        type: String(message.type),
+        id: typeof message.data?.id === 'number' ? message.data.id : undefined,
+        title: text,
+        at,
+      });
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -142,7 +162,8 @@ type Bench = { opts: Options; base: string; pid: number; samples: Samples; recei
 /** A title no other write of the run uses (the key the receiver's messages are matched by). */
 const uniqueTitle = (prefix: string, n: number) => `${prefix} ${n} ${crypto.randomBytes(4).toString('hex')}`;
 const createWith = (b: Bench, title: string): BenchRequest => ({ method: 'POST', path: c.api('/events'), headers: c.JSON_WRITE, body: eventBody(b.samples, Math.random, title) });
-const call = (b: Bench, method: BenchRequest['method'], route: string, body?: unknown) => sendJson(b.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: body === undefined ? undefined : JSON.stringify(body) });
+const call = (b: Bench, method: BenchRequest['method'], route: string, body?: unknown) =>
+  sendJson(b.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: body === undefined ? undefined : JSON.stringify(body) });
 
 /** A closed loop of `request` on --connections for `seconds`, beside open-loop event creates at --rate when `beside`. */
 async function closed(b: Bench, label: string, request: () => BenchRequest, o: { seconds?: number; beside?: boolean } = {}): Promise<Throughput> {
@@ -218,7 +239,19 @@ async function lagScenario(b: Bench, label: string, numbers: number[], rate: num
     const match = matchLag(load.writes, b.receiver.arrivals, numbers);
     const { p50, p95, p99, max } = c.quantiles(match.lags);
     const sum = (key: 'received' | 'duplicates') => match.perHook.reduce((s, h) => s + h[key], 0);
-    return { label, hooks: numbers.length, rate, writes: load.writes.length, expected: load.writes.length * numbers.length, received: sum('received'), missing: match.missing.length, duplicates: sum('duplicates'), lagMs: { p50, p95, p99, max }, waitedSeconds, usage: meter() };
+    return {
+      label,
+      hooks: numbers.length,
+      rate,
+      writes: load.writes.length,
+      expected: load.writes.length * numbers.length,
+      received: sum('received'),
+      missing: match.missing.length,
+      duplicates: sum('duplicates'),
+      lagMs: { p50, p95, p99, max },
+      waitedSeconds,
+      usage: meter(),
+    };
   } finally {
     await deleteHooks(b, ids);
   }
@@ -229,7 +262,14 @@ async function fairness(b: Bench, count: number, rate: number) {
   const hanging = http.createServer((req) => req.resume());
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
   const port = (hanging.address() as { port: number }).port;
-  const ids = [...(await createHooks(b, Array.from({ length: count }, (_, i) => 3001 + i), (n) => `http://127.0.0.1:${port}/hook/${n}`)), ...(await createHooks(b, [2001]))];
+  const ids = [
+    ...(await createHooks(
+      b,
+      Array.from({ length: count }, (_, i) => 3001 + i),
+      (n) => `http://127.0.0.1:${port}/hook/${n}`,
+    )),
+    ...(await createHooks(b, [2001])),
+  ];
   try {
     return await lagScenario(b, `fairness: 1 healthy webhook beside ${count} that hang, ${rate} creates/s`, [2001], rate, ids);
   } finally {
@@ -269,7 +309,14 @@ export async function main(argv: string[]): Promise<void> {
     // Events for the lag phase's PATCHes, created before the webhooks exist (so their creation is not sent).
     const pool: number[] = [];
     const poolSize = Math.ceil(opts.rate * opts.duration * opts.patchShare * 1.5) + 5;
-    await closedLoop({ base: b.base, connections: 4, requests: poolSize, timeout: 30, request: () => createWith(b, uniqueTitle('Bench pool', pool.length)), onAnswer: (_s, body) => void pool.push(Number(JSON.parse(body).id)) });
+    await closedLoop({
+      base: b.base,
+      connections: 4,
+      requests: poolSize,
+      timeout: 30,
+      request: () => createWith(b, uniqueTitle('Bench pool', pool.length)),
+      onAnswer: (_s, body) => void pool.push(Number(JSON.parse(body).id)),
+    });
     const hookIds = await createHooks(b, hooks);
     c.log(`lag: ${opts.hooks} webhooks, open-loop writes at ${opts.rate}/s for ${opts.duration}s (${Math.round(opts.patchShare * 100)} % PATCHes)`);
     run.lag = await openWrites(b, opts.rate, opts.patchShare, pool);
@@ -279,7 +326,13 @@ export async function main(argv: string[]): Promise<void> {
     const usage = meter();
     const messages = receiver.arrivals.length - arrived;
     // What delivery alone achieved once the writes stopped: the cost of a message apart from the writes'.
-    if (usage.seconds >= 1 && messages >= 10) run.catchUp = { messages, perSecond: c.round(messages / usage.seconds, 1), cpuMsPerMessage: usage.serviceCores === undefined ? undefined : c.round((usage.serviceCores * usage.seconds * 1000) / messages, 2), usage };
+    if (usage.seconds >= 1 && messages >= 10)
+      run.catchUp = {
+        messages,
+        perSecond: c.round(messages / usage.seconds, 1),
+        cpuMsPerMessage: usage.serviceCores === undefined ? undefined : c.round((usage.serviceCores * usage.seconds * 1000) / messages, 2),
+        usage,
+      };
     if (!opts.skipThroughput) await pausedRuns(b, run, hookIds, hooks);
     if (!opts.skipScenarios) {
       await deleteHooks(b, hookIds);
@@ -318,11 +371,18 @@ export interface Run {
 async function pausedRuns(b: Bench, run: Run, ids: number[], hooks: number[]): Promise<void> {
   const { opts, samples } = b;
   const pages = Math.max(1, Math.floor(samples.events.length / 10));
-  const read = () => ({ path: Math.random() < 0.5 ? c.api(`/events?per_page=10&page=${1 + Math.floor(Math.random() * pages)}`) : c.api(`/events/${c.pick(Math.random, samples.events).id}`) });
+  const read = () => ({
+    path: Math.random() < 0.5 ? c.api(`/events?per_page=10&page=${1 + Math.floor(Math.random() * pages)}`) : c.api(`/events/${c.pick(Math.random, samples.events).id}`),
+  });
   let n = 0;
   const venueUpdate = (): BenchRequest => {
     n++;
-    return { method: 'PATCH', path: c.api(`/venues/${samples.venueIds[n % samples.venueIds.length]}`), headers: c.JSON_WRITE, body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }) };
+    return {
+      method: 'PATCH',
+      path: c.api(`/venues/${samples.venueIds[n % samples.venueIds.length]}`),
+      headers: c.JSON_WRITE,
+      body: JSON.stringify({ phone: `555-${String(n).padStart(7, '0')}` }),
+    };
   };
   const besides = async (list: Throughput[], what: string, request: () => BenchRequest, types: string[], statuses: Array<'paused' | 'active'>) => {
     for (const status of statuses) {
@@ -368,7 +428,14 @@ function report(opts: Options, started: Date, engine: string, hooks: number[], r
   const count = (kind: Write['kind']) => lag?.writes.filter((w) => w.kind === kind).length ?? 0;
   const summary = {
     lagMs: { p50, p95, p99, max },
-    writes: { sent: lag?.sent ?? 0, answered: lag?.writes.length ?? 0, creates: count('create'), updates: count('update'), errors: lag?.errors.length ?? 0, skipped: lag?.skipped ?? 0 },
+    writes: {
+      sent: lag?.sent ?? 0,
+      answered: lag?.writes.length ?? 0,
+      creates: count('create'),
+      updates: count('update'),
+      errors: lag?.errors.length ?? 0,
+      skipped: lag?.skipped ?? 0,
+    },
     missing: match.missing.length,
     unverified: receiver.unverified.length,
     throughputRatio: throughputRatio(throughput),
@@ -377,7 +444,10 @@ function report(opts: Options, started: Date, engine: string, hooks: number[], r
   };
   const cores = (u?: c.Usage) => `${u?.serviceCores ?? '-'} / ${u?.machineCores ?? '-'}`;
   const runs = (heading: string, list: Throughput[]) =>
-    c.table([heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'], list.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]));
+    c.table(
+      [heading, 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'service cores', 'machine cores'],
+      list.map((t) => [t.label, t.rps, t.requests, t.p50Ms, t.p99Ms, t.non2xx, t.errors, t.usage.serviceCores, t.usage.machineCores]),
+    );
   const m = c.machine();
   const lines = [
     `Webhooks: ${opts.hooks} webhooks on ${c.describeUrl(opts.database)} (${engine}), one process; lag: ${opts.rate} writes/s open-loop for ${opts.duration}s; throughput: ${opts.connections} connections for ${opts.duration}s; code ${c.codeFingerprint()}`,
@@ -394,11 +464,17 @@ function report(opts: Options, started: Date, engine: string, hooks: number[], r
         ['lag max ms', max],
         ['waited after the last answer, s', run.waited],
         ['service / machine cores during the writes', cores(lag?.usage)],
-        ['catch-up after the writes: msg/s, service / machine cores, CPU ms/msg', run.catchUp ? `${run.catchUp.perSecond}, ${cores(run.catchUp.usage)}, ${run.catchUp.cpuMsPerMessage ?? '-'}` : '-'],
+        [
+          'catch-up after the writes: msg/s, service / machine cores, CPU ms/msg',
+          run.catchUp ? `${run.catchUp.perSecond}, ${cores(run.catchUp.usage)}, ${run.catchUp.cpuMsPerMessage ?? '-'}` : '-',
+        ],
       ],
     ),
     '',
-    c.table(['webhook', 'expected', 'received', 'missing', 'duplicates'], match.perHook.map((h) => [h.hook, h.expected, h.received, h.missing, h.duplicates])),
+    c.table(
+      ['webhook', 'expected', 'received', 'missing', 'duplicates'],
+      match.perHook.map((h) => [h.hook, h.expected, h.received, h.missing, h.duplicates]),
+    ),
     `unverified messages: ${receiver.unverified.length}`,
   ];
   // Not a failure (receivers must deduplicate), but the service ran throughout: docs/webhooks.md "Guarantees" expects a duplicate only after a process died.
@@ -406,23 +482,61 @@ function report(opts: Options, started: Date, engine: string, hooks: number[], r
   if (duplicates) lines.push(`!!! ${duplicates} messages came twice with the same webhook-id although the service never stopped !!!`);
   if (throughput.length) {
     const each = throughput.filter((t) => t.label.startsWith('without')).map((t) => throughputRatio([t, ...throughput.filter((w) => w.label.startsWith('with '))]));
-    lines.push('', runs('closed-loop POST /events', [...(run.warmup ? [run.warmup] : []), ...throughput]), `with / without (the mean of before and after): ${summary.throughputRatio ?? '-'} (target >= 0.95); to each: ${each.join(' / ')}`);
-    if (run.drain) lines.push(`delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`);
+    lines.push(
+      '',
+      runs('closed-loop POST /events', [...(run.warmup ? [run.warmup] : []), ...throughput]),
+      `with / without (the mean of before and after): ${summary.throughputRatio ?? '-'} (target >= 0.95); to each: ${each.join(' / ')}`,
+    );
+    if (run.drain)
+      lines.push(
+        `delivery of the closed loop's creates (${run.drain.expected} answered in time, and those in flight at the end), ${run.drain.seconds}s after it: ${run.drain.received.join(' / ')} received per webhook`,
+      );
   }
-  if (run.reads.length) lines.push('', runs('closed-loop GET /events (list page or one event)', run.reads), `reads with / the paused windows (mean of each): ${summary.readsRatio ?? '-'} (target >= 0.95)`);
+  if (run.reads.length)
+    lines.push(
+      '',
+      runs('closed-loop GET /events (list page or one event)', run.reads),
+      `reads with / the paused windows (mean of each): ${summary.readsRatio ?? '-'} (target >= 0.95)`,
+    );
   if (run.writesUnder.length) {
     const expected = (run.writesUnder[1]?.writes?.writes.length ?? 0) * hooks.length;
     lines.push('', runs('closed-loop PATCH /venues/{id} (webhooks receive events only)', run.writesUnder));
-    lines.push(`writes with ${opts.rate} changes/s delivered / the paused windows (mean of each): ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${expected})`);
+    lines.push(
+      `writes with ${opts.rate} changes/s delivered / the paused windows (mean of each): ${summary.writesUnderDeliveryRatio ?? '-'} (target >= 0.95); messages received for the delivering run: ${run.deliveredUnder ?? '-'} (its creates times the webhooks: ${expected})`,
+    );
   }
   if (run.scenarios.length) {
     const headers = ['scenario', 'messages expected', 'received', 'missing', 'duplicates', 'lag p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'service / machine cores'];
-    lines.push('', c.table(headers, run.scenarios.map((s) => [s.label, s.expected, s.received, s.missing, s.duplicates, s.lagMs.p50, s.lagMs.p95, s.lagMs.p99, s.lagMs.max, cores(s.usage)])));
+    lines.push(
+      '',
+      c.table(
+        headers,
+        run.scenarios.map((s) => [s.label, s.expected, s.received, s.missing, s.duplicates, s.lagMs.p50, s.lagMs.p95, s.lagMs.p99, s.lagMs.max, cores(s.usage)]),
+      ),
+    );
     lines.push('targets: fan-out every message and p95 < 2,000 ms; fairness (the healthy webhook) p95 < 2,000 ms');
   }
   const brief = (t: Throughput) => ({ ...t, writes: t.writes && { answered: t.writes.writes.length, errors: t.writes.errors.length, skipped: t.writes.skipped } });
-  const json = { mode: 'webhooks', options: { ...opts, database: c.describeUrl(opts.database) }, summary, perWebhook: match.perHook, waitedSeconds: run.waited, catchUp: run.catchUp, lagUsage: lag?.usage, throughput, warmup: run.warmup, drain: run.drain };
-  const details = { reads: run.reads.map(brief), writesUnderDelivery: run.writesUnder.map(brief), scenarios: run.scenarios, missing: match.missing.slice(0, 100), unverified: receiver.unverified.slice(0, 100), writeErrors: lag?.errors.slice(0, 100) };
+  const json = {
+    mode: 'webhooks',
+    options: { ...opts, database: c.describeUrl(opts.database) },
+    summary,
+    perWebhook: match.perHook,
+    waitedSeconds: run.waited,
+    catchUp: run.catchUp,
+    lagUsage: lag?.usage,
+    throughput,
+    warmup: run.warmup,
+    drain: run.drain,
+  };
+  const details = {
+    reads: run.reads.map(brief),
+    writesUnderDelivery: run.writesUnder.map(brief),
+    scenarios: run.scenarios,
+    missing: match.missing.slice(0, 100),
+    unverified: receiver.unverified.slice(0, 100),
+    writeErrors: lag?.errors.slice(0, 100),
+  };
   c.writeResults(`webhooks-${engine}-`, started, { ...json, ...details }, lines.join('\n'));
   const closedErrors = [...(run.warmup ? [run.warmup] : []), ...throughput].reduce((s, t) => s + t.non2xx + t.errors, 0);
   c.failOn([
