@@ -150,33 +150,6 @@ async function readPage(
   return { rows: rows.slice(0, perPage), position, hasMore: rows.length > perPage };
 }
 
-/** Changes after a position as one caller sees them, with the rows they were read from. */
-export interface SeenChanges {
-  changes: Change[];
-  rows: ChangeRow[];
-  /** The committed position the rows were read up to. */
-  position: number;
-  /** More changes of these types follow, up to that position. */
-  hasMore: boolean;
-}
-
-/**
- * Up to `limit` changes of `types` after position `after`, up to the committed position `upTo` (read
- * now when not given), as `user` sees them: exactly what `GET /changes` gives that caller. Webhooks
- * deliver from here (webhooks/messages.ts).
- */
-export async function changesSeenAfter(
-  repositories: Repositories,
-  user: User | undefined,
-  urls: Urls,
-  after: number,
-  options: { types: readonly ChangeType[]; limit: number; upTo?: number },
-): Promise<SeenChanges> {
-  const page = await readPage(repositories.changes, after, options.types, options.limit, options.upTo);
-  const changes = await changesAsSeenBy(repositories, user, urls, page.rows, await repositories.changes.cursorKey());
-  return { ...page, changes };
-}
-
 /**
  * The rows of up to `limit` changes of `types` after `after`, up to the committed position `upTo`,
  * unbuilt: webhooks read them so, and build each change once for every webhook that sees it alike
