@@ -270,11 +270,6 @@ export class SubscriptionRepository {
     });
   }
 
-  async findRun(id: number): Promise<SubscriptionRunRow | undefined> {
-    const row = await this.db('subscription_runs').where('id', id).first();
-    return row ? runRowOf(row) : undefined;
-  }
-
   /** One page of a subscription's runs, newest first, and how many it has. */
   async runs(subscriptionId: number, page: { offset: number; limit: number }): Promise<{ rows: SubscriptionRunRow[]; total: number }> {
     const [{ n }] = await this.db('subscription_runs').where('subscription_id', subscriptionId).count({ n: '*' });
