@@ -12,7 +12,7 @@ import { checkDateOrder, parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from '../../repositories/events.js';
 import type { OccurrenceRow, SeriesRow } from '../../repositories/series.js';
 import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
-import { eventColumns, eventWriteLocks, writeEvent } from './writes.js';
+import { copiedEventColumns, eventColumns, eventWriteLocks, writeEvent } from './writes.js';
 
 /**
  * Updates and deletes of events that belong to a recurring series (docs/contract.md §14), by
@@ -62,12 +62,6 @@ export interface SeriesWriteContext {
 /** Whether a body changes the event's venues, organizers or terms. */
 function changesLinks(parsed: ParsedEvent): boolean {
   return parsed.venues !== undefined || parsed.organizers !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
-}
-
-/** The `events` columns a series change copies to its occurrences: all but the times (which the rules give). */
-function copiedEventColumns(own: EventColumns): Record<string, unknown> {
-  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, ...rest } = own;
-  return rest;
 }
 
 /** The series and its first event, with the caller's right to edit (or delete) the first event checked. */
