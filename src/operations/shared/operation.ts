@@ -8,6 +8,8 @@ import type { Moving } from '../../db/versioned-cache.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { Urls } from '../../core/urls.js';
 import type { SerializedReply } from './reply-body.js';
+import type { WriteContext } from '../../domain/posts/writes.js';
+import { HtmlElementBudget } from '../../text/html-structure.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -159,6 +161,11 @@ export function noTarget(): undefined {
 
 /** `authorize` of operations anybody may call (the namespace index, the document). */
 export function anyone(): void {}
+
+/** Who writes, and when, for a write this request makes (one HTML budget per request). */
+export function writerOf(ctx: OperationContext): WriteContext {
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
+}
 
 /** Where the request keeps the problems of its booleans that are no booleans (http/param-stages.ts). */
 export const TYPE_PROBLEMS = 'typeProblems';
