@@ -9,7 +9,7 @@ import { subscriptionPolicy } from '../policies/subscriptions.js';
 import { inStateWriteTransaction, type Repositories } from '../repositories/registry.js';
 import type { SubscriptionChanges, SubscriptionRow, SubscriptionRunRow, SubscriptionType } from '../repositories/subscriptions.js';
 import { CATEGORIES } from '../repositories/taxonomies.js';
-import { listEnvelope, type PageRequest } from './shared/paging.js';
+import { listEnvelope, pageRequest } from './shared/paging.js';
 import { noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
 
 /**
@@ -117,12 +117,6 @@ async function checkCategories(repositories: Repositories, ids: number[] | undef
     const term = await repositories.terms.findById(id);
     if (term?.taxonomy !== CATEGORIES.name) throw invalidParam('categories', `categories: ${id} is not the ID of a category.`);
   }
-}
-
-function runsPage(page: number | undefined, perPage: number | undefined): PageRequest {
-  const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_RUNS_PER_PAGE);
-  return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
 const listSubscriptions = operation({
@@ -239,7 +233,7 @@ const refreshSubscription = operation({
 });
 
 const listSubscriptionRuns = operation({
-  parse: (ctx: OperationContext<'listSubscriptionRuns'>) => runsPage(ctx.query.page, ctx.query.per_page),
+  parse: (ctx: OperationContext<'listSubscriptionRuns'>) => pageRequest(ctx.query.page, ctx.query.per_page, MAX_RUNS_PER_PAGE),
   load: named,
   authorize: manage,
   async execute(ctx: OperationContext<'listSubscriptionRuns'>, page, target) {

@@ -10,7 +10,7 @@ import { checkDestination, cleanWebhookInput } from '../webhooks/input.js';
 import { sendPing } from '../webhooks/ping.js';
 import { deliveryRecord, storedTypes, webhookRecord, webhookWithSecret } from '../webhooks/records.js';
 import { newWebhookSecret } from '../webhooks/secrets.js';
-import { listEnvelope, type PageRequest } from './shared/paging.js';
+import { listEnvelope, pageRequest } from './shared/paging.js';
 import { noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
 
 /**
@@ -76,13 +76,6 @@ function existing({ id, row }: Named): WebhookRow {
 
 async function record(repositories: Repositories, row: WebhookRow) {
   return webhookRecord(row, await repositories.changes.cursorKey());
-}
-
-/** The deliveries page asked for: `per_page` up to MAX_DELIVERIES_PER_PAGE (the document refuses more). */
-function deliveriesPage(page: number | undefined, perPage: number | undefined): PageRequest {
-  const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_DELIVERIES_PER_PAGE);
-  return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
 const listWebhooks = operation({
@@ -188,7 +181,7 @@ const rotateWebhookSecret = operation({
 });
 
 const listWebhookDeliveries = operation({
-  parse: (ctx: OperationContext<'listWebhookDeliveries'>) => deliveriesPage(ctx.query.page, ctx.query.per_page),
+  parse: (ctx: OperationContext<'listWebhookDeliveries'>) => pageRequest(ctx.query.page, ctx.query.per_page, MAX_DELIVERIES_PER_PAGE),
   load: named,
   authorize: manage,
   async execute(ctx: OperationContext<'listWebhookDeliveries'>, page, target) {

@@ -10,10 +10,10 @@ export interface PageRequest {
   offset: number;
 }
 
-/** `page` and `per_page` as validated, with `per_page` clamped to 50 (validation runs before clamping). */
-export function pageRequest(page: number | undefined, perPage: number | undefined): PageRequest {
+/** `page` and `per_page` as validated, with `per_page` clamped to `most`, 50 unless a list says otherwise (validation runs before clamping). */
+export function pageRequest(page: number | undefined, perPage: number | undefined, most = MAX_PER_PAGE): PageRequest {
   const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_PER_PAGE);
+  const size = Math.min(perPage ?? 10, most);
   // A page far past the end (`page=1e19`) must still be a valid SQL OFFSET: it finds nothing and
   // the list answers 404 like any page past the last one.
   return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
