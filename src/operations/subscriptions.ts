@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
-import { invalidParam, RestError } from '../core/errors.js';
+import { invalidParam, limitReached, RestError } from '../core/errors.js';
 import { asUrlParamError, checkOutboundUrlNow } from '../core/outbound.js';
 import { formatUtc } from '../dates/storage.js';
 import { refreshNow } from '../importing/scheduler.js';
@@ -150,16 +150,7 @@ const createSubscription = operation({
       });
       return (await repositories.subscriptions.findById(id)) as SubscriptionRow;
     });
-    if (!row) {
-      throw new RestError(
-        409,
-        'rest_subscription_limit_reached',
-        `There are already ${MAX_SUBSCRIPTIONS} subscriptions, the most this service keeps. Delete one you no longer need first.`,
-        {
-          limit: MAX_SUBSCRIPTIONS,
-        },
-      );
-    }
+    if (!row) throw limitReached('subscription', 'subscriptions', MAX_SUBSCRIPTIONS);
     return { status: 201, body: subscriptionRecord(row), headers: { Location: ctx.urls.item('subscriptions', row.id), ...NO_STORE } };
   },
 });

@@ -1,5 +1,5 @@
 import type { User } from '../auth/capabilities.js';
-import { RestError } from '../core/errors.js';
+import { limitReached, RestError } from '../core/errors.js';
 import { formatUtc } from '../dates/storage.js';
 import { CHANGE_TYPES } from '../db/change-log.js';
 import { webhookPolicy } from '../policies/webhooks.js';
@@ -47,12 +47,6 @@ const MAX_DELIVERIES_PER_PAGE = 100;
 
 function notFound(id: number): RestError {
   return new RestError(404, 'rest_webhook_invalid_id', `Webhook with ID ${id} does not exist.`);
-}
-
-function limitReached(): RestError {
-  return new RestError(409, 'rest_webhook_limit_reached', `There are already ${MAX_WEBHOOKS} webhooks, the most this service keeps. Delete one you no longer need first.`, {
-    limit: MAX_WEBHOOKS,
-  });
 }
 
 function expired(): RestError {
@@ -117,7 +111,7 @@ const createWebhook = (resolve: Resolver) =>
         });
         return (await repositories.webhooks.findById(id)) as WebhookRow;
       });
-      if (!row) throw limitReached();
+      if (!row) throw limitReached('webhook', 'webhooks', MAX_WEBHOOKS);
       const body = webhookWithSecret(row, await ctx.repositories.changes.cursorKey());
       return { status: 201, body, headers: { Location: ctx.urls.item('webhooks', row.id), ...NO_STORE } };
     },
