@@ -58,7 +58,8 @@ export async function importSiteCommand(db: Knex, config: Config, url: string | 
       },
     });
     progress.done();
-    console.log(options.json ? JSON.stringify(reportJson(report)) : describeReport(report, `${report.source}, ${report.keepsIds ? 'ids and slugs kept' : 'ids mapped'}`, IMPORT_KINDS));
+    const heading = `${report.source}, ${report.keepsIds ? 'ids and slugs kept' : 'ids mapped'}`;
+    console.log(options.json ? JSON.stringify(reportJson(report)) : describeReport(report, heading, IMPORT_KINDS));
     return report.failures.length ? EXIT_RECORDS_FAILED : 0;
   } catch (err) {
     progress.done();
