@@ -46,7 +46,7 @@ export interface CalendarEvent {
   spanUtc: [string, string];
 }
 
-export interface CalendarHeader {
+interface CalendarHeader {
   prodId: string;
   name: string;
   description?: string;
@@ -105,7 +105,7 @@ function contentLine({ name, params, value }: Property): string {
 }
 
 /** `YYYY-MM-DD HH:MM:SS` → `YYYYMMDDTHHMMSS` (add `Z` for UTC). */
-export function basicDateTime(storage: string): string {
+function basicDateTime(storage: string): string {
   return storage.replace(/[-:]/g, '').replace(' ', 'T');
 }
 
@@ -132,7 +132,7 @@ function basicOfMillis(ms: number): string {
 }
 
 /** Whole UTC years `[first, last]`; `last < first` is a run of no years (see zoneBlock). */
-export type YearRun = [number, number];
+type YearRun = [number, number];
 
 /**
  * The VTIMEZONE of a zone over runs of whole UTC years, each run with the changes within it (in
@@ -278,7 +278,7 @@ function eventProperties(event: CalendarEvent): Property[] {
  * only one chunk's events live at a time), and the zones they need, known beforehand: the VTIMEZONEs
  * come before the events.
  */
-export interface EventChunks {
+interface EventChunks {
   needs: ZoneNeed[];
   chunks: AsyncIterable<CalendarEvent[]>;
 }

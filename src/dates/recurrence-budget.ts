@@ -32,7 +32,7 @@ export const INSTANCE_STEP_BUDGET = 10_000;
  * rule measured, "the last weekday of every month" (BYSETPOS), takes about 480 steps per occurrence:
  * this covers it for about 85 years of a series' age (docs/limits.md has the measurements).
  */
-export const EXPANSION_STEP_BUDGET = 500_000;
+const EXPANSION_STEP_BUDGET = 500_000;
 
 /** Which bound an expansion passed. */
 export type ExceededBound = 'instance-steps' | 'expansion-steps';

@@ -24,7 +24,7 @@ export interface InputShapes {
 }
 
 /** The normalised fields of one operation's body. */
-export interface BodyShape {
+interface BodyShape {
   method: string;
   pattern: RegExp;
   booleans: Set<string>;

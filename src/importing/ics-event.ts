@@ -27,7 +27,7 @@ type Mapped = SkippedRecord | { event: ImportRecord; linked: ImportRecord[] };
 const SQL = 'yyyy-MM-dd HH:mm:ss';
 
 /** The IANA zone a TZID names (undefined: none known; the file may still define it). */
-export function ianaZone(tzid: string): string | undefined {
+function ianaZone(tzid: string): string | undefined {
   if (zoneOf(tzid)) return tzid;
   const windows = windowsZone(tzid);
   if (windows) return windows;
@@ -244,7 +244,7 @@ export function eventOf(vevent: ICAL.Component, index: number, zones: IcsZones, 
 }
 
 /** A series as the master VEVENT gives it: its zone, whether it is of whole days, and whether it repeats. */
-export interface SeriesShape {
+interface SeriesShape {
   timezone: string;
   allDay: boolean;
   recurring: boolean;

@@ -27,7 +27,7 @@ export { imageProblem, problemsOf, documentProblems, type ImportWriter, type Pre
  * what a dry run does) and then written (`create` or `update`) in the caller's transaction.
  */
 
-export interface KindWrites {
+interface KindWrites {
   /** The local record, or undefined when it is gone. */
   find(repositories: Repositories, id: number): Promise<PostRow | TermRow | undefined>;
   prepare(body: Body, existing: PostRow | TermRow | undefined, writer: ImportWriter): Promise<Prepared>;

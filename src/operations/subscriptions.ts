@@ -27,7 +27,7 @@ type SubscriptionRun = components['schemas']['SubscriptionRun'];
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** The most subscriptions a service keeps (docs/limits.md "Subscriptions"): each is fetched on its own schedule. */
-export const MAX_SUBSCRIPTIONS = 100;
+const MAX_SUBSCRIPTIONS = 100;
 const MAX_RUNS_PER_PAGE = 100;
 
 interface Named {
@@ -50,7 +50,7 @@ function existing({ id, row }: Named): SubscriptionRow {
   return row;
 }
 
-export function subscriptionRecord(row: SubscriptionRow): Subscription {
+function subscriptionRecord(row: SubscriptionRow): Subscription {
   return {
     id: row.id,
     url: row.url,

@@ -40,7 +40,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
  * once per webhook, so their number bounds the delivery work one change causes, and the list of
  * them needs no pages.
  */
-export const MAX_WEBHOOKS = 100;
+const MAX_WEBHOOKS = 100;
 
 /** The largest page of the delivery log (docs/webhooks.md "Subscribing"). */
 const MAX_DELIVERIES_PER_PAGE = 100;

@@ -17,7 +17,7 @@ import { describeReport, EXIT_RECORDS_FAILED } from './import-site.js';
 export const IMPORT_ICS_USAGE = `  import-ics FILE|URL [--dry-run] [--json]           import an iCalendar file or URL; importing it again
                                                      updates what it created (docs/importing.md)`;
 
-export interface ImportIcsOptions {
+interface ImportIcsOptions {
   dryRun: boolean;
   json: boolean;
 }

@@ -21,7 +21,7 @@ export const IMPORT_SITE_USAGE = `  import-site URL [--credentials LOGIN:APPLICA
                                                      an earlier copy up to date (docs/importing.md); exit
                                                      status 3 when some records failed`;
 
-export interface ImportSiteOptions {
+interface ImportSiteOptions {
   credentials?: string;
   author?: string;
   prune: boolean;

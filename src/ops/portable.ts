@@ -20,10 +20,10 @@ import { UserError } from '../repositories/users.js';
 import { checkImport, ImportRefusal } from './portable-checks.js';
 
 export const FORMAT = 'tec-events-export';
-export const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 1;
 
 /** A problem with the file or the target database, told to the user in one line (the CLI's UserError: exit 1). */
-export class PortableError extends UserError {}
+class PortableError extends UserError {}
 
 /** How a stored value is written to the file: the engines return booleans, integers and JSON text differently. */
 type Kind = 'text' | 'int' | 'num' | 'bool' | 'json';
@@ -216,7 +216,7 @@ function fileStep<T>(what: string, step: () => T): T {
 }
 
 /** Writes the export to `file` (through a temporary file renamed at the end, so a failed export leaves no half file). */
-export async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
+async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
   if (!force && fs.existsSync(file)) throw new PortableError(`${file} exists; give --force to overwrite it`);
   const partial = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.partial`);
   const fd = fileStep(`cannot write ${file}`, () => fs.openSync(partial, 'w'));

@@ -47,7 +47,7 @@ export function encodeCursor(key: CursorKey, position: number): string {
 const CURSOR = /^([0-9a-z]{1,11})(?:\.([0-9a-z]{1,16}))?\.([A-Za-z0-9_-]{22})$/;
 
 /** The position and history a cursor stands for, or undefined when it is malformed or was not signed here. */
-export function decodeCursor(secret: string, cursor: string): { position: number; history: string } | undefined {
+function decodeCursor(secret: string, cursor: string): { position: number; history: string } | undefined {
   const match = CURSOR.exec(cursor);
   if (!match) return undefined;
   // Past the safe integers the position is rounded, and no cursor was given out there: its signature does not match.
@@ -65,7 +65,7 @@ export async function currentCursor(repositories: Repositories): Promise<string>
 // ---------------------------------------------------------------------------------------------
 // Pages
 
-export interface FeedRequest {
+interface FeedRequest {
   /** The `after` cursor as sent; undefined: from the oldest change kept. */
   after: string | undefined;
   types: readonly ChangeType[];
@@ -215,7 +215,7 @@ export function pageBytes(replyLimit: number): number {
  * smaller than any page (docs/limits.md), so the feed moves past every position, whatever a record
  * holds. Weighed in turns of the event loop: 500 changes of long records are megabytes of JSON.
  */
-export async function withinBytes(changes: Change[], budget: number): Promise<Change[]> {
+async function withinBytes(changes: Change[], budget: number): Promise<Change[]> {
   const clock = new TurnClock();
   let bytes = 0;
   for (let i = 0; i < changes.length; i++) {

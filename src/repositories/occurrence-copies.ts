@@ -9,7 +9,7 @@ import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js'
 import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
 
 /** A new occurrence: the local start the rules give it, and its times. */
-export interface NewOccurrence {
+interface NewOccurrence {
   recurrenceStart: string;
   times: EventTimes;
 }

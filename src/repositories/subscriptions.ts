@@ -12,7 +12,7 @@ import { noteRecordChange } from './posts.js';
  * subscription imports are ordinary records, written by the import engine.
  */
 
-export const SUBSCRIPTION_TYPES = ['ical', 'tec-site'] as const;
+const SUBSCRIPTION_TYPES = ['ical', 'tec-site'] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 
 export interface SubscriptionRow {
@@ -53,7 +53,7 @@ export interface SubscriptionRunRow {
   errors: string[];
 }
 
-export type NewRun = Omit<SubscriptionRunRow, 'id'>;
+type NewRun = Omit<SubscriptionRunRow, 'id'>;
 
 /** What PATCH may change; undefined: unchanged. */
 export interface SubscriptionChanges {
@@ -65,10 +65,10 @@ export interface SubscriptionChanges {
 }
 
 /** `next_run_ms` of a subscription whose run was asked for while a process held it (see `requestRun`). */
-export const REQUESTED = -1;
+const REQUESTED = -1;
 
 /** The runs kept per subscription (older ones are deleted as new ones are written). */
-export const RUNS_KEPT = 100;
+const RUNS_KEPT = 100;
 
 function subscriptionRowOf(raw: Record<string, unknown>): SubscriptionRow {
   let categories: number[] = [];

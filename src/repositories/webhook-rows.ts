@@ -4,7 +4,7 @@
  * the one that delivers them (repositories/webhook-queue.ts).
  */
 
-export const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled', 'expired'] as const;
+const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled', 'expired'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 
 export type WebhookVisibility = 'public' | 'owner';

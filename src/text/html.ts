@@ -55,12 +55,12 @@ export function sanitizeTermHtml(html: string): string {
 }
 
 /** How a write cleans an HTML field: kept as sent (`unfiltered_html`), or by one of the cleaners above. */
-export type HtmlCleaning = 'unfiltered' | 'post' | 'term';
+type HtmlCleaning = 'unfiltered' | 'post' | 'term';
 
 const CLEANERS: Record<Exclude<HtmlCleaning, 'unfiltered'>, (html: string) => string> = { post: sanitizeUserHtml, term: sanitizeTermHtml };
 
 /** HTML sent in a write: the value to store, or why the field is refused (a 400 naming it). */
-export type HtmlInput = { value: string } | { problem: string };
+type HtmlInput = { value: string } | { problem: string };
 
 /**
  * The one check of HTML sent for a field (`field`, its body name: `description`, `excerpt`): refused

@@ -28,7 +28,7 @@ import { copiedEventColumns, eventColumns, eventWriteLocks, writeEvent } from '.
 
 export type Scope = 'this' | 'following' | 'all';
 /** What a write applies to: a single event, or a scope of a series. */
-export type ResolvedScope = Scope | 'single';
+type ResolvedScope = Scope | 'single';
 
 /** The scope of a write: `all` by default on the first event (where `following` is `all` too), `this` on a later occurrence. */
 export function resolveScope(requested: Scope | undefined, row: EventRow): ResolvedScope {
@@ -53,7 +53,7 @@ function keptFrom(user: User | undefined, occurrences: OccurrenceRow[], action: 
 }
 
 /** What a series write needs besides the event and its body. */
-export interface SeriesWriteContext {
+interface SeriesWriteContext {
   db: Knex;
   writer: WriteContext;
   settings: RecurrenceSettings;

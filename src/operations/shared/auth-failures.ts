@@ -13,7 +13,7 @@ export interface Window {
 }
 
 /** A map of fixed windows per key, bounded in size, forgetting expired windows as it goes (logins and record passwords). */
-export class WindowCounter {
+class WindowCounter {
   private readonly windows = new Map<string, Window>();
 
   constructor(private readonly windowMs: number) {}

@@ -24,10 +24,10 @@ import type { OperationContext, Reply } from './operation.js';
  */
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** How long a finished key answers with its stored answer. */
-export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /** At most this many expired keys are deleted at a time, at most once a minute per process. */
 const PURGE_BATCH = 100;

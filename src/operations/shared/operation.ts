@@ -19,9 +19,9 @@ type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
 /** The validated (coerced, defaulted) query of an operation, typed from the document. */
 export type QueryOf<Op extends OperationId> = ParametersOf<Op> extends { query?: infer Q } ? NonNullable<Q> : never;
 /** The validated path parameters of an operation. */
-export type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: infer P } ? NonNullable<P> : never;
+type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: infer P } ? NonNullable<P> : never;
 /** The validated request body of an operation (JSON and form bodies share one schema). */
-export type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
 /** A response's body: its JSON (also JSON-LD), or the text of a `text/calendar` answer. */
@@ -65,7 +65,7 @@ export interface RecordVersion {
 }
 
 /** A key the current create holds (operations/shared/idempotency.ts): it stores the create's answer, in the create's transaction. */
-export interface IdempotencyClaim {
+interface IdempotencyClaim {
   complete(repositories: Repositories, reply: Reply): Promise<void>;
 }
 

@@ -4,7 +4,7 @@ import type { RestError } from '../../core/errors.js';
 /** The plugin silently serves at most 50 records per page (filters `tribe_rest_*_max_per_page`). */
 export const MAX_PER_PAGE = 50;
 
-export interface PageRequest {
+interface PageRequest {
   page: number;
   perPage: number;
   offset: number;
@@ -19,7 +19,7 @@ export function pageRequest(page: number | undefined, perPage: number | undefine
   return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
-export interface PageLinks {
+interface PageLinks {
   restUrl: string;
   nextUrl: string | undefined;
   previousUrl: string | undefined;
@@ -47,7 +47,7 @@ function encodeValue(value: unknown): string {
 }
 
 /** How a list's paging URLs end their path: `{base}/?...` as the plugin's collections, or `{base}?...` (a feed such as `events.jsonld`). */
-export interface PathStyle {
+interface PathStyle {
   trailingSlash: boolean;
 }
 
@@ -92,7 +92,7 @@ export function pageHeaders(links: PageLinks): Record<string, string> {
 }
 
 /** The paging part of every list answer (the records go beside it, under the collection's name). */
-export interface ListEnvelope {
+interface ListEnvelope {
   rest_url: string;
   next_rest_url?: string;
   previous_rest_url?: string;

@@ -26,7 +26,7 @@ let lastPrune = 0;
  * wrong one counts itself and learns the count in the same statement (on MySQL, a refused one reads
  * its window's end for `Retry-After`).
  */
-export async function countPasswordAttempt(
+async function countPasswordAttempt(
   guesses: PasswordGuessRepository,
   settings: { limit: number; windowMs: number },
   client: string,

@@ -18,7 +18,7 @@ export function compact(values: JsonLdObject): JsonLdObject {
 }
 
 /** A venue's postal address: every part the venue has, empty ones dropped. */
-export function postalAddress(row: LinkedRow): JsonLdObject {
+function postalAddress(row: LinkedRow): JsonLdObject {
   const f = row.fields;
   return {
     '@type': 'PostalAddress',

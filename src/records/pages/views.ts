@@ -16,7 +16,7 @@ import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout
 type Fields = { [key: string]: unknown };
 
 /** URLs a page links to besides the record's own. */
-export interface FeedLinks {
+interface FeedLinks {
   /** The `.ics` to add (an event) or subscribe to (a filtered list). */
   ics: string;
   /** The REST URL of what the page shows. */
@@ -166,7 +166,7 @@ ${pager(paging)}`;
 }
 
 /** `?page=N` of a list (page 1 is the list's own URL). */
-export function pageUrl(baseUrl: string, page: number): string {
+function pageUrl(baseUrl: string, page: number): string {
   return page === 1 ? baseUrl : `${baseUrl}?page=${page}`;
 }
 
