@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { engineOf } from '../db/engine.js';
 import { inStateTransaction, requireTransaction } from '../db/transactions.js';
 import { noteRecordChange } from './posts.js';
+import { storedList, withNumbers } from './driver-rows.js';
 
 /**
  * Subscriptions and their runs (db/migrations/20261203000100_create_subscriptions.ts,
@@ -71,46 +72,13 @@ const REQUESTED = -1;
 const RUNS_KEPT = 100;
 
 function subscriptionRowOf(raw: Record<string, unknown>): SubscriptionRow {
-  let categories: number[] = [];
-  try {
-    const parsed: unknown = JSON.parse(String(raw.categories));
-    if (Array.isArray(parsed)) categories = parsed.map(Number).filter(Number.isSafeInteger);
-  } catch {
-    categories = [];
-  }
-  return {
-    ...(raw as unknown as SubscriptionRow),
-    id: Number(raw.id),
-    refresh_minutes: Number(raw.refresh_minutes),
-    categories,
-    owner_id: Number(raw.owner_id),
-    next_run_ms: Number(raw.next_run_ms),
-    failures: Number(raw.failures),
-    lease_until_ms: Number(raw.lease_until_ms),
-  };
+  const row = withNumbers<SubscriptionRow>(raw, ['id', 'refresh_minutes', 'owner_id', 'next_run_ms', 'failures', 'lease_until_ms']);
+  return { ...row, categories: storedList(raw.categories).map(Number).filter(Number.isSafeInteger) };
 }
 
 function runRowOf(raw: Record<string, unknown>): SubscriptionRunRow {
-  let errors: string[] = [];
-  try {
-    const parsed: unknown = JSON.parse(String(raw.errors));
-    if (Array.isArray(parsed)) errors = parsed.map(String);
-  } catch {
-    errors = [];
-  }
-  return {
-    ...(raw as unknown as SubscriptionRunRow),
-    id: Number(raw.id),
-    subscription_id: Number(raw.subscription_id),
-    duration_ms: Number(raw.duration_ms),
-    http_status: raw.http_status === null ? null : Number(raw.http_status),
-    created: Number(raw.created),
-    updated: Number(raw.updated),
-    unchanged: Number(raw.unchanged),
-    removed: Number(raw.removed),
-    failed: Number(raw.failed),
-    errors,
-  };
+  const row = withNumbers<SubscriptionRunRow>(raw, ['id', 'subscription_id', 'duration_ms', 'http_status', 'created', 'updated', 'unchanged', 'removed', 'failed']);
+  return { ...row, errors: storedList(raw.errors).map(String) };
 }
 
 export class SubscriptionRepository {
