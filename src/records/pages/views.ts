@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { isEmail } from '../../text/fields.js';
 import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
+import { withoutContext, type JsonLdObject } from '../linked/json-ld.js';
 import type { PageText, SeriesNote, UpcomingPage } from './read.js';
 import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
 
@@ -185,10 +186,7 @@ function itemList(name: string, url: string, upcoming: UpcomingPage): unknown {
     name,
     url,
     numberOfItems: upcoming.jsonLd.length,
-    itemListElement: upcoming.jsonLd.map((item, index) => {
-      const { '@context': _context, ...data } = item as { [key: string]: unknown };
-      return { '@type': 'ListItem', position: index + 1, item: data };
-    }),
+    itemListElement: upcoming.jsonLd.map((item, index) => ({ '@type': 'ListItem', position: index + 1, item: withoutContext(item as JsonLdObject) })),
   };
 }
 
