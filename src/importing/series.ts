@@ -3,7 +3,7 @@ import { commonColumns, modifiedNow } from '../domain/posts/writes.js';
 import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
 import { copiedEventColumns, eventColumns, writeEvent } from '../domain/events/writes.js';
 import { occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type SeriesTemplate } from '../domain/events/occurrences.js';
-import type { EventColumns, EventRow } from '../repositories/events.js';
+import type { EventRow } from '../repositories/events.js';
 import type { PostColumns } from '../repositories/posts.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { SourceImage } from './records.js';

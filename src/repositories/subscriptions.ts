@@ -13,8 +13,7 @@ import { storedList, withNumbers } from './driver-rows.js';
  * subscription imports are ordinary records, written by the import engine.
  */
 
-const SUBSCRIPTION_TYPES = ['ical', 'tec-site'] as const;
-export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+export type SubscriptionType = 'ical' | 'tec-site';
 
 export interface SubscriptionRow {
   id: number;

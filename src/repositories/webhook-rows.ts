@@ -6,8 +6,7 @@ import { withNumbers } from './driver-rows.js';
  * the one that delivers them (repositories/webhook-queue.ts).
  */
 
-const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled', 'expired'] as const;
-export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+export type WebhookStatus = 'active' | 'paused' | 'failing' | 'disabled' | 'expired';
 
 export type WebhookVisibility = 'public' | 'owner';
 
