@@ -11,7 +11,7 @@ import { ByteBuilder } from '../core/byte-builder.js';
  */
 
 /** One property: its name, parameters (already valid parameter values) and value (already escaped where text). */
-export interface Property {
+interface Property {
   name: string;
   params?: Array<[string, string]>;
   value: string;
@@ -170,7 +170,7 @@ export function vtimezone(zoneName: string, zone: Zone, fromYear: number, toYear
  * "Time-zone blocks in iCalendar feeds"). A year costs ~365 offset probes the first time (a third of
  * a millisecond) and ~200 bytes of output.
  */
-export const MAX_ZONE_YEARS = 500;
+const MAX_ZONE_YEARS = 500;
 
 /** UTC years of one zone an event needs described. */
 export interface ZoneNeed {

@@ -26,7 +26,7 @@ import ICAL from 'ical.js';
  * hold the loop with a margin of two. The most a legitimate rule takes is about 5,800 (a daily rule
  * kept to 29 February); common rules take a few to a few hundred (docs/limits.md).
  */
-export const INSTANCE_STEP_BUDGET = 10_000;
+const INSTANCE_STEP_BUDGET = 10_000;
 /**
  * Steps one expansion may take in all (every rule of a series together). The most expensive common
  * rule measured, "the last weekday of every month" (BYSETPOS), takes about 480 steps per occurrence:

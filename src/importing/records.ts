@@ -93,7 +93,7 @@ export interface SkippedRecord {
 }
 
 /** What an import does to a record. */
-export type Action = 'created' | 'updated' | 'unchanged' | 'removed' | 'failed';
+type Action = 'created' | 'updated' | 'unchanged' | 'removed' | 'failed';
 export type Counts = Record<Action, number>;
 
 /** What happened to one record (progress, the map file). */

@@ -18,7 +18,7 @@ import { sanitizeSlug } from '../text/slugs.js';
 import { authored, documentProblems, imageIdOf, problemsOf, stamped, type ImportWriter, type Prepared } from './write-context.js';
 import { rewriteSeries, seriesPlan, startImportedSeries, type ReadyEvent } from './series.js';
 
-export { imageProblem, problemsOf, documentProblems, type ImportWriter, type Prepared } from './write-context.js';
+export { imageProblem, problemsOf, type ImportWriter } from './write-context.js';
 
 /**
  * How the engine writes each kind of record: through the same domain functions as the API's writes

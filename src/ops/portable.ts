@@ -19,7 +19,7 @@ import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import { UserError } from '../repositories/users.js';
 import { checkImport, ImportRefusal } from './portable-checks.js';
 
-export const FORMAT = 'tec-events-export';
+const FORMAT = 'tec-events-export';
 const FORMAT_VERSION = 1;
 
 /** A problem with the file or the target database, told to the user in one line (the CLI's UserError: exit 1). */
@@ -94,7 +94,7 @@ const SERIES_FIELDS: Field[] = [['recurrence', 'rules', 'json'], ...text('timezo
 /** The file's kinds in the order an import writes them (foreign keys: users, images, then what refers to them). */
 const POST_KINDS: PostType[] = ['image', 'venue', 'organizer', 'event'];
 const TAXONOMY_OF = { category: CATEGORIES.name, tag: TAGS.name } as const;
-export const KINDS = ['user', 'category', 'tag', ...POST_KINDS] as const;
+const KINDS = ['user', 'category', 'tag', ...POST_KINDS] as const;
 type RecordKind = (typeof KINDS)[number];
 
 function toFile(row: Row, fields: Field[]): Row {
@@ -236,7 +236,7 @@ async function exportToFile(db: Knex, file: string, force: boolean): Promise<Rec
 }
 
 /** Reads and checks a file's lines: the header, then records of known kinds in the order an import needs. */
-export function parseLines(content: string): { counts: Record<string, number>; nextIds: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
+function parseLines(content: string): { counts: Record<string, number>; nextIds: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
   const lines = content.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
   const parse = (line: string, n: number) => {
     try {

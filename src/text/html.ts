@@ -45,7 +45,7 @@ export function sanitizeUserHtml(html: string): string {
  * through kses with its small set of inline tags (`$allowedtags`), keeping the text of the elements
  * it removes (docs/contract.md §3).
  */
-export function sanitizeTermHtml(html: string): string {
+function sanitizeTermHtml(html: string): string {
   return clean(html, {
     allowedTags: ['a', 'abbr', 'acronym', 'b', 'blockquote', 'cite', 'code', 'del', 'em', 'i', 'q', 's', 'strike', 'strong'],
     allowedAttributes: { a: ['href', 'title', 'target'], abbr: ['title'], acronym: ['title'], blockquote: ['cite'], del: ['datetime'], q: ['cite'] },

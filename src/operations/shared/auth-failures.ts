@@ -7,7 +7,7 @@ import { RestError } from '../../core/errors.js';
 const MAX_ENTRIES = 100_000;
 
 /** Failures of one key within a fixed window that starts at its first failure. */
-export interface Window {
+interface Window {
   count: number;
   resetAt: number;
 }

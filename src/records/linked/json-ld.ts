@@ -13,7 +13,7 @@ import type { LinkedRow } from '../../repositories/linked.js';
 export type JsonLdObject = Record<string, unknown>;
 
 /** The object without its empty values (`""`, `undefined`, `null`), as the plugin drops them. */
-export function compact(values: JsonLdObject): JsonLdObject {
+function compact(values: JsonLdObject): JsonLdObject {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
 }
 
