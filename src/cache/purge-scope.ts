@@ -16,7 +16,7 @@ import type { Ids, PurgeScope } from './ban-pattern.js';
  * Lists, feeds, by-slug reads and pages are always banned (cache/ban-pattern.ts). Past MAX_IDS ids a
  * type is banned whole: the regex stays far below the cache's header limit (Varnish: 8 KB).
  */
-export const MAX_IDS = 300;
+const MAX_IDS = 300;
 
 /** Categories whose descendants are looked up one by one; past it every category goes. */
 const MAX_CATEGORY_WALKS = 50;

@@ -49,12 +49,12 @@ export interface CachePurger {
 }
 
 /** Changes per BAN at most: a batch's regex stays short, and a long backlog goes in several. */
-export const BATCH = 200;
+const BATCH = 200;
 /**
  * A write of this process is looked for this long after its commit, so that the writes of a burst
  * share one BAN (what a BAN costs a write: `npm run bench -- --probe purge`).
  */
-export const WAKE_MS = 50;
+const WAKE_MS = 50;
 /** Repeated failures are logged at most this often (the first one at once). */
 const WARN_EVERY_MS = 30_000;
 

@@ -11,7 +11,7 @@ import { ByteBuilder } from '../core/byte-builder.js';
  */
 
 /** One property: its name, parameters (already valid parameter values) and value (already escaped where text). */
-export interface Property {
+interface Property {
   name: string;
   params?: Array<[string, string]>;
   value: string;
@@ -46,7 +46,7 @@ export interface CalendarEvent {
   spanUtc: [string, string];
 }
 
-export interface CalendarHeader {
+interface CalendarHeader {
   prodId: string;
   name: string;
   description?: string;
@@ -105,7 +105,7 @@ function contentLine({ name, params, value }: Property): string {
 }
 
 /** `YYYY-MM-DD HH:MM:SS` → `YYYYMMDDTHHMMSS` (add `Z` for UTC). */
-export function basicDateTime(storage: string): string {
+function basicDateTime(storage: string): string {
   return storage.replace(/[-:]/g, '').replace(' ', 'T');
 }
 
@@ -132,7 +132,7 @@ function basicOfMillis(ms: number): string {
 }
 
 /** Whole UTC years `[first, last]`; `last < first` is a run of no years (see zoneBlock). */
-export type YearRun = [number, number];
+type YearRun = [number, number];
 
 /**
  * The VTIMEZONE of a zone over runs of whole UTC years, each run with the changes within it (in
@@ -170,7 +170,7 @@ export function vtimezone(zoneName: string, zone: Zone, fromYear: number, toYear
  * "Time-zone blocks in iCalendar feeds"). A year costs ~365 offset probes the first time (a third of
  * a millisecond) and ~200 bytes of output.
  */
-export const MAX_ZONE_YEARS = 500;
+const MAX_ZONE_YEARS = 500;
 
 /** UTC years of one zone an event needs described. */
 export interface ZoneNeed {
@@ -278,7 +278,7 @@ function eventProperties(event: CalendarEvent): Property[] {
  * only one chunk's events live at a time), and the zones they need, known beforehand: the VTIMEZONEs
  * come before the events.
  */
-export interface EventChunks {
+interface EventChunks {
   needs: ZoneNeed[];
   chunks: AsyncIterable<CalendarEvent[]>;
 }

@@ -118,7 +118,7 @@ export interface Config {
   purgeUrl: string | undefined;
 }
 
-export interface OutboundSettings {
+interface OutboundSettings {
   /**
    * Networks (CIDR) requests may reach although not globally reachable, and the only ones plain `http`
    * may use: OUTBOUND_ALLOWED_NETWORKS, or when that is unset its older name WEBHOOK_ALLOWED_NETWORKS.
@@ -149,7 +149,7 @@ export interface WebhookSettings {
 }
 
 /** How this process runs subscriptions (docs/importing.md "Subscribing to a calendar", settings in docs/settings.md). */
-export interface SubscriptionSettings {
+interface SubscriptionSettings {
   /** Run due subscriptions from this process (SUBSCRIPTION_SCHEDULER, on by default); off leaves them to other processes of the database. */
   schedule: boolean;
   /** Subscriptions run at once per process (SUBSCRIPTION_CONCURRENCY). */

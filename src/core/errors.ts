@@ -61,6 +61,11 @@ export function termNotFound(id: number): RestError {
   return new RestError(404, 'rest-term-not-found', `Term with ID ${id} does not exist.`);
 }
 
+/** 409 `rest_{kind}_limit_reached` for a create past the most `things` a service keeps (webhooks, subscriptions). */
+export function limitReached(kind: string, things: string, limit: number): RestError {
+  return new RestError(409, `rest_${kind}_limit_reached`, `There are already ${limit} ${things}, the most this service keeps. Delete one you no longer need first.`, { limit });
+}
+
 export function noRoute(): RestError {
   return new RestError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 }

@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /** Longest host name accepted (a DNS name has at most 253 characters); a port adds at most 6. */
-export const MAX_HOST_LENGTH = 253;
+const MAX_HOST_LENGTH = 253;
 
 /** A `Host` value taken apart: the host (lower-cased, IPv6 literals in brackets) and the port, if any. */
 export interface HostAndPort {

@@ -21,7 +21,7 @@ import { invalidParam } from './errors.js';
  */
 
 /** Longest URL the service fetches or sends to. */
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** Every network: a request the operator's own command makes (`import-site`) is not restricted. */
 export const ANY_NETWORK: readonly string[] = ['0.0.0.0/0', '::/0'];
@@ -138,7 +138,7 @@ function embeddedOf(address: ipaddr.IPv6, reach: Reach): ipaddr.IPv4 | undefined
 }
 
 /** Why the address is not globally reachable, or undefined when it is. */
-export function specialPurposeOf(address: Address): string | undefined {
+function specialPurposeOf(address: Address): string | undefined {
   const range = rangeOf(address);
   if (range.reach === true) return undefined;
   if (range.reach === false) return `is a ${range.name} address (${range.cidr})`;

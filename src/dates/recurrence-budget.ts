@@ -26,13 +26,13 @@ import ICAL from 'ical.js';
  * hold the loop with a margin of two. The most a legitimate rule takes is about 5,800 (a daily rule
  * kept to 29 February); common rules take a few to a few hundred (docs/limits.md).
  */
-export const INSTANCE_STEP_BUDGET = 10_000;
+const INSTANCE_STEP_BUDGET = 10_000;
 /**
  * Steps one expansion may take in all (every rule of a series together). The most expensive common
  * rule measured, "the last weekday of every month" (BYSETPOS), takes about 480 steps per occurrence:
  * this covers it for about 85 years of a series' age (docs/limits.md has the measurements).
  */
-export const EXPANSION_STEP_BUDGET = 500_000;
+const EXPANSION_STEP_BUDGET = 500_000;
 
 /** Which bound an expansion passed. */
 export type ExceededBound = 'instance-steps' | 'expansion-steps';

@@ -30,8 +30,8 @@ const MAX_INTERVAL = 1000;
 const RULE_PARTS = new Set(['FREQ', 'UNTIL', 'COUNT', 'INTERVAL', 'BYSECOND', 'BYMINUTE', 'BYHOUR', 'BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYMONTH', 'BYSETPOS', 'WKST']);
 
 /** Longest accepted line and most lines, so a body cannot make the expansion arbitrarily long. */
-export const MAX_LINE_LENGTH = 2000;
-export const MAX_LINES = 100;
+const MAX_LINE_LENGTH = 2000;
+const MAX_LINES = 100;
 /**
  * Most RDATE and EXDATE values of a series, all lines together: as many as a series has occurrences
  * (RECURRENCE_MAX_OCCURRENCES' default). Each value is converted into the event's zone, so 100 lines of

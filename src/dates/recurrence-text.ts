@@ -17,10 +17,10 @@ import { budgetedInstances, satisfiesDayParts } from './recurrence.js';
  * Steps of ical.js's iterator (dates/recurrence-budget.ts) the last date of a COUNT rule may take:
  * past it, the page gives the count without the date (docs/limits.md "Recurrence rules").
  */
-export const DESCRIBE_STEP_BUDGET = 5_000;
+const DESCRIBE_STEP_BUDGET = 5_000;
 
 /** Where a series starts: its first event's RECURRENCE-ID (local wall time) and the series' zone. */
-export interface SeriesOrigin {
+interface SeriesOrigin {
   timezone: string;
   startLocal: string;
 }

@@ -16,7 +16,7 @@ import { loopTurn } from '../core/loop-turns.js';
  */
 
 /** What a series' occurrences are computed from. */
-export interface ExpansionInput {
+interface ExpansionInput {
   /** The content lines, as stored. */
   lines: string[];
   /** The event's zone (IANA name or `UTC±N`). */

@@ -15,7 +15,7 @@ export interface DatabaseTarget {
   knexConfig: Knex.Config;
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /**
    * Connecting to the server, or waiting for a free pooled connection, fails after this many
    * milliseconds (DB_TIMEOUT): an unreachable database then answers 503 instead of hanging requests.
@@ -153,7 +153,7 @@ async function prepareMysqlConnection(conn: MysqlConnection): Promise<void> {
 /** SQLite's page cache per connection, in KiB (see afterCreate above). */
 const SQLITE_CACHE_KIB = 4000;
 
-export interface PreparingConnection {
+interface PreparingConnection {
   prepare(sql: string): unknown;
 }
 

@@ -4,7 +4,7 @@ import { everyMigrationIn } from './migrate.js';
 import { ASKED_ONCE } from './statement-retries.js';
 
 /** What the database says to a readiness probe. */
-export type Readiness = 'ready' | 'migrations pending';
+type Readiness = 'ready' | 'migrations pending';
 
 /**
  * Asks the database whether it serves and every migration has run, within `budgetMs`, in one

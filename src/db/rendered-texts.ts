@@ -22,7 +22,7 @@ import { FORMS, lazyForms, renderedKey, sourceOf, type RenderedForms, type TextF
  */
 
 /** The columns of the forms, by form. */
-export const FORM_COLUMNS: Record<keyof RenderedForms, string> = {
+const FORM_COLUMNS: Record<keyof RenderedForms, string> = {
   paragraphs: 'paragraphs',
   embedded: 'embedded',
   plain: 'plain',

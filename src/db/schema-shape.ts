@@ -12,7 +12,7 @@ import { migrateLatest } from './migrate.js';
  *
  * Each entry is a line `kind name: description`, so two shapes compare as two sets of lines.
  */
-export type SchemaShape = Map<string, string>;
+type SchemaShape = Map<string, string>;
 
 interface MasterRow {
   type: string;

@@ -40,7 +40,7 @@ import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../text/trigrams.
 
 /** The text fields the search reads, and their number in `post_search_texts.field`. */
 export const SEARCHED_FIELDS = ['title', 'description', 'excerpt'] as const;
-export type SearchedField = (typeof SEARCHED_FIELDS)[number];
+type SearchedField = (typeof SEARCHED_FIELDS)[number];
 
 /** Trigrams of one term a query intersects, spread over the term (more only narrows a little further, and costs a join, or on SQLite a doclist, each). */
 const MOST_TRIGRAMS_PER_TERM = 4;

@@ -10,11 +10,11 @@ import type { Knex } from 'knex';
  */
 
 /** How often a service renews its lease. */
-export const LEASE_RENEW_MS = 5_000;
+const LEASE_RENEW_MS = 5_000;
 /** A lease not renewed for this long belongs to a process that has gone (three renewals missed). */
 export const LEASE_VALID_MS = 3 * LEASE_RENEW_MS;
 
-export interface Lease {
+interface Lease {
   holder: string;
   renewedMs: number;
 }

@@ -6,7 +6,7 @@ const EARTH_RADIUS_KM = 6371;
 const rad = (degrees: number) => (degrees * Math.PI) / 180;
 
 /** Great-circle distance in kilometres (haversine). */
-export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
   const a = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }

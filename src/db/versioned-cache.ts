@@ -19,7 +19,7 @@ export interface Moving {
 const MAX_AGE_MS = 60_000;
 
 /** How much a cache may hold: entries and, when values are weighed, their summed weight. */
-export interface CacheLimits<T> {
+interface CacheLimits<T> {
   maxEntries: number;
   /** Weight of a computed value (bytes of the reply); values are not weighed without it. */
   weigh?: (value: T) => number;

@@ -13,10 +13,10 @@ import { Worker } from 'node:worker_threads';
  */
 
 /** Log size past which the thread checkpoints: about SQLite's own 1,000 pages of 4 KiB. */
-export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 /** How often the thread looks at the log's size. */
-export const CHECK_MS = 200;
+const CHECK_MS = 200;
 
 /** The thread's code, plain CommonJS (no build step): better-sqlite3 is required by its resolved path. */
 const SOURCE = `
@@ -38,7 +38,7 @@ const timer = setInterval(() => {
 }, workerData.checkMs);
 `;
 
-export interface WalCheckpointer {
+interface WalCheckpointer {
   stop(): Promise<void>;
 }
 

@@ -48,7 +48,7 @@ import { openApiValidator } from './validator.js';
 import { requestLog } from './request-log.js';
 import { cacheHeaders, cachePolicy } from './cache-policy.js';
 
-export interface AppOptions {
+interface AppOptions {
   config: Config;
   db: Knex;
   logger?: Logger;

@@ -20,7 +20,7 @@ interface Asker {
 }
 
 /** The settings the rule reads, worked out once. */
-export interface CachePolicy {
+interface CachePolicy {
   /** The Cache-Control (and Expires, for credentials) of an answer to `asker` with `status`. */
   directives(asker: Asker, status: number): { cacheControl: string; expires?: string };
   /** The request headers an answer to `target` depends on, as one list (`Origin, Authorization`). */

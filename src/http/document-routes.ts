@@ -69,7 +69,7 @@ export class DocumentRoutes {
 }
 
 /** `/venues/{id}` under the namespace root → a regex matching request paths (after trailing slashes are cut). */
-function pathPattern(namespaceRoot: string, path: string): RegExp {
+export function pathPattern(namespaceRoot: string, path: string): RegExp {
   // Braces are not escaped: a parameter is still `{name}` when it is replaced.
   const escaped = (namespaceRoot + path).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
   return new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`);

@@ -6,7 +6,7 @@ import { requestOrigin, Urls } from '../core/urls.js';
 import { headerNames, methodsOf, requestHeaderNames, responseHeaderNames, type ApiDocument, type OperationInfo } from '../openapi/document.js';
 
 /** What another origin may send and read: the CORS lists of every answer. */
-export interface CorsLists {
+interface CorsLists {
   /** Request headers a preflight allows. */
   allowedHeaders: string[];
   /** Response headers a script of another origin may read. */

@@ -4,6 +4,7 @@ import { parseBooleanWord } from '../text/booleans.js';
 import type { RequestHandler } from 'express';
 import { invalidParams } from '../core/errors.js';
 import type { OperationInfo, SchemaObject } from '../openapi/document.js';
+import { pathPattern } from './document-routes.js';
 
 /**
  * Input forms the plugin's clients send that the OpenAPI validator does not accept as they are
@@ -23,7 +24,7 @@ export interface InputShapes {
 }
 
 /** The normalised fields of one operation's body. */
-export interface BodyShape {
+interface BodyShape {
   method: string;
   pattern: RegExp;
   booleans: Set<string>;
@@ -50,13 +51,6 @@ function kindOf(schema: SchemaObject | undefined): Kind {
   if (schema.type === 'array') return schema['x-list-items'] === 'names' ? 'nameList' : 'list';
   if (schema.type === 'integer' || schema.type === 'number') return 'number';
   return 'other';
-}
-
-/** `/venues/{id}` under the namespace root → a regex matching request paths. */
-function pathPattern(namespaceRoot: string, path: string): RegExp {
-  const escaped = (namespaceRoot + path).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  // Braces are not escaped above: a parameter is still `{name}`.
-  return new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }
 
 /** Reads, from the document, which names are booleans or lists (a query name used both ways is left alone). */

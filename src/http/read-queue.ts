@@ -29,14 +29,14 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Pooled connections kept free of reads on MySQL, for writes (docs/contract.md §17). */
-export const CONNECTIONS_FOR_WRITES = 4;
+const CONNECTIONS_FOR_WRITES = 4;
 
 /** How many reads may be in flight for a database engine and its pool size (see `readQueue`). */
 export function readsInFlightFor(engine: 'sqlite' | 'mysql', poolMax: number): number {
   return engine === 'mysql' ? Math.max(1, poolMax - CONNECTIONS_FOR_WRITES) : Infinity;
 }
 
-export interface ReadQueue {
+interface ReadQueue {
   middleware: RequestHandler;
   /** Reads waiting in the queue (for tests and metrics). */
   waiting(): number;

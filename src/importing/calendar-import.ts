@@ -13,7 +13,7 @@ import { icsSourceOffLoop } from './ics-off-loop.js';
  */
 
 /** Why a calendar could not be read; the HTTP answer of each is in docs/contract.md §20. */
-export type CalendarProblem = 'refused' | 'unreachable' | 'timeout' | 'tooLarge' | 'invalid';
+type CalendarProblem = 'refused' | 'unreachable' | 'timeout' | 'tooLarge' | 'invalid';
 
 export class CalendarUnreadable extends Error {
   constructor(
@@ -24,7 +24,7 @@ export class CalendarUnreadable extends Error {
   }
 }
 
-export interface CalendarImportSettings {
+interface CalendarImportSettings {
   siteTimezone: string;
   recurrence: RecurrenceSettings;
   /** config.outbound.allowedNetworks. */
@@ -35,7 +35,7 @@ export interface CalendarImportSettings {
 }
 
 /** The text at `url` (an answer of 200), fetched under the outbound rule within the size and time bounds. */
-export async function fetchCalendar(url: string, allowedNetworks: readonly string[], timeoutMs: number): Promise<string> {
+async function fetchCalendar(url: string, allowedNetworks: readonly string[], timeoutMs: number): Promise<string> {
   let answer;
   try {
     answer = await httpGet(url, { timeoutMs, maxBytes: ICS_MAX_BYTES, headers: { accept: 'text/calendar, */*;q=0.5' }, allowedNetworks });

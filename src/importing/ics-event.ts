@@ -5,7 +5,7 @@ import { structureProblem } from '../text/html-structure.js';
 import { EMBED_LIMITS } from '../text/limits.js';
 import { zoneOf } from '../dates/parse.js';
 import { windowsZone } from '../dates/windows-zones.js';
-import type { ImportRecord, OccurrenceOverride, SkippedRecord, SourceImage } from './records.js';
+import type { ImportRecord, OccurrenceOverride, SkippedRecord, SourceImage, SourceLinks } from './records.js';
 
 /**
  * One VEVENT as the engine's records (docs/importing.md "Importing a calendar file"): the event in
@@ -27,7 +27,7 @@ type Mapped = SkippedRecord | { event: ImportRecord; linked: ImportRecord[] };
 const SQL = 'yyyy-MM-dd HH:mm:ss';
 
 /** The IANA zone a TZID names (undefined: none known; the file may still define it). */
-export function ianaZone(tzid: string): string | undefined {
+function ianaZone(tzid: string): string | undefined {
   if (zoneOf(tzid)) return tzid;
   const windows = windowsZone(tzid);
   if (windows) return windows;
@@ -183,11 +183,11 @@ function imageOf(vevent: ICAL.Component): SourceImage | undefined {
 
 const ids = (linked: ImportRecord[], kind: string) => linked.filter((record) => record.kind === kind).map((record) => record.sourceId);
 
-/** What a VEVENT says of an event (a series' master, a changed occurrence, a single event): its write body, links, image and modification time. */
+/** What a VEVENT says of an event (a series' master, a changed occurrence, a single event): its write body, links, image and modification time, and the records it links to. */
 function contentOf(
   vevent: ICAL.Component,
   zones: IcsZones,
-): { body: Record<string, unknown>; linked: ImportRecord[]; image?: SourceImage; modifiedUtc?: string } | { problem: string } {
+): { linked: ImportRecord[]; fields: { body: Record<string, unknown>; image?: SourceImage; modifiedUtc?: string; links: SourceLinks } } | { problem: string } {
   const times = timesOf(vevent, zones);
   if ('problem' in times) return { problem: String(times.problem) };
   const linked = linkedOf(vevent);
@@ -200,10 +200,13 @@ function contentOf(
     website: textOf(vevent.getFirstPropertyValue('url')),
   };
   return {
-    body,
     linked,
-    image: imageOf(vevent),
-    modifiedUtc: lastModified && lastModified.zone === ICAL.Timezone.utcTimezone ? wallClock(lastModified) : undefined,
+    fields: {
+      body,
+      image: imageOf(vevent),
+      modifiedUtc: lastModified && lastModified.zone === ICAL.Timezone.utcTimezone ? wallClock(lastModified) : undefined,
+      links: { venues: ids(linked, 'venue'), organizers: ids(linked, 'organizer'), categories: ids(linked, 'category') },
+    },
   };
 }
 
@@ -234,22 +237,14 @@ export function eventOf(vevent: ICAL.Component, index: number, zones: IcsZones, 
   if (reason) return { kind: 'event', sourceId: key, skipped: reason, remove: true };
   const content = contentOf(vevent, zones);
   if ('problem' in content) return { kind: 'event', sourceId: key, skipped: content.problem };
-  const { body, linked, image, modifiedUtc } = content;
+  const { fields, linked } = content;
   const recurrence = recurrenceOf(vevent);
-  if (recurrence.length) body.recurrence = recurrence;
-  const event: ImportRecord = {
-    kind: 'event',
-    sourceId: key,
-    body,
-    image,
-    modifiedUtc,
-    links: { venues: ids(linked, 'venue'), organizers: ids(linked, 'organizer'), categories: ids(linked, 'category') },
-  };
-  return { event, linked };
+  if (recurrence.length) fields.body.recurrence = recurrence;
+  return { event: { kind: 'event', sourceId: key, ...fields }, linked };
 }
 
 /** A series as the master VEVENT gives it: its zone, whether it is of whole days, and whether it repeats. */
-export interface SeriesShape {
+interface SeriesShape {
   timezone: string;
   allDay: boolean;
   recurring: boolean;
@@ -275,14 +270,5 @@ export function overrideOf(
   if (leftOut(vevent)) return { cancelled: recurrenceStart };
   const content = contentOf(vevent, zones);
   if ('problem' in content) return { skipped: content.problem };
-  const { body, linked, image, modifiedUtc } = content;
-  const override: OccurrenceOverride = {
-    recurrenceStart,
-    sourceId: overrideName(vevent),
-    body,
-    image,
-    modifiedUtc,
-    links: { venues: ids(linked, 'venue'), organizers: ids(linked, 'organizer'), categories: ids(linked, 'category') },
-  };
-  return { override, linked };
+  return { override: { recurrenceStart, sourceId: overrideName(vevent), ...content.fields }, linked: content.linked };
 }

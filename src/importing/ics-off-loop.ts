@@ -13,7 +13,7 @@ import type { WorkerMessage } from './ics-worker.js';
  */
 
 /** Worker threads parsing at once, per process (each holds up to about 100 MB while it parses). */
-export const MAX_PARSERS = 2;
+const MAX_PARSERS = 2;
 
 let running = 0;
 const waiting: Array<() => void> = [];
@@ -42,7 +42,7 @@ function startWorker(workerData: unknown): Worker {
 }
 
 /** The source, and `close` to end its worker when the import stops before reading every record. */
-export type OffLoopSource = ImportSource & { close(): void };
+type OffLoopSource = ImportSource & { close(): void };
 
 export async function icsSourceOffLoop(text: string, options: IcsSourceOptions): Promise<OffLoopSource> {
   const release = await parserSlot();

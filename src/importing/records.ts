@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { ImportKind } from '../repositories/import-origins.js';
 
 /**
@@ -92,7 +93,7 @@ export interface SkippedRecord {
 }
 
 /** What an import does to a record. */
-export type Action = 'created' | 'updated' | 'unchanged' | 'removed' | 'failed';
+type Action = 'created' | 'updated' | 'unchanged' | 'removed' | 'failed';
 export type Counts = Record<Action, number>;
 
 /** What happened to one record (progress, the map file). */
@@ -104,24 +105,11 @@ export interface RecordOutcome {
   reason?: string;
 }
 
-/** A JSON text of a value with object keys sorted: the same record always gives the same text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * The fingerprint of a record as a source gave it: equal fingerprints mean the source did not change
  * the record since it was last applied (its links by source id, so a renumbering here changes nothing).
  */
 export function fingerprintOf(record: ImportRecord): string {
   const { kind, sourceId, body, modifiedUtc, author, image, links, overrides } = record;
-  return crypto.createHash('sha256').update(canonical({ kind, sourceId, body, modifiedUtc, author, image, links, overrides })).digest('hex');
+  return crypto.createHash('sha256').update(canonicalJson({ kind, sourceId, body, modifiedUtc, author, image, links, overrides })).digest('hex');
 }

@@ -19,7 +19,7 @@ import { releaseSubscription, runSubscription, type RunResult } from './subscrip
  */
 
 /** How long a lease lasts without renewal; renewed every third of it while a run goes on. */
-export const SUBSCRIPTION_LEASE_MS = 60_000;
+const SUBSCRIPTION_LEASE_MS = 60_000;
 /** The longest pause after failures in a row (a subscription refreshed less often waits its own interval). */
 export const MAX_BACKOFF_MS = 24 * 3_600_000;
 
@@ -50,7 +50,7 @@ function runsOf(db: Knex): Map<number, Promise<SubscriptionRunRow | undefined>> 
   return map;
 }
 
-export interface RunSettings {
+interface RunSettings {
   db: Knex;
   config: Config;
   logger?: Logger;
@@ -122,7 +122,7 @@ function start(settings: RunSettings, sub: SubscriptionRow, cause: SubscriptionR
 }
 
 /** What a refresh request did: ran it (`run`), or left it to the process that holds it, due now (`queued`). */
-export type RefreshOutcome = { kind: 'ran'; run: Promise<SubscriptionRunRow | undefined> } | { kind: 'queued' } | { kind: 'missing' };
+type RefreshOutcome = { kind: 'ran'; run: Promise<SubscriptionRunRow | undefined> } | { kind: 'queued' } | { kind: 'missing' };
 
 /** POST /subscriptions/{id}/refresh: the subscription's lease taken and a run started here, or it is made due now for its holder. */
 export async function refreshNow(settings: RunSettings, id: number): Promise<RefreshOutcome> {
@@ -135,13 +135,13 @@ export async function refreshNow(settings: RunSettings, id: number): Promise<Ref
   return (await repository.requestRun(id)) ? { kind: 'queued' } : { kind: 'missing' };
 }
 
-export interface SchedulerOptions extends RunSettings {
+interface SchedulerOptions extends RunSettings {
   logger: Logger;
   /** Pause between looks for due subscriptions (SUBSCRIPTION_POLL_SECONDS). */
   pollMs?: number;
 }
 
-export interface SubscriptionScheduler {
+interface SubscriptionScheduler {
   /** One look for due subscriptions, resolved when the runs it started have finished (tests). */
   tick(): Promise<void>;
   /** Stops looking, waits for the runs under way (up to `waitMs`), gives the leases up. */

@@ -1,9 +1,9 @@
 import { RestError } from '../core/errors.js';
 import { commonColumns, modifiedNow } from '../domain/posts/writes.js';
 import { parseEventBody, type ParsedEvent } from '../domain/events/input.js';
-import { eventColumns, writeEvent } from '../domain/events/writes.js';
+import { copiedEventColumns, eventColumns, writeEvent } from '../domain/events/writes.js';
 import { occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type SeriesTemplate } from '../domain/events/occurrences.js';
-import type { EventColumns, EventRow } from '../repositories/events.js';
+import type { EventRow } from '../repositories/events.js';
 import type { PostColumns } from '../repositories/posts.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { SourceImage } from './records.js';
@@ -105,12 +105,6 @@ async function applyOverrides(repositories: Repositories, seriesId: number, over
     await writeEvent(repositories, row, override.parsed, columns, {}, own);
     await repositories.occurrenceWrites.markException(row.id, true);
   }
-}
-
-/** The `events` columns a series copies to its occurrences: all but the times (which the rules give). */
-function copiedEventColumns(own: EventColumns): Record<string, unknown> {
-  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, ...rest } = own;
-  return rest;
 }
 
 /**

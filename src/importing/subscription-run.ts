@@ -30,7 +30,7 @@ export interface RunResult {
 }
 
 /** The errors a run keeps, and the characters of each. */
-export const MAX_RUN_ERRORS = 50;
+const MAX_RUN_ERRORS = 50;
 const MAX_ERROR_LENGTH = 500;
 
 const ZERO = { created: 0, updated: 0, unchanged: 0, removed: 0, failed: 0 };
@@ -44,7 +44,7 @@ function failed(httpStatus: number | null, message: string): RunResult {
 }
 
 /** The source key of a subscription's records in the import bookkeeping. */
-export const subscriptionSourceKey = (id: number): string => `subscription:${id}`;
+const subscriptionSourceKey = (id: number): string => `subscription:${id}`;
 
 /** Events released per transaction when a subscription is gone. */
 const RELEASE_BATCH = 500;

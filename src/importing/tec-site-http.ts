@@ -18,7 +18,7 @@ export class SiteError extends Error {
   }
 }
 
-export interface SiteOptions {
+interface SiteOptions {
   /** `LOGIN:APPLICATION_PASSWORD` of a WordPress user (HTTP Basic), or none: what anyone sees. */
   credentials?: string;
   /** Time allowed for one request. */

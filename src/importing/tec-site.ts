@@ -10,7 +10,7 @@ import { pages, SiteError, type Site } from './tec-site-http.js';
  * (those hidden from listings) are found through WordPress's own list of event ids and read one by one.
  */
 
-export interface TecSiteOptions {
+interface TecSiteOptions {
   /** Records per page (the plugin allows at most 50 for events). */
   perPage?: number;
 }

@@ -31,7 +31,7 @@ export interface ImportWriter extends WriteContext {
 }
 
 /** A changed occurrence with its write body's links as local ids (importing/records.ts `OccurrenceOverride`). */
-export interface LinkedOverride {
+interface LinkedOverride {
   recurrenceStart: string;
   sourceId: string;
   body: Body;

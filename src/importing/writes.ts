@@ -18,7 +18,7 @@ import { sanitizeSlug } from '../text/slugs.js';
 import { authored, documentProblems, imageIdOf, problemsOf, stamped, type ImportWriter, type Prepared } from './write-context.js';
 import { rewriteSeries, seriesPlan, startImportedSeries, type ReadyEvent } from './series.js';
 
-export { imageProblem, problemsOf, documentProblems, type ImportWriter, type Prepared } from './write-context.js';
+export { imageProblem, problemsOf, type ImportWriter } from './write-context.js';
 
 /**
  * How the engine writes each kind of record: through the same domain functions as the API's writes
@@ -27,7 +27,7 @@ export { imageProblem, problemsOf, documentProblems, type ImportWriter, type Pre
  * what a dry run does) and then written (`create` or `update`) in the caller's transaction.
  */
 
-export interface KindWrites {
+interface KindWrites {
   /** The local record, or undefined when it is gone. */
   find(repositories: Repositories, id: number): Promise<PostRow | TermRow | undefined>;
   prepare(body: Body, existing: PostRow | TermRow | undefined, writer: ImportWriter): Promise<Prepared>;

@@ -72,7 +72,7 @@ export const DOCUMENT_PATH = path.join(projectRoot(), 'generated', 'openapi.yaml
  * what the service loads: `JSON.parse` takes a few milliseconds where parsing the YAML took 0.1-0.3 s
  * and left about 5 MB more resident at start (docs/performance.md "Memory").
  */
-export const DOCUMENT_JSON_PATH = path.join(projectRoot(), 'generated', 'openapi.json');
+const DOCUMENT_JSON_PATH = path.join(projectRoot(), 'generated', 'openapi.json');
 
 /**
  * Reads the bundled document (its JSON twin), or the YAML or JSON document at `file`. Each call

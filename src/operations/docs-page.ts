@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Router, type Response } from 'express';
 import type { Config } from '../core/config.js';
 import { NAMESPACE } from '../openapi/document.js';
+import { escapeHtml } from '../records/pages/layout.js';
 import { withoutCacheDirectives } from './shared/conditional-reads.js';
 
 /** Where npm put swagger-ui-dist (the pinned version in package.json); found the same from src/ or dist/src/. */
@@ -93,10 +94,6 @@ function setDocsHeaders(res: Response): void {
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?');
   return queryStart === -1 ? url : url.slice(0, queryStart);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function pageHtml({ documentUrl, namespaceUrl }: { documentUrl: string; namespaceUrl: string }): string {

@@ -1,5 +1,5 @@
 import type { OperationContext, OperationTable, Reply } from './shared/operation.js';
-import { noTarget, operation, queryInput, typeProblemsOf } from './shared/operation.js';
+import { noTarget, operation, queryInput, typeProblemsOf, writerOf } from './shared/operation.js';
 import { bySingleRead } from './shared/replies.js';
 import { checkIfMatch, conditionalWrite, tagOfBody, versionOf } from './shared/conditional.js';
 import { createRecord } from './shared/idempotency.js';
@@ -7,8 +7,7 @@ import { singleReadInput } from './shared/password-guesses.js';
 import { invalidParams } from '../core/errors.js';
 import { RecordGone } from '../db/errors.js';
 import { postPolicy, type WriteRequest } from '../policies/posts.js';
-import { HtmlElementBudget } from '../text/html-structure.js';
-import { commonColumns, modifiedNow, resolveImage, type Body, type WriteContext } from '../domain/posts/writes.js';
+import { commonColumns, modifiedNow, resolveImage, type Body } from '../domain/posts/writes.js';
 import type { PreparedCreate } from '../domain/linked/writes.js';
 import { sanitizeSlug } from '../text/slugs.js';
 import { eventRecords } from '../records/records.js';
@@ -24,10 +23,6 @@ import { removeInScope, resolveScope, updateInScope } from '../domain/events/ser
 type ReadOp = 'getEvent' | 'getEventBySlug';
 type UpdateOp = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
 type DeleteOp = 'deleteEvent' | 'deleteEventBySlug';
-
-function writerOf(ctx: OperationContext): WriteContext {
-  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
-}
 
 async function record(ctx: OperationContext, row: EventRow, single = false) {
   const [built] = await eventRecords(ctx.repositories, [row], ctx.user, ctx.urls, { single });

@@ -14,7 +14,7 @@ import { extendRequestTimeout } from './shared/timeouts.js';
  */
 
 /** The source of every calendar sent as a body: their events are known by their UIDs (globally unique by RFC 5545). */
-export const UPLOAD_SOURCE = 'upload';
+const UPLOAD_SOURCE = 'upload';
 
 /** Seconds an import may run past REQUEST_TIMEOUT: the largest calendar is 2,000 events, each its own transaction. */
 const IMPORT_EXTRA_SECONDS = 300;

@@ -1,5 +1,5 @@
 import type { OperationContext, OperationTable, Reply } from './shared/operation.js';
-import { noTarget, operation, queryInput } from './shared/operation.js';
+import { noTarget, operation, queryInput, writerOf } from './shared/operation.js';
 import { invalidParams, RestError } from '../core/errors.js';
 import { listEnvelope, pageRequest, sentQueryNames } from './shared/paging.js';
 import { byRequest, bySingleRead } from './shared/replies.js';
@@ -7,8 +7,7 @@ import { conditionalWrite, tagOfBody, versionOf } from './shared/conditional.js'
 import { createRecord } from './shared/idempotency.js';
 import { singleReadInput } from './shared/password-guesses.js';
 import { postPolicy, statusFilter } from '../policies/posts.js';
-import { HtmlElementBudget } from '../text/html-structure.js';
-import { modifiedNow, type Body, type WriteContext } from '../domain/posts/writes.js';
+import { modifiedNow, type Body } from '../domain/posts/writes.js';
 import { formatUtc } from '../dates/storage.js';
 import { inWriteTransaction } from '../repositories/registry.js';
 import { linkedRecords } from '../records/records.js';
@@ -65,10 +64,6 @@ const KIND_OF: Record<LinkedOp, LinkedKind> = {
 
 function kindOf<Op extends LinkedOp>(ctx: OperationContext<Op>): LinkedKind {
   return KIND_OF[ctx.operationId];
-}
-
-function writerOf(ctx: OperationContext): WriteContext {
-  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
 }
 
 async function record(ctx: OperationContext, kind: LinkedKind, row: LinkedRow, options = { single: false, unmasked: false }, repositories = ctx.repositories) {

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
-import { invalidParam, RestError } from '../core/errors.js';
+import { invalidParam, limitReached, RestError } from '../core/errors.js';
 import { asUrlParamError, checkOutboundUrlNow } from '../core/outbound.js';
 import { formatUtc } from '../dates/storage.js';
 import { refreshNow } from '../importing/scheduler.js';
@@ -9,7 +9,7 @@ import { subscriptionPolicy } from '../policies/subscriptions.js';
 import { inStateWriteTransaction, type Repositories } from '../repositories/registry.js';
 import type { SubscriptionChanges, SubscriptionRow, SubscriptionRunRow, SubscriptionType } from '../repositories/subscriptions.js';
 import { CATEGORIES } from '../repositories/taxonomies.js';
-import { listEnvelope, type PageRequest } from './shared/paging.js';
+import { listEnvelope, pageRequest } from './shared/paging.js';
 import { noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
 
 /**
@@ -27,7 +27,7 @@ type SubscriptionRun = components['schemas']['SubscriptionRun'];
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** The most subscriptions a service keeps (docs/limits.md "Subscriptions"): each is fetched on its own schedule. */
-export const MAX_SUBSCRIPTIONS = 100;
+const MAX_SUBSCRIPTIONS = 100;
 const MAX_RUNS_PER_PAGE = 100;
 
 interface Named {
@@ -50,7 +50,7 @@ function existing({ id, row }: Named): SubscriptionRow {
   return row;
 }
 
-export function subscriptionRecord(row: SubscriptionRow): Subscription {
+function subscriptionRecord(row: SubscriptionRow): Subscription {
   return {
     id: row.id,
     url: row.url,
@@ -119,12 +119,6 @@ async function checkCategories(repositories: Repositories, ids: number[] | undef
   }
 }
 
-function runsPage(page: number | undefined, perPage: number | undefined): PageRequest {
-  const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_RUNS_PER_PAGE);
-  return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
-}
-
 const listSubscriptions = operation({
   parse: (ctx: OperationContext<'listSubscriptions'>) => queryInput(ctx),
   load: noTarget,
@@ -156,16 +150,7 @@ const createSubscription = operation({
       });
       return (await repositories.subscriptions.findById(id)) as SubscriptionRow;
     });
-    if (!row) {
-      throw new RestError(
-        409,
-        'rest_subscription_limit_reached',
-        `There are already ${MAX_SUBSCRIPTIONS} subscriptions, the most this service keeps. Delete one you no longer need first.`,
-        {
-          limit: MAX_SUBSCRIPTIONS,
-        },
-      );
-    }
+    if (!row) throw limitReached('subscription', 'subscriptions', MAX_SUBSCRIPTIONS);
     return { status: 201, body: subscriptionRecord(row), headers: { Location: ctx.urls.item('subscriptions', row.id), ...NO_STORE } };
   },
 });
@@ -239,7 +224,7 @@ const refreshSubscription = operation({
 });
 
 const listSubscriptionRuns = operation({
-  parse: (ctx: OperationContext<'listSubscriptionRuns'>) => runsPage(ctx.query.page, ctx.query.per_page),
+  parse: (ctx: OperationContext<'listSubscriptionRuns'>) => pageRequest(ctx.query.page, ctx.query.per_page, MAX_RUNS_PER_PAGE),
   load: named,
   authorize: manage,
   async execute(ctx: OperationContext<'listSubscriptionRuns'>, page, target) {

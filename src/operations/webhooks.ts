@@ -1,5 +1,5 @@
 import type { User } from '../auth/capabilities.js';
-import { RestError } from '../core/errors.js';
+import { limitReached, RestError } from '../core/errors.js';
 import { formatUtc } from '../dates/storage.js';
 import { CHANGE_TYPES } from '../db/change-log.js';
 import { webhookPolicy } from '../policies/webhooks.js';
@@ -10,7 +10,7 @@ import { checkDestination, cleanWebhookInput } from '../webhooks/input.js';
 import { sendPing } from '../webhooks/ping.js';
 import { deliveryRecord, storedTypes, webhookRecord, webhookWithSecret } from '../webhooks/records.js';
 import { newWebhookSecret } from '../webhooks/secrets.js';
-import { listEnvelope, type PageRequest } from './shared/paging.js';
+import { listEnvelope, pageRequest } from './shared/paging.js';
 import { noTarget, operation, queryInput, type OperationContext, type OperationTable } from './shared/operation.js';
 
 /**
@@ -40,19 +40,13 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
  * once per webhook, so their number bounds the delivery work one change causes, and the list of
  * them needs no pages.
  */
-export const MAX_WEBHOOKS = 100;
+const MAX_WEBHOOKS = 100;
 
 /** The largest page of the delivery log (docs/webhooks.md "Subscribing"). */
 const MAX_DELIVERIES_PER_PAGE = 100;
 
 function notFound(id: number): RestError {
   return new RestError(404, 'rest_webhook_invalid_id', `Webhook with ID ${id} does not exist.`);
-}
-
-function limitReached(): RestError {
-  return new RestError(409, 'rest_webhook_limit_reached', `There are already ${MAX_WEBHOOKS} webhooks, the most this service keeps. Delete one you no longer need first.`, {
-    limit: MAX_WEBHOOKS,
-  });
 }
 
 function expired(): RestError {
@@ -76,13 +70,6 @@ function existing({ id, row }: Named): WebhookRow {
 
 async function record(repositories: Repositories, row: WebhookRow) {
   return webhookRecord(row, await repositories.changes.cursorKey());
-}
-
-/** The deliveries page asked for: `per_page` up to MAX_DELIVERIES_PER_PAGE (the document refuses more). */
-function deliveriesPage(page: number | undefined, perPage: number | undefined): PageRequest {
-  const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_DELIVERIES_PER_PAGE);
-  return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
 const listWebhooks = operation({
@@ -124,7 +111,7 @@ const createWebhook = (resolve: Resolver) =>
         });
         return (await repositories.webhooks.findById(id)) as WebhookRow;
       });
-      if (!row) throw limitReached();
+      if (!row) throw limitReached('webhook', 'webhooks', MAX_WEBHOOKS);
       const body = webhookWithSecret(row, await ctx.repositories.changes.cursorKey());
       return { status: 201, body, headers: { Location: ctx.urls.item('webhooks', row.id), ...NO_STORE } };
     },
@@ -188,7 +175,7 @@ const rotateWebhookSecret = operation({
 });
 
 const listWebhookDeliveries = operation({
-  parse: (ctx: OperationContext<'listWebhookDeliveries'>) => deliveriesPage(ctx.query.page, ctx.query.per_page),
+  parse: (ctx: OperationContext<'listWebhookDeliveries'>) => pageRequest(ctx.query.page, ctx.query.per_page, MAX_DELIVERIES_PER_PAGE),
   load: named,
   authorize: manage,
   async execute(ctx: OperationContext<'listWebhookDeliveries'>, page, target) {

@@ -12,7 +12,7 @@ import { besideTemp, removeIfPresent, replaceAtomically, sideFiles } from './fil
 export class Refusal extends Error {}
 
 /** Where the MySQL recipe is, for the refusals on MySQL. */
-export const MYSQL_RECIPE = 'docs/durability.md "MySQL and MariaDB" (mariadb-dump --single-transaction, then `npm run cli -- restored`)';
+const MYSQL_RECIPE = 'docs/durability.md "MySQL and MariaDB" (mariadb-dump --single-transaction, then `npm run cli -- restored`)';
 
 /** The SQLite file DATABASE_URL names; a refusal for MySQL and for an in-memory database. */
 export function sqliteFileOf(databaseUrl: string, command: string): string {
@@ -27,7 +27,7 @@ interface SqliteConnection {
   backup(file: string, options: { progress(info: { totalPages: number; remainingPages: number }): number }): Promise<unknown>;
 }
 
-export interface BackupResult extends CopySummary {
+interface BackupResult extends CopySummary {
   file: string;
   bytes: number;
 }
@@ -67,7 +67,7 @@ export async function backup(databaseUrl: string, file: string, { force }: { for
 }
 
 /** What a copy holds, read from the copy itself (so it is exactly what was copied). */
-export async function summarizeCopy(file: string): Promise<CopySummary> {
+async function summarizeCopy(file: string): Promise<CopySummary> {
   const { db } = openDatabase(`sqlite:${file}`);
   try {
     return await summarizeDatabase(db);

@@ -13,7 +13,7 @@ export function besideTemp(file: string, purpose: string): string {
 }
 
 /** Flushes a file's (or a directory's) content to the disk. */
-export function fsyncPath(file: string): void {
+function fsyncPath(file: string): void {
   const fd = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(fd);

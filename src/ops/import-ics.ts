@@ -6,7 +6,7 @@ import { CalendarUnreadable, importCalendar } from '../importing/calendar-import
 import { reportJson, type ImportReport } from '../importing/engine.js';
 import { ICS_MAX_BYTES } from '../importing/ics.js';
 import { UserError } from '../repositories/users.js';
-import { EXIT_RECORDS_FAILED } from './import-site.js';
+import { describeReport, EXIT_RECORDS_FAILED } from './import-site.js';
 
 /**
  * `cli import-ics FILE|URL`: an iCalendar file or URL imported through the import engine
@@ -17,7 +17,7 @@ import { EXIT_RECORDS_FAILED } from './import-site.js';
 export const IMPORT_ICS_USAGE = `  import-ics FILE|URL [--dry-run] [--json]           import an iCalendar file or URL; importing it again
                                                      updates what it created (docs/importing.md)`;
 
-export interface ImportIcsOptions {
+interface ImportIcsOptions {
   dryRun: boolean;
   json: boolean;
 }
@@ -50,19 +50,6 @@ export async function importIcsCommand(db: Knex, config: Config, fileOrUrl: stri
     if (!(err instanceof CalendarUnreadable)) throw err;
     throw new UserError(err.message.startsWith(fileOrUrl) ? err.message : `${fileOrUrl}: ${err.message}`);
   }
-  console.log(options.json ? JSON.stringify(reportJson(report)) : describeIcsReport(report));
+  console.log(options.json ? JSON.stringify(reportJson(report)) : describeReport(report, report.source, ['category', 'venue', 'organizer', 'event']));
   return report.failures.length ? EXIT_RECORDS_FAILED : 0;
-}
-
-/** The report in lines: counts per kind that has any, then each skipped and failed record with its UID (or name) and reason. */
-export function describeIcsReport(report: ImportReport): string {
-  const lines = [`${report.dryRun ? 'dry run (nothing written): ' : ''}${report.source}`];
-  lines.push(['type', 'created', 'updated', 'unchanged', 'removed', 'failed'].map((h) => h.padEnd(10)).join(''));
-  for (const kind of ['category', 'venue', 'organizer', 'event'] as const) {
-    const c = report.counts[kind];
-    lines.push([kind, c.created, c.updated, c.unchanged, c.removed, c.failed].map((v) => String(v).padEnd(10)).join(''));
-  }
-  for (const skipped of report.skipped) lines.push(`skipped: ${skipped.kind} ${skipped.sourceId}: ${skipped.reason}`);
-  for (const failure of report.failures) lines.push(`failed: ${failure.kind} ${failure.sourceId}: ${failure.reason}`);
-  return lines.join('\n');
 }

@@ -5,7 +5,7 @@ import { reportJson, runImport, type ImportReport } from '../importing/engine.js
 import type { RecordOutcome } from '../importing/records.js';
 import { openSite, SiteError } from '../importing/tec-site-http.js';
 import { tecSiteSource } from '../importing/tec-site.js';
-import { IMPORT_KINDS } from '../repositories/import-origins.js';
+import { IMPORT_KINDS, type ImportKind } from '../repositories/import-origins.js';
 import { UserError, UserRepository } from '../repositories/users.js';
 
 /**
@@ -21,7 +21,7 @@ export const IMPORT_SITE_USAGE = `  import-site URL [--credentials LOGIN:APPLICA
                                                      an earlier copy up to date (docs/importing.md); exit
                                                      status 3 when some records failed`;
 
-export interface ImportSiteOptions {
+interface ImportSiteOptions {
   credentials?: string;
   author?: string;
   prune: boolean;
@@ -58,7 +58,8 @@ export async function importSiteCommand(db: Knex, config: Config, url: string | 
       },
     });
     progress.done();
-    console.log(options.json ? JSON.stringify(reportJson(report)) : describe(report));
+    const heading = `${report.source}, ${report.keepsIds ? 'ids and slugs kept' : 'ids mapped'}`;
+    console.log(options.json ? JSON.stringify(reportJson(report)) : describeReport(report, heading, IMPORT_KINDS));
     return report.failures.length ? EXIT_RECORDS_FAILED : 0;
   } catch (err) {
     progress.done();
@@ -73,13 +74,15 @@ function mapLine(outcome: RecordOutcome) {
   return { type: outcome.kind, source_id: outcome.sourceId, id: outcome.localId ?? null, action: outcome.action };
 }
 
-function describe(report: ImportReport): string {
-  const lines = [`${report.dryRun ? 'dry run (nothing written): ' : ''}${report.source}, ${report.keepsIds ? 'ids and slugs kept' : 'ids mapped'}`];
+/** An import's report in lines: `heading`, the counts of each of `kinds`, then each skipped and failed record with its source id and reason. */
+export function describeReport(report: ImportReport, heading: string, kinds: readonly ImportKind[]): string {
+  const lines = [`${report.dryRun ? 'dry run (nothing written): ' : ''}${heading}`];
   lines.push(['type', 'created', 'updated', 'unchanged', 'removed', 'failed'].map((h) => h.padEnd(10)).join(''));
-  for (const kind of IMPORT_KINDS) {
+  for (const kind of kinds) {
     const c = report.counts[kind];
     lines.push([kind, c.created, c.updated, c.unchanged, c.removed, c.failed].map((v) => String(v).padEnd(10)).join(''));
   }
+  for (const skipped of report.skipped) lines.push(`skipped: ${skipped.kind} ${skipped.sourceId}: ${skipped.reason}`);
   for (const failure of report.failures) lines.push(`failed: ${failure.kind} ${failure.sourceId}: ${failure.reason}`);
   return lines.join('\n');
 }

@@ -28,7 +28,7 @@ import type { Row } from '../repositories/portable.js';
  * JavaScript cannot even tell two ids apart (a header's `next_ids` near 2^53 gave a create that
  * answered 404 and then 500s).
  */
-export const MAX_RECORD_ID = 2_147_483_647;
+const MAX_RECORD_ID = 2_147_483_647;
 
 const STORED_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 

@@ -19,11 +19,11 @@ import { CATEGORIES, TAGS } from '../repositories/taxonomies.js';
 import { UserError } from '../repositories/users.js';
 import { checkImport, ImportRefusal } from './portable-checks.js';
 
-export const FORMAT = 'tec-events-export';
-export const FORMAT_VERSION = 1;
+const FORMAT = 'tec-events-export';
+const FORMAT_VERSION = 1;
 
 /** A problem with the file or the target database, told to the user in one line (the CLI's UserError: exit 1). */
-export class PortableError extends UserError {}
+class PortableError extends UserError {}
 
 /** How a stored value is written to the file: the engines return booleans, integers and JSON text differently. */
 type Kind = 'text' | 'int' | 'num' | 'bool' | 'json';
@@ -94,7 +94,7 @@ const SERIES_FIELDS: Field[] = [['recurrence', 'rules', 'json'], ...text('timezo
 /** The file's kinds in the order an import writes them (foreign keys: users, images, then what refers to them). */
 const POST_KINDS: PostType[] = ['image', 'venue', 'organizer', 'event'];
 const TAXONOMY_OF = { category: CATEGORIES.name, tag: TAGS.name } as const;
-export const KINDS = ['user', 'category', 'tag', ...POST_KINDS] as const;
+const KINDS = ['user', 'category', 'tag', ...POST_KINDS] as const;
 type RecordKind = (typeof KINDS)[number];
 
 function toFile(row: Row, fields: Field[]): Row {
@@ -216,7 +216,7 @@ function fileStep<T>(what: string, step: () => T): T {
 }
 
 /** Writes the export to `file` (through a temporary file renamed at the end, so a failed export leaves no half file). */
-export async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
+async function exportToFile(db: Knex, file: string, force: boolean): Promise<Record<string, number>> {
   if (!force && fs.existsSync(file)) throw new PortableError(`${file} exists; give --force to overwrite it`);
   const partial = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.partial`);
   const fd = fileStep(`cannot write ${file}`, () => fs.openSync(partial, 'w'));
@@ -236,7 +236,7 @@ export async function exportToFile(db: Knex, file: string, force: boolean): Prom
 }
 
 /** Reads and checks a file's lines: the header, then records of known kinds in the order an import needs. */
-export function parseLines(content: string): { counts: Record<string, number>; nextIds: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
+function parseLines(content: string): { counts: Record<string, number>; nextIds: Record<string, number>; records: Array<{ kind: RecordKind; record: Row; line: number }> } {
   const lines = content.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
   const parse = (line: string, n: number) => {
     try {

@@ -72,7 +72,7 @@ async function checkOurs(db: Knex, file: string): Promise<void> {
 }
 
 /** Brings a database up to date and starts a new feed history; what `restored` does on MySQL. */
-export async function markRestored(db: Knex): Promise<RestoreResult> {
+async function markRestored(db: Knex): Promise<RestoreResult> {
   await migrateLatest(db);
   const { previous } = await inWriteTransaction(db, (trx) => trx.changes.startNewHistory());
   await clearServiceLeases(db);

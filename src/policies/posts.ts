@@ -177,7 +177,7 @@ function authorizeWrite(user: User | undefined, input: WriteRequest): void {
 }
 
 /** What a list filters on before anything else: the statuses the caller may ask for. */
-export interface StatusFilter {
+interface StatusFilter {
   statuses: string[];
   /** The value paging URLs carry: the requested list, or `publish` / `any` as the plugin writes it. */
   urlValue: string;

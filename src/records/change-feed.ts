@@ -46,7 +46,7 @@ export function encodeCursor(key: CursorKey, position: number): string {
 const CURSOR = /^([0-9a-z]{1,11})(?:\.([0-9a-z]{1,16}))?\.([A-Za-z0-9_-]{22})$/;
 
 /** The position and history a cursor stands for, or undefined when it is malformed or was not signed here. */
-export function decodeCursor(secret: string, cursor: string): { position: number; history: string } | undefined {
+function decodeCursor(secret: string, cursor: string): { position: number; history: string } | undefined {
   const match = CURSOR.exec(cursor);
   if (!match) return undefined;
   // Past the safe integers the position is rounded, and no cursor was given out there: its signature does not match.
@@ -64,7 +64,7 @@ export async function currentCursor(repositories: Repositories): Promise<string>
 // ---------------------------------------------------------------------------------------------
 // Pages
 
-export interface FeedRequest {
+interface FeedRequest {
   /** The `after` cursor as sent; undefined: from the oldest change kept. */
   after: string | undefined;
   types: readonly ChangeType[];
@@ -149,33 +149,6 @@ async function readPage(
   return { rows: rows.slice(0, perPage), position, hasMore: rows.length > perPage };
 }
 
-/** Changes after a position as one caller sees them, with the rows they were read from. */
-export interface SeenChanges {
-  changes: Change[];
-  rows: ChangeRow[];
-  /** The committed position the rows were read up to. */
-  position: number;
-  /** More changes of these types follow, up to that position. */
-  hasMore: boolean;
-}
-
-/**
- * Up to `limit` changes of `types` after position `after`, up to the committed position `upTo` (read
- * now when not given), as `user` sees them: exactly what `GET /changes` gives that caller. Webhooks
- * deliver from here (webhooks/messages.ts).
- */
-export async function changesSeenAfter(
-  repositories: Repositories,
-  user: User | undefined,
-  urls: Urls,
-  after: number,
-  options: { types: readonly ChangeType[]; limit: number; upTo?: number },
-): Promise<SeenChanges> {
-  const page = await readPage(repositories.changes, after, options.types, options.limit, options.upTo);
-  const changes = await changesAsSeenBy(repositories, user, urls, page.rows, await repositories.changes.cursorKey());
-  return { ...page, changes };
-}
-
 /**
  * The rows of up to `limit` changes of `types` after `after`, up to the committed position `upTo`,
  * unbuilt: webhooks read them so, and build each change once for every webhook that sees it alike
@@ -241,7 +214,7 @@ export function pageBytes(replyLimit: number): number {
  * smaller than any page (docs/limits.md), so the feed moves past every position, whatever a record
  * holds. Weighed in turns of the event loop: 500 changes of long records are megabytes of JSON.
  */
-export async function withinBytes(changes: Change[], budget: number): Promise<Change[]> {
+async function withinBytes(changes: Change[], budget: number): Promise<Change[]> {
   const clock = new TurnClock();
   let bytes = 0;
   for (let i = 0; i < changes.length; i++) {

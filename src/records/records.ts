@@ -25,7 +25,7 @@ import type { RenderedForms } from '../text/rendered-forms.js';
  * (db/rendered-texts.ts): each build loads the forms it shows of the texts it shows, in one query.
  */
 
-export interface RecordOptions {
+interface RecordOptions {
   /** Single-record GET: `json_ld` on the record and on what it embeds. */
   single: boolean;
 }

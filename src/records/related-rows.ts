@@ -5,7 +5,7 @@ import type { TermRow } from '../repositories/terms.js';
 import type { ImageRecord } from '../repositories/posts.js';
 
 /** What some events' links point to (venues, organizers, terms) and the images of the events and of those venues and organizers. */
-export interface RelatedRows {
+interface RelatedRows {
   linked: Map<number, LinkedRow>;
   terms: Map<number, TermRow>;
   images: Map<number, ImageRecord>;

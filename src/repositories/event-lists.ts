@@ -99,7 +99,7 @@ async function fewLinked(db: Knex, filter: EventListFilter): Promise<boolean> {
 }
 
 /** A list's statement on `events as x` as the filters build it, and whether it has joined `posts as p` yet. */
-export class FilteredEvents {
+class FilteredEvents {
   readonly query: Knex.QueryBuilder;
   postsJoined = false;
   /** Near a point: each event's distance to its nearest located venue, in km (a correlated subquery). */

@@ -1,17 +1,14 @@
 import { POST_COLUMNS, toPostRow, type PostRow } from './posts.js';
 import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
+import type { EventTimes } from '../dates/event-times.js';
 
 /**
  * What an event row holds once read, and how the columns of `posts`, `events` and `event_series` a
  * statement reads become one (`EventRepository`, repositories/events.ts).
  */
 
-/** An event: the shared post columns plus its own. */
-export interface EventRow extends PostRow {
-  startLocal: string;
-  endLocal: string;
-  startUtc: string;
-  endUtc: string;
+/** An event: the shared post columns, its times, plus its own. */
+export interface EventRow extends PostRow, EventTimes {
   timezone: string;
   allDay: boolean;
   costRaw: string[];

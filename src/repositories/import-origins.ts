@@ -14,14 +14,14 @@ import { whereIdIn } from '../db/id-lists.js';
 export const IMPORT_KINDS = ['user', 'category', 'tag', 'venue', 'organizer', 'event'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
 
-export interface ImportSourceRow {
+interface ImportSourceRow {
   sourceKey: string;
   type: string;
   location: string;
   keepsIds: boolean;
 }
 
-export interface OriginRow {
+interface OriginRow {
   kind: ImportKind;
   sourceId: string;
   localId: number;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { requireTransaction } from '../db/transactions.js';
 import { noteChange } from '../db/change-log.js';
-import { chunks, searchedFieldsOf } from './posts.js';
+import { chunks, POST_COLUMNS, searchedFieldsOf } from './posts.js';
 import { indexSearchText } from '../db/search-index.js';
 import { namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
 import type { EventTimes } from '../dates/event-times.js';
@@ -9,28 +9,13 @@ import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js'
 import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
 
 /** A new occurrence: the local start the rules give it, and its times. */
-export interface NewOccurrence {
+interface NewOccurrence {
   recurrenceStart: string;
   times: EventTimes;
 }
 
-/** `posts` columns an occurrence copies from the first event (everything but its identity). */
-const COPIED_POST_COLUMNS = [
-  'status',
-  'author_id',
-  'title',
-  'description',
-  'excerpt',
-  'description_hash',
-  'excerpt_hash',
-  'password',
-  'image_id',
-  'date',
-  'date_utc',
-  'modified',
-  'modified_utc',
-  'trashed_from',
-];
+/** `posts` columns an occurrence copies from the first event: everything but its identity and version. */
+const COPIED_POST_COLUMNS = POST_COLUMNS.filter((c) => !['id', 'type', 'slug', 'version'].includes(c));
 /** `events` columns an occurrence copies from the first event (everything but its times and identity). */
 const COPIED_EVENT_COLUMNS = [
   'timezone',

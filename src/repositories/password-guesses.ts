@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { engineOf } from '../db/engine.js';
 
 /** The wrong guesses of one client on one record within the current window. */
-export interface GuessWindow {
+interface GuessWindow {
   failures: number;
   /** When the window ends (milliseconds since the epoch); unknown when the count alone was asked for. */
   windowEnds?: number;

@@ -25,7 +25,7 @@ export type Row = Record<string, unknown>;
 const OWN_TABLES: Record<PostType, string> = { image: 'images', venue: 'venues', organizer: 'organizers', event: 'events' };
 
 /** The tables whose ids a database hands out: the import continues their counters where the source's stood. */
-export const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
+const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
 
 /** Rows per multi-row INSERT: well under SQLite's limit of bound values for the widest table. */
 const INSERT_ROWS = 100;

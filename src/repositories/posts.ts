@@ -129,7 +129,7 @@ export function eventCopiesOf(columns: Partial<Pick<PostColumns, 'status' | 'dat
 export type ImageRecord = components['schemas']['Image'];
 
 /** The registry entry of an id in the shared post ID space. */
-export interface PostHeader {
+interface PostHeader {
   id: number;
   type: string;
   status: string;

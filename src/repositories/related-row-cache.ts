@@ -33,7 +33,7 @@ function rowCache<V extends object>(maxSize: number): LRUCache<number, V> {
  * string, 8 per other value, 32 per object and 8 per property, through nested objects and arrays.
  * An estimate for bounds, not a measure.
  */
-export function roughBytes(value: unknown): number {
+function roughBytes(value: unknown): number {
   if (typeof value === 'string') return 16 + 2 * value.length;
   if (value === null || typeof value !== 'object') return 8;
   let bytes = 32;

@@ -35,13 +35,17 @@ export interface OccurrenceRow {
  * its occurrences are occurrence-copies.ts (materialising them from the first event) and
  * occurrence-writes.ts (changing them in bulk).
  */
+function seriesRowOf(row: Record<string, unknown>): SeriesRow {
+  return { id: Number(row.id), rules: JSON.parse(String(row.rules)), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) };
+}
+
 export class SeriesRepository {
   constructor(private readonly db: Knex) {}
 
   async find(id: number): Promise<SeriesRow | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
     const row = await this.db('event_series').where('id', id).first();
-    return row ? { id: Number(row.id), rules: JSON.parse(row.rules), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) } : undefined;
+    return row ? seriesRowOf(row) : undefined;
   }
 
   /** Where a series starts: its zone and its first event's RECURRENCE-ID (what its rules are expanded from), for the public pages. */
@@ -56,7 +60,7 @@ export class SeriesRepository {
     const trx = requireTransaction(this.db);
     const query = trx('event_series').where('id', id);
     const row = await (engineOf(trx) === 'mysql' ? query.forUpdate() : query).first();
-    return row ? { id: Number(row.id), rules: JSON.parse(row.rules), timezone: String(row.timezone), materialisedUntil: String(row.materialised_until) } : undefined;
+    return row ? seriesRowOf(row) : undefined;
   }
 
   /** Makes an event the first of a new series (its own RECURRENCE-ID is its start). */
@@ -165,12 +169,7 @@ export class SeriesRepository {
    */
   async behind(before: string, limit: number): Promise<SeriesRow[]> {
     const rows = await this.db('event_series').where('materialised_until', '<', before).whereNull('horizon_error').orderBy('materialised_until').limit(limit);
-    return rows.map((row: Record<string, unknown>) => ({
-      id: Number(row.id),
-      rules: JSON.parse(String(row.rules)),
-      timezone: String(row.timezone),
-      materialisedUntil: String(row.materialised_until),
-    }));
+    return rows.map(seriesRowOf);
   }
 
   /**

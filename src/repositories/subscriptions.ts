@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { engineOf } from '../db/engine.js';
 import { inStateTransaction, requireTransaction } from '../db/transactions.js';
 import { noteRecordChange } from './posts.js';
+import { storedList, withNumbers } from './driver-rows.js';
 
 /**
  * Subscriptions and their runs (db/migrations/20261203000100_create_subscriptions.ts,
@@ -12,8 +13,7 @@ import { noteRecordChange } from './posts.js';
  * subscription imports are ordinary records, written by the import engine.
  */
 
-export const SUBSCRIPTION_TYPES = ['ical', 'tec-site'] as const;
-export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+export type SubscriptionType = 'ical' | 'tec-site';
 
 export interface SubscriptionRow {
   id: number;
@@ -53,7 +53,7 @@ export interface SubscriptionRunRow {
   errors: string[];
 }
 
-export type NewRun = Omit<SubscriptionRunRow, 'id'>;
+type NewRun = Omit<SubscriptionRunRow, 'id'>;
 
 /** What PATCH may change; undefined: unchanged. */
 export interface SubscriptionChanges {
@@ -65,52 +65,19 @@ export interface SubscriptionChanges {
 }
 
 /** `next_run_ms` of a subscription whose run was asked for while a process held it (see `requestRun`). */
-export const REQUESTED = -1;
+const REQUESTED = -1;
 
 /** The runs kept per subscription (older ones are deleted as new ones are written). */
-export const RUNS_KEPT = 100;
+const RUNS_KEPT = 100;
 
 function subscriptionRowOf(raw: Record<string, unknown>): SubscriptionRow {
-  let categories: number[] = [];
-  try {
-    const parsed: unknown = JSON.parse(String(raw.categories));
-    if (Array.isArray(parsed)) categories = parsed.map(Number).filter(Number.isSafeInteger);
-  } catch {
-    categories = [];
-  }
-  return {
-    ...(raw as unknown as SubscriptionRow),
-    id: Number(raw.id),
-    refresh_minutes: Number(raw.refresh_minutes),
-    categories,
-    owner_id: Number(raw.owner_id),
-    next_run_ms: Number(raw.next_run_ms),
-    failures: Number(raw.failures),
-    lease_until_ms: Number(raw.lease_until_ms),
-  };
+  const row = withNumbers<SubscriptionRow>(raw, ['id', 'refresh_minutes', 'owner_id', 'next_run_ms', 'failures', 'lease_until_ms']);
+  return { ...row, categories: storedList(raw.categories).map(Number).filter(Number.isSafeInteger) };
 }
 
 function runRowOf(raw: Record<string, unknown>): SubscriptionRunRow {
-  let errors: string[] = [];
-  try {
-    const parsed: unknown = JSON.parse(String(raw.errors));
-    if (Array.isArray(parsed)) errors = parsed.map(String);
-  } catch {
-    errors = [];
-  }
-  return {
-    ...(raw as unknown as SubscriptionRunRow),
-    id: Number(raw.id),
-    subscription_id: Number(raw.subscription_id),
-    duration_ms: Number(raw.duration_ms),
-    http_status: raw.http_status === null ? null : Number(raw.http_status),
-    created: Number(raw.created),
-    updated: Number(raw.updated),
-    unchanged: Number(raw.unchanged),
-    removed: Number(raw.removed),
-    failed: Number(raw.failed),
-    errors,
-  };
+  const row = withNumbers<SubscriptionRunRow>(raw, ['id', 'subscription_id', 'duration_ms', 'http_status', 'created', 'updated', 'unchanged', 'removed', 'failed']);
+  return { ...row, errors: storedList(raw.errors).map(String) };
 }
 
 export class SubscriptionRepository {
@@ -268,11 +235,6 @@ export class SubscriptionRepository {
       if (old.length) await trx('subscription_runs').whereIn('id', old).delete();
       return Number(id);
     });
-  }
-
-  async findRun(id: number): Promise<SubscriptionRunRow | undefined> {
-    const row = await this.db('subscription_runs').where('id', id).first();
-    return row ? runRowOf(row) : undefined;
   }
 
   /** One page of a subscription's runs, newest first, and how many it has. */

@@ -20,7 +20,7 @@ export const TERM_LIST_WINDOW = 10_000;
 /** Term ids per slice of a list over a large table (SQLite: listInSlices); a table spanning fewer is read in one statement. */
 export const TERM_SLICE_IDS = 10_000;
 
-export type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
+type TermOrderBy = 'name' | 'slug' | 'id' | 'term_id' | 'description' | 'count' | 'term_group' | 'include' | 'include_slugs' | 'parent' | 'none';
 
 export interface TermListFilter {
   search?: string;

@@ -12,7 +12,7 @@ import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 import { namedRenderedTexts, releaseRenderedTexts, textKeyColumns } from '../db/rendered-texts.js';
 import { listTerms, type TermListFilter, type TermPage } from './term-lists.js';
 
-export { TERM_LIST_WINDOW, TERM_SLICE_IDS, type TermListFilter, type TermOrderBy } from './term-lists.js';
+export { TERM_LIST_WINDOW, TERM_SLICE_IDS, type TermListFilter } from './term-lists.js';
 
 /** A row of `terms`, with numbers cast (the mapper's input). */
 export interface TermRow {

@@ -39,7 +39,7 @@ export interface Failure {
  * What a turn of attempts leaves in the webhook's row: acknowledged messages move the position to the
  * last of them and forget the failures; a failure after them sets the retries.
  */
-export interface TurnOutcome {
+interface TurnOutcome {
   delivered?: number;
   failure?: Failure;
 }

@@ -1,11 +1,12 @@
+import { withNumbers } from './driver-rows.js';
+
 /**
  * The rows of `webhooks` and `webhook_deliveries` (db/migrations/20261201000100_create_webhooks.ts,
  * docs/webhooks.md), shared by the repository that manages webhooks (repositories/webhooks.ts) and
  * the one that delivers them (repositories/webhook-queue.ts).
  */
 
-export const WEBHOOK_STATUSES = ['active', 'paused', 'failing', 'disabled', 'expired'] as const;
-export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+export type WebhookStatus = 'active' | 'paused' | 'failing' | 'disabled' | 'expired';
 
 export type WebhookVisibility = 'public' | 'owner';
 
@@ -54,29 +55,10 @@ export interface WebhookDeliveryRow {
   next_attempt_utc: string | null;
 }
 
-/** A row as the drivers return it: bigint columns may come back as strings on MySQL. */
 export function webhookRowOf(raw: Record<string, unknown>): WebhookRow {
-  return {
-    ...(raw as unknown as WebhookRow),
-    id: Number(raw.id),
-    owner_id: Number(raw.owner_id),
-    previous_secret_until_ms: Number(raw.previous_secret_until_ms),
-    position: Number(raw.position),
-    attempts: Number(raw.attempts),
-    next_attempt_ms: Number(raw.next_attempt_ms),
-    lease_until_ms: Number(raw.lease_until_ms),
-  };
+  return withNumbers<WebhookRow>(raw, ['id', 'owner_id', 'previous_secret_until_ms', 'position', 'attempts', 'next_attempt_ms', 'lease_until_ms']);
 }
 
 export function deliveryRowOf(raw: Record<string, unknown>): WebhookDeliveryRow {
-  return {
-    ...(raw as unknown as WebhookDeliveryRow),
-    id: Number(raw.id),
-    webhook_id: Number(raw.webhook_id),
-    position: raw.position === null ? null : Number(raw.position),
-    attempt: Number(raw.attempt),
-    status_code: raw.status_code === null ? null : Number(raw.status_code),
-    duration_ms: Number(raw.duration_ms),
-    attempted_ms: Number(raw.attempted_ms),
-  };
+  return withNumbers<WebhookDeliveryRow>(raw, ['id', 'webhook_id', 'position', 'attempt', 'status_code', 'duration_ms', 'attempted_ms']);
 }

@@ -4,10 +4,10 @@ import { requireTransaction } from '../db/transactions.js';
 import { deliveryRowOf, webhookRowOf, type WebhookDeliveryRow, type WebhookRow, type WebhookStatus, type WebhookVisibility } from './webhook-rows.js';
 
 /** How long messages carry the previous secret's signature too after a rotation (docs/webhooks.md "Subscribing"). */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 /** A new webhook's row, as the service decided it. */
-export interface NewWebhook {
+interface NewWebhook {
   url: string;
   /** Comma-separated change types. */
   types: string;
@@ -22,7 +22,7 @@ export interface NewWebhook {
 }
 
 /** What PATCH may change (docs/webhooks.md "Subscribing"); undefined: unchanged. */
-export interface WebhookChanges {
+interface WebhookChanges {
   url?: string;
   types?: string;
   description?: string;
@@ -30,7 +30,7 @@ export interface WebhookChanges {
 }
 
 /** Why an update was not made: the webhook is gone, or expired and asked to become active. */
-export type UpdateRefusal = 'missing' | 'expired';
+type UpdateRefusal = 'missing' | 'expired';
 
 /**
  * The webhooks as administrators manage them (docs/webhooks.md): create, read, change, delete,

@@ -11,7 +11,7 @@ import { loopTurn } from '../core/loop-turns.js';
 export const INSERT_CHUNK = 100;
 
 /** Rows per bulk UPDATE or DELETE of a series write: each statement stays short, so the loop gets its turns between them. */
-export const WRITE_CHUNK = 100;
+const WRITE_CHUNK = 100;
 
 /**
  * Bytes of text one statement of a series write may carry (a multi-row INSERT of copies, an UPDATE
@@ -19,7 +19,7 @@ export const WRITE_CHUNK = 100;
  * the event loop, so a statement's time grows with its text, not with its rows. 64 KiB is a few
  * milliseconds there: 4 occurrences with a description of the largest length, 100 with short texts.
  */
-export const CHUNK_TEXT_BYTES = 64 * 1024;
+const CHUNK_TEXT_BYTES = 64 * 1024;
 
 /** Rows per statement when each row carries `textBytes` of text: at most `rows`, and at most CHUNK_TEXT_BYTES of text (at least one row). */
 export function rowsWithin(textBytes: number, rows = WRITE_CHUNK): number {

@@ -106,7 +106,7 @@ const TEXT_CONTENT = new Map<string, Tokenizer['state']>([
 ]);
 
 /** How HTML breaks a bound: the first bound it breaks, or none. */
-export type StructureProblem = 'depth' | 'elements' | undefined;
+type StructureProblem = 'depth' | 'elements' | undefined;
 
 /**
  * The offset of the `(count + 1)`th `<` followed by an ASCII letter, or -1 when there are at most

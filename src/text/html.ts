@@ -45,7 +45,7 @@ export function sanitizeUserHtml(html: string): string {
  * through kses with its small set of inline tags (`$allowedtags`), keeping the text of the elements
  * it removes (docs/contract.md §3).
  */
-export function sanitizeTermHtml(html: string): string {
+function sanitizeTermHtml(html: string): string {
   return clean(html, {
     allowedTags: ['a', 'abbr', 'acronym', 'b', 'blockquote', 'cite', 'code', 'del', 'em', 'i', 'q', 's', 'strike', 'strong'],
     allowedAttributes: { a: ['href', 'title', 'target'], abbr: ['title'], acronym: ['title'], blockquote: ['cite'], del: ['datetime'], q: ['cite'] },
@@ -55,12 +55,12 @@ export function sanitizeTermHtml(html: string): string {
 }
 
 /** How a write cleans an HTML field: kept as sent (`unfiltered_html`), or by one of the cleaners above. */
-export type HtmlCleaning = 'unfiltered' | 'post' | 'term';
+type HtmlCleaning = 'unfiltered' | 'post' | 'term';
 
 const CLEANERS: Record<Exclude<HtmlCleaning, 'unfiltered'>, (html: string) => string> = { post: sanitizeUserHtml, term: sanitizeTermHtml };
 
 /** HTML sent in a write: the value to store, or why the field is refused (a 400 naming it). */
-export type HtmlInput = { value: string } | { problem: string };
+type HtmlInput = { value: string } | { problem: string };
 
 /**
  * The one check of HTML sent for a field (`field`, its body name: `description`, `excerpt`): refused

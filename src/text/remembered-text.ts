@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 /** How much one remembered text function keeps. */
-export interface RememberedTextLimits {
+interface RememberedTextLimits {
   /** Inputs shorter than this are computed every time: hashing them would cost as much. */
   minLength: number;
   /** Characters of results kept in all; the least recently used go first past it. */

@@ -11,7 +11,7 @@ import { TEXT_LIMITS, boundedHtml } from './limits.js';
  * - `post`: a description or excerpt of an event, venue or organizer.
  * - `term`: a category's or tag's description (shown as stored in the API; only pages clean it).
  */
-export type TextKind = 'post' | 'term';
+type TextKind = 'post' | 'term';
 
 /** The stored fields a rendered text comes from, each cut to its limit first (text/limits.ts), as the repositories read them. */
 export type TextField = 'description' | 'excerpt' | 'termDescription';

@@ -4,7 +4,8 @@ import { changesOfRows, feedRowsAfter } from '../records/change-feed.js';
 import { historyAt, type ChangeRow, type Histories } from '../repositories/changes.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
-import { isoOfUtc, messageId, typesOf, viewerOf, type Message } from './messages.js';
+import { isoOfUtc, messageId, viewerOf, type Message } from './messages.js';
+import { typesOf } from './records.js';
 
 /**
  * The messages of a webhook's next changes, each change built once for every webhook that sees it
@@ -44,7 +45,7 @@ export class MessageBuilder {
    * `upTo`, in feed order; or, when none of its types follows, the position to skip to.
    */
   async next(repositories: Repositories, webhook: WebhookRow, feed: { upTo: number; history: string }, limit: number): Promise<Batch> {
-    const page = await feedRowsAfter(repositories, webhook.position, { types: typesOf(webhook), limit, upTo: feed.upTo });
+    const page = await feedRowsAfter(repositories, webhook.position, { types: typesOf(webhook.types), limit, upTo: feed.upTo });
     if (page.rows.length === 0) return { kind: 'caught-up', skipTo: page.position };
     const viewer = await viewerOf(repositories, webhook);
     if (this.histories?.current !== feed.history) this.histories = await repositories.changes.histories();

@@ -7,13 +7,13 @@ import { asUrlParamError, checkOutboundUrl, type Resolver } from '../core/outbou
 import { storedTypes } from './records.js';
 
 /** A webhook's description, once cleaned (docs/webhooks.md "Subscribing"). */
-export const MAX_DESCRIPTION_LENGTH = 1000;
+const MAX_DESCRIPTION_LENGTH = 1000;
 
 /** A create or update body as validated by the document (WebhookCreate, WebhookUpdate). */
 type Body = Partial<components['schemas']['WebhookCreate'] & components['schemas']['WebhookUpdate']>;
 
 /** The fields of a body, cleaned and checked; undefined: not sent. */
-export interface WebhookInput {
+interface WebhookInput {
   url?: string;
   /** Stored form: comma-separated, in the API's order. */
   types?: string;

@@ -2,7 +2,6 @@ import type { Request } from 'express';
 import type { User } from '../auth/capabilities.js';
 import type { Config } from '../core/config.js';
 import { Urls } from '../core/urls.js';
-import { CHANGE_TYPES, type ChangeType } from '../db/change-log.js';
 import type { Repositories } from '../repositories/registry.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
 
@@ -24,12 +23,6 @@ export interface Message {
   cursor: string;
   /** When the change was made (UTC, `YYYY-MM-DD HH:MM:SS`). */
   changedUtc: string;
-}
-
-/** The record types a webhook receives (its `types` column, comma-separated). */
-export function typesOf(webhook: Pick<WebhookRow, 'types'>): ChangeType[] {
-  const listed = webhook.types.split(',').map((type) => type.trim());
-  return CHANGE_TYPES.filter((type) => listed.includes(type));
 }
 
 /**

@@ -18,7 +18,7 @@ export interface WebhookMetrics {
   forget(webhookId: number): void;
 }
 
-export type AttemptLabel = 'delivered' | 'rejected' | 'unreachable';
+type AttemptLabel = 'delivered' | 'rejected' | 'unreachable';
 
 export function webhookMetrics(registry: Registry): WebhookMetrics {
   const registers = [registry];

@@ -8,7 +8,7 @@ import type { WebhookDeliveryRow, WebhookRow } from '../repositories/webhook-row
 /** Webhooks and their delivery log as the API shows them (docs/webhooks.md), from their rows. */
 
 export type Webhook = components['schemas']['Webhook'];
-export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
+type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 
 /**

@@ -14,12 +14,12 @@ import { signatureHeader } from './signing.js';
  * except inside the signature.
  */
 
-export const USER_AGENT = 'tec-events-service-webhooks/1';
+const USER_AGENT = 'tec-events-service-webhooks/1';
 
 /** Bytes of a receiver's answer read at most: the answer is not used, only its status. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
-export interface Outgoing {
+interface Outgoing {
   /** `webhook-id`: the same on every attempt at one message. */
   messageId: string;
   /** The JSON body, as signed and sent. */

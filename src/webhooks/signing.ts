@@ -15,7 +15,7 @@ function keyOf(secret: string): Buffer {
 }
 
 /** One `v1,…` signature of a message with one secret. */
-export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const mac = crypto.createHmac('sha256', keyOf(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
 }

@@ -17,7 +17,7 @@ import type { WebhookDelivery } from './worker.js';
  * from here. A thread that fails is started again after RESTART_MS; the leases it held lapse.
  */
 
-export interface ThreadOptions {
+interface ThreadOptions {
   db: Knex;
   config: Config;
   logger: Logger;

@@ -53,7 +53,7 @@ export interface DeliveryOptions {
   onCommit?: (listener: () => void) => () => void;
 }
 
-export interface DeliveryCounts {
+interface DeliveryCounts {
   rounds: number;
   built: number;
   shared: number;

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { StaleVersion } from '../../src/db/errors.js';
 import { RestError } from '../../src/core/errors.js';
 import { conditionalWrite, entityTag, parseIfMatch, tagOfBody, versionOf } from '../../src/operations/shared/conditional.js';
-import { canonical } from '../../src/operations/shared/idempotency.js';
+import { canonicalJson as canonical } from '../../src/core/canonical-json.js';
 import type { OperationContext } from '../../src/operations/shared/operation.js';
 
 /** The pure parts of conditional writes (docs/contract.md §10): entity tags and If-Match values. */

@@ -15,7 +15,7 @@ import { listBounds, searchTerms } from './list-window.js';
  */
 
 /** The query of `GET /events` as validated against the document. */
-export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
+type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 /** The filters read from the query alone, before the database is asked. */
 export interface ListFilters {
@@ -68,7 +68,7 @@ async function resolveFilterTerms(repositories: Repositories, taxonomy: Taxonomy
 }
 
 /** The terms a list filters by (undefined: that filter was not sent). */
-export interface ListedTerms {
+interface ListedTerms {
   categories: TermRow[] | undefined;
   tags: TermRow[] | undefined;
 }

@@ -5,7 +5,7 @@ import type { DateBounds } from '../../repositories/event-lists.js';
 
 /** The six date parameters of `GET /events`, in the order the plugin writes them into `rest_url`. */
 export const DATE_PARAMETERS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
-export type DateParameter = (typeof DATE_PARAMETERS)[number];
+type DateParameter = (typeof DATE_PARAMETERS)[number];
 
 const BOUND_OF: Record<DateParameter, keyof DateBounds> = {
   start_date: 'startFrom',

@@ -38,7 +38,7 @@ const naive = (local: string) => DateTime.fromFormat(local, STORAGE_FORMAT, { zo
  * zone, or after the series' start when that is later (a series that starts in three years gets its
  * first two years).
  */
-export function horizonFor(startLocal: string, timezone: string, now: Date, horizonDays: number): string {
+function horizonFor(startLocal: string, timezone: string, now: Date, horizonDays: number): string {
   const today = DateTime.fromJSDate(now, { zone: zoneOf(timezone) ?? 'UTC' }).toFormat(STORAGE_FORMAT);
   const from = today > startLocal ? today : startLocal;
   return naive(from).plus({ days: horizonDays }).endOf('day').toFormat(STORAGE_FORMAT);

@@ -12,7 +12,7 @@ import { checkDateOrder, parseEventBody, type ParsedEvent } from './input.js';
 import type { EventColumns, EventRow } from '../../repositories/events.js';
 import type { OccurrenceRow, SeriesRow } from '../../repositories/series.js';
 import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
-import { eventColumns, eventWriteLocks, writeEvent } from './writes.js';
+import { copiedEventColumns, eventColumns, eventWriteLocks, writeEvent } from './writes.js';
 
 /**
  * Updates and deletes of events that belong to a recurring series (docs/contract.md §14), by
@@ -28,7 +28,7 @@ import { eventColumns, eventWriteLocks, writeEvent } from './writes.js';
 
 export type Scope = 'this' | 'following' | 'all';
 /** What a write applies to: a single event, or a scope of a series. */
-export type ResolvedScope = Scope | 'single';
+type ResolvedScope = Scope | 'single';
 
 /** The scope of a write: `all` by default on the first event (where `following` is `all` too), `this` on a later occurrence. */
 export function resolveScope(requested: Scope | undefined, row: EventRow): ResolvedScope {
@@ -53,7 +53,7 @@ function keptFrom(user: User | undefined, occurrences: OccurrenceRow[], action: 
 }
 
 /** What a series write needs besides the event and its body. */
-export interface SeriesWriteContext {
+interface SeriesWriteContext {
   db: Knex;
   writer: WriteContext;
   settings: RecurrenceSettings;
@@ -62,12 +62,6 @@ export interface SeriesWriteContext {
 /** Whether a body changes the event's venues, organizers or terms. */
 function changesLinks(parsed: ParsedEvent): boolean {
   return parsed.venues !== undefined || parsed.organizers !== undefined || parsed.categories !== undefined || parsed.tags !== undefined;
-}
-
-/** The `events` columns a series change copies to its occurrences: all but the times (which the rules give). */
-function copiedEventColumns(own: EventColumns): Record<string, unknown> {
-  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, ...rest } = own;
-  return rest;
 }
 
 /** The series and its first event, with the caller's right to edit (or delete) the first event checked. */

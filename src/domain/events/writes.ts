@@ -45,6 +45,12 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
   return own;
 }
 
+/** The `events` columns a series copies to its occurrences: all but the times (which the rules give). */
+export function copiedEventColumns(own: EventColumns): Record<string, unknown> {
+  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, ...rest } = own;
+  return rest;
+}
+
 /**
  * The write locks (db/write-locks.ts) of an event write whose body creates venues or organizers: their
  * duplicate checks (docs/contract.md §6). Every transaction that runs `writeLinks` takes them first.

@@ -8,10 +8,10 @@ import type { LinkedListFilter } from '../../repositories/linked.js';
 import type { ModifiedRange } from '../../repositories/list-order.js';
 
 /** The validated query of `GET /venues` or `GET /organizers`. */
-export type LinkedListQuery = NonNullable<operations['listVenues']['parameters']['query']> | NonNullable<operations['listOrganizers']['parameters']['query']>;
+type LinkedListQuery = NonNullable<operations['listVenues']['parameters']['query']> | NonNullable<operations['listOrganizers']['parameters']['query']>;
 
 /** What a venue or organizer list needs besides its query: who asks, and what was made of the query before. */
-export interface LinkedListScope {
+interface LinkedListScope {
   user: User | undefined;
   /** The statuses the caller may list (policies/posts.ts statusFilter). */
   statuses: string[];

@@ -14,7 +14,7 @@ import { duplicateLock } from '../../db/write-locks.js';
  * Checks the kind's own fields and returns its columns, with `stateprovince` derived as the plugin
  * does (docs/plugin-behaviour.md §6.2) when it is not sent: `state` for the US (or no country), else `province`.
  */
-export function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | undefined, problems: Record<string, string>): KindColumns {
+function kindColumns(kind: LinkedKind, body: Body, existing: LinkedRow | undefined, problems: Record<string, string>): KindColumns {
   const own: KindColumns = {};
   for (const field of kind.textFields) {
     if (body[field] === undefined || body[field] === null) continue;
@@ -109,7 +109,7 @@ export async function createOrReuse(repositories: Repositories, prepared: Prepar
 }
 
 /** A checked update body, ready to be written (its 400s were found before the record was loaded). */
-export interface PreparedUpdate {
+interface PreparedUpdate {
   kind: LinkedKind;
   body: Body;
   row: LinkedRow;

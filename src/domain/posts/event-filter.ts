@@ -3,7 +3,7 @@ import { mayFilterByEvent } from '../../policies/posts.js';
 import type { Repositories } from '../../repositories/registry.js';
 
 /** A list filtered by the records one event links: which event, and whether the caller may see its links. */
-export interface EventFilter {
+interface EventFilter {
   eventId: number;
   /** The caller may not read the event: the list shows none of its links. */
   eventHidden: boolean;

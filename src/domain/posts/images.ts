@@ -46,7 +46,7 @@ export async function resolveImageInput(posts: PostRepository, input: unknown, u
 }
 
 /** What an import knows of an image besides its URL: the source's id (kept when free) and size. */
-export interface ImageFacts {
+interface ImageFacts {
   id?: number;
   width?: number | null;
   height?: number | null;

@@ -37,7 +37,7 @@ export async function resolveImage(repositories: Repositories, input: unknown, u
 }
 
 /** Body fields every post type shares. */
-export interface CommonInput {
+interface CommonInput {
   status?: string;
   author?: number;
   date?: string;

@@ -8,7 +8,7 @@ import type { Taxonomy } from '../../repositories/taxonomies.js';
 import type { TermListFilter } from '../../repositories/terms.js';
 
 /** The validated query of `GET /categories` or `GET /tags`. */
-export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']> | NonNullable<operations['listTags']['parameters']['query']>;
+type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']> | NonNullable<operations['listTags']['parameters']['query']>;
 
 /**
  * What a term list selects, once its parameters that name records are checked: every one naming

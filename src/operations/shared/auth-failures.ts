@@ -7,13 +7,13 @@ import { RestError } from '../../core/errors.js';
 const MAX_ENTRIES = 100_000;
 
 /** Failures of one key within a fixed window that starts at its first failure. */
-export interface Window {
+interface Window {
   count: number;
   resetAt: number;
 }
 
 /** A map of fixed windows per key, bounded in size, forgetting expired windows as it goes (logins and record passwords). */
-export class WindowCounter {
+class WindowCounter {
   private readonly windows = new Map<string, Window>();
 
   constructor(private readonly windowMs: number) {}

@@ -16,7 +16,7 @@ import type { Express, Request, Response } from 'express';
  * - Otherwise `If-Modified-Since`, when it is a valid date and the answer has a `Last-Modified`:
  *   304 when the answer was not modified after it.
  */
-export function isNotModified(method: string, status: number, requestHeaders: Request['headers'], answer: { etag?: string; lastModified?: string }): boolean {
+function isNotModified(method: string, status: number, requestHeaders: Request['headers'], answer: { etag?: string; lastModified?: string }): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   // Only a successful answer has a representation to compare (what Express's own check required).
   if (!((status >= 200 && status < 300) || status === 304)) return false;
@@ -44,7 +44,7 @@ function opaqueTag(tag: string): string {
 }
 
 /** `isNotModified` for a request and its answer as set so far. */
-export function answerIsNotModified(req: Request, res: Response): boolean {
+function answerIsNotModified(req: Request, res: Response): boolean {
   const etag = res.get('ETag');
   const lastModified = res.get('Last-Modified');
   return isNotModified(req.method, res.statusCode, req.headers, { etag, lastModified });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { invalidParam, RestError } from '../../core/errors.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 import type { HeldKey, IdempotencyKeyRow, StoredAnswer } from '../../repositories/idempotency.js';
@@ -23,10 +24,10 @@ import type { OperationContext, Reply } from './operation.js';
  */
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** How long a finished key answers with its stored answer. */
-export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /** At most this many expired keys are deleted at a time, at most once a minute per process. */
 const PURGE_BATCH = 100;
@@ -36,25 +37,11 @@ let lastPurge = -Infinity;
 /** 1 to 255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** JSON with object keys sorted, so that bodies equal as data have one fingerprint. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    // Code-unit order (sort's own).
-    const keys = Object.keys(object)
-      .filter((key) => object[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** What identifies the request a key was first used for: method, path and the normalised body. */
 function fingerprintOf(ctx: OperationContext): string {
   return crypto
     .createHash('sha256')
-    .update(canonical([ctx.req.method, ctx.req.path, ctx.body]))
+    .update(canonicalJson([ctx.req.method, ctx.req.path, ctx.body]))
     .digest('hex');
 }
 

@@ -8,6 +8,8 @@ import type { Moving } from '../../db/versioned-cache.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { Urls } from '../../core/urls.js';
 import type { SerializedReply } from './reply-body.js';
+import type { WriteContext } from '../../domain/posts/writes.js';
+import { HtmlElementBudget } from '../../text/html-structure.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -17,9 +19,9 @@ type ParametersOf<Op extends OperationId> = operations[Op]['parameters'];
 /** The validated (coerced, defaulted) query of an operation, typed from the document. */
 export type QueryOf<Op extends OperationId> = ParametersOf<Op> extends { query?: infer Q } ? NonNullable<Q> : never;
 /** The validated path parameters of an operation. */
-export type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: infer P } ? NonNullable<P> : never;
+type PathOf<Op extends OperationId> = ParametersOf<Op> extends { path: infer P } ? NonNullable<P> : never;
 /** The validated request body of an operation (JSON and form bodies share one schema). */
-export type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type BodyOf<Op extends OperationId> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 type ResponsesOf<Op extends OperationId> = operations[Op]['responses'];
 /** A response's body: its JSON (also JSON-LD), or the text of a `text/calendar` answer. */
@@ -63,7 +65,7 @@ export interface RecordVersion {
 }
 
 /** A key the current create holds (operations/shared/idempotency.ts): it stores the create's answer, in the create's transaction. */
-export interface IdempotencyClaim {
+interface IdempotencyClaim {
   complete(repositories: Repositories, reply: Reply): Promise<void>;
 }
 
@@ -159,6 +161,11 @@ export function noTarget(): undefined {
 
 /** `authorize` of operations anybody may call (the namespace index, the document). */
 export function anyone(): void {}
+
+/** Who writes, and when, for a write this request makes (one HTML budget per request). */
+export function writerOf(ctx: OperationContext): WriteContext {
+  return { repositories: ctx.repositories, user: ctx.user, now: ctx.now(), siteTimezone: ctx.config.siteTimezone, html: new HtmlElementBudget() };
+}
 
 /** Where the request keeps the problems of its booleans that are no booleans (http/param-stages.ts). */
 export const TYPE_PROBLEMS = 'typeProblems';

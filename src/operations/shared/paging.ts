@@ -4,22 +4,22 @@ import type { RestError } from '../../core/errors.js';
 /** The plugin silently serves at most 50 records per page (filters `tribe_rest_*_max_per_page`). */
 export const MAX_PER_PAGE = 50;
 
-export interface PageRequest {
+interface PageRequest {
   page: number;
   perPage: number;
   offset: number;
 }
 
-/** `page` and `per_page` as validated, with `per_page` clamped to 50 (validation runs before clamping). */
-export function pageRequest(page: number | undefined, perPage: number | undefined): PageRequest {
+/** `page` and `per_page` as validated, with `per_page` clamped to `most`, 50 unless a list says otherwise (validation runs before clamping). */
+export function pageRequest(page: number | undefined, perPage: number | undefined, most = MAX_PER_PAGE): PageRequest {
   const p = page ?? 1;
-  const size = Math.min(perPage ?? 10, MAX_PER_PAGE);
+  const size = Math.min(perPage ?? 10, most);
   // A page far past the end (`page=1e19`) must still be a valid SQL OFFSET: it finds nothing and
   // the list answers 404 like any page past the last one.
   return { page: p, perPage: size, offset: Math.min((p - 1) * size, Number.MAX_SAFE_INTEGER) };
 }
 
-export interface PageLinks {
+interface PageLinks {
   restUrl: string;
   nextUrl: string | undefined;
   previousUrl: string | undefined;
@@ -47,7 +47,7 @@ function encodeValue(value: unknown): string {
 }
 
 /** How a list's paging URLs end their path: `{base}/?...` as the plugin's collections, or `{base}?...` (a feed such as `events.jsonld`). */
-export interface PathStyle {
+interface PathStyle {
   trailingSlash: boolean;
 }
 
@@ -92,7 +92,7 @@ export function pageHeaders(links: PageLinks): Record<string, string> {
 }
 
 /** The paging part of every list answer (the records go beside it, under the collection's name). */
-export interface ListEnvelope {
+interface ListEnvelope {
   rest_url: string;
   next_rest_url?: string;
   previous_rest_url?: string;

@@ -26,7 +26,7 @@ let lastPrune = 0;
  * wrong one counts itself and learns the count in the same statement (on MySQL, a refused one reads
  * its window's end for `Retry-After`).
  */
-export async function countPasswordAttempt(
+async function countPasswordAttempt(
   guesses: PasswordGuessRepository,
   settings: { limit: number; windowMs: number },
   client: string,
@@ -56,7 +56,7 @@ function tooManyGuesses(windowEnds: number, now: number): RestError {
 }
 
 /** The guard of password attempts by the request's client (PASSWORD_FAILURE_LIMIT per PASSWORD_FAILURE_WINDOW). */
-export function passwordAttempt(ctx: OperationContext<OperationId>, config: Config): PasswordAttempt {
+function passwordAttempt(ctx: OperationContext<OperationId>, config: Config): PasswordAttempt {
   const settings = { limit: config.passwordFailureLimit, windowMs: config.passwordFailureWindowSeconds * 1000 };
   // The client's address is worked out only for a read that sends a password (nearly none do).
   return (recordId, right) => countPasswordAttempt(ctx.repositories.passwordGuesses, settings, clientAddress(ctx.req.ip), recordId, right, ctx.now().getTime());

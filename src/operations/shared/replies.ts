@@ -15,7 +15,7 @@ declare const readerInKey: unique symbol;
  * The key of a cached reply. Only `replyKey` makes one, and it takes the caller's read scope, so two
  * callers who may see different records never share an entry: no key can be made without it.
  */
-export type ReplyKey = string & { readonly [readerInKey]: true };
+type ReplyKey = string & { readonly [readerInKey]: true };
 
 /** The cache of whole replies to reads (`REPLY_CACHE`), one per app (http/app.ts `createApp`). */
 export type ReplyCache = VersionedCache<Reply, ReplyKey>;

@@ -18,9 +18,9 @@ import type { EventRow } from '../../repositories/events.js';
  */
 
 /** `uid=id` (the default): `{id}@{host}`; `uid=plugin`: the plugin's `{id}-{start}-{end}@{host}`, in unix seconds. */
-export type UidForm = 'id' | 'plugin';
+type UidForm = 'id' | 'plugin';
 
-export interface FeedOptions {
+interface FeedOptions {
   host: string;
   uid: UidForm;
   /** The calendar's name (X-WR-CALNAME, NAME). */
@@ -111,7 +111,7 @@ function times(row: EventRow, masked: boolean): [CalendarTime, CalendarTime] {
 }
 
 /** One VEVENT's content. A masked event gives only its title, times, UID, URL, stamps, sequence and status. */
-export function calendarEvent(
+function calendarEvent(
   { row, masked, venue, organizer, categories, imageUrl, description, seriesEndUtc, part, excluded }: FeedEntry,
   urls: Urls,
   options: Pick<FeedOptions, 'host' | 'uid'>,

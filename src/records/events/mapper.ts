@@ -44,7 +44,7 @@ export interface EmbeddedLinked {
  * (`toEmbeddedRecord`) and the schema.org object of its `json_ld` (`embeddedJsonLd`). Shared between
  * records, so never changed once made.
  */
-export interface EmbeddedBuilds {
+interface EmbeddedBuilds {
   record(item: EmbeddedLinked, urls: Urls, images: Map<number, ImageRecord>, single: boolean, texts: RenderedTexts): VenueRecord | OrganizerRecord;
   jsonLd(item: EmbeddedLinked, urls: Urls, texts: RenderedTexts): JsonLdObject;
 }
@@ -55,7 +55,7 @@ export const BUILT_EACH_TIME: EmbeddedBuilds = {
   jsonLd: ({ row, masked }, urls, texts) => embeddedJsonLd(row, urls, masked, texts),
 };
 
-export interface EventMapOptions {
+interface EventMapOptions {
   /** Single-record GET: `json_ld` on the event and on its embedded venue and organizers. */
   single: boolean;
   /** Password-protected and the caller may not see its text: protected fields are emptied (docs/contract.md §5). */

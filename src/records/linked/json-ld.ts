@@ -13,12 +13,12 @@ import type { LinkedRow } from '../../repositories/linked.js';
 export type JsonLdObject = Record<string, unknown>;
 
 /** The object without its empty values (`""`, `undefined`, `null`), as the plugin drops them. */
-export function compact(values: JsonLdObject): JsonLdObject {
+function compact(values: JsonLdObject): JsonLdObject {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '' && v !== undefined && v !== null));
 }
 
 /** A venue's postal address: every part the venue has, empty ones dropped. */
-export function postalAddress(row: LinkedRow): JsonLdObject {
+function postalAddress(row: LinkedRow): JsonLdObject {
   const f = row.fields;
   return {
     '@type': 'PostalAddress',

@@ -9,7 +9,7 @@ import { personJsonLd, placeJsonLd } from './json-ld.js';
 export type VenueRecord = components['schemas']['Venue'];
 export type OrganizerRecord = components['schemas']['Organizer'];
 
-export interface MapOptions {
+interface MapOptions {
   /** Single-record GET: adds `json_ld` (docs/plugin-behaviour.md §1.9). */
   single: boolean;
   /** Password-protected and the caller may not see it: protected fields are emptied (docs/contract.md §5). */

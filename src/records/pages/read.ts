@@ -26,7 +26,7 @@ export interface PageText {
 }
 
 /** A single record as a page may show it: not there (404), protected (title only), or shown. */
-export type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec; text: PageText };
+type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec; text: PageText };
 
 /** A post's page text: its description's, and the summary of its excerpt, or of its description without one (as its record shows them). */
 async function pageText(repositories: Repositories, row: PostRow, record: { excerpt?: string }): Promise<PageText> {

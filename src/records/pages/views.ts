@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { isEmail } from '../../text/fields.js';
 import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
+import { withoutContext, type JsonLdObject } from '../linked/json-ld.js';
 import type { PageText, SeriesNote, UpcomingPage } from './read.js';
 import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
 
@@ -16,7 +17,7 @@ import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout
 type Fields = { [key: string]: unknown };
 
 /** URLs a page links to besides the record's own. */
-export interface FeedLinks {
+interface FeedLinks {
   /** The `.ics` to add (an event) or subscribe to (a filtered list). */
   ics: string;
   /** The REST URL of what the page shows. */
@@ -166,7 +167,7 @@ ${pager(paging)}`;
 }
 
 /** `?page=N` of a list (page 1 is the list's own URL). */
-export function pageUrl(baseUrl: string, page: number): string {
+function pageUrl(baseUrl: string, page: number): string {
   return page === 1 ? baseUrl : `${baseUrl}?page=${page}`;
 }
 
@@ -185,10 +186,7 @@ function itemList(name: string, url: string, upcoming: UpcomingPage): unknown {
     name,
     url,
     numberOfItems: upcoming.jsonLd.length,
-    itemListElement: upcoming.jsonLd.map((item, index) => {
-      const { '@context': _context, ...data } = item as { [key: string]: unknown };
-      return { '@type': 'ListItem', position: index + 1, item: data };
-    }),
+    itemListElement: upcoming.jsonLd.map((item, index) => ({ '@type': 'ListItem', position: index + 1, item: withoutContext(item as JsonLdObject) })),
   };
 }
 
