@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../core/logger.js';
-import { openDatabase } from '../db/knex.js';
 import type { ThreadCommand, ThreadData, ThreadReport } from './thread.js';
 import { startWebhookDelivery } from './worker.js';
+import { openDeliveryDatabase } from './delivery-database.js';
 
 /**
  * The delivery thread's entry (webhooks/thread.ts): the delivery loop on a database connection of its
@@ -28,7 +28,7 @@ try {
   // Not permitted (some containers) or not supported: delivery goes on at the service's priority.
   logger.warn({ err }, `the webhook delivery thread could not lower its priority to nice ${DELIVERY_NICE}; it delivers at the service's priority`);
 }
-const { db } = openDatabase(config.databaseUrl, { timeoutMs: config.dbTimeoutSeconds * 1000, sqliteSynchronous: config.sqliteSynchronous });
+const { db } = openDeliveryDatabase(config);
 const listeners = new Set<() => void>();
 
 const delivery = startWebhookDelivery({

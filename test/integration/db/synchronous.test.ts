@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase, type SqliteSynchronous } from '../../../src/db/knex.js';
+import { openDeliveryDatabase } from '../../../src/webhooks/delivery-database.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../../helpers/database.js';
 
 interface SqliteConnection {
@@ -61,6 +62,21 @@ describe('commit durability (src/db/knex.ts)', function () {
       }
     });
   }
+
+  it("SQLite: the webhook delivery thread's connection commits with NORMAL, even under SQLITE_SYNCHRONOUS=full", async function () {
+    if (!sqlite) this.skip();
+    const file = path.join(folder, 'delivery.sqlite');
+    // The request thread's connection of the same database, as the service opens it: FULL.
+    const service = openDatabase(`sqlite:${file}`, { sqliteSynchronous: 'full' }).db;
+    const delivery = openDeliveryDatabase({ databaseUrl: `sqlite:${file}`, dbTimeoutSeconds: 5 }).db;
+    try {
+      assert.equal((await synchronousOf(service)).level, 2);
+      assert.equal((await synchronousOf(delivery)).level, 1);
+      assert.equal((await delivery.raw('PRAGMA journal_mode'))[0].journal_mode, 'wal');
+    } finally {
+      await Promise.all([service.destroy(), delivery.destroy()]);
+    }
+  });
 
   it('MySQL/MariaDB: InnoDB writes and flushes its log at every commit (innodb_flush_log_at_trx_commit = 1)', async function () {
     if (sqlite) this.skip();
