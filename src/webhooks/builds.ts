@@ -24,8 +24,13 @@ interface Draft extends Omit<Message, 'id'> {
   history: string;
 }
 
-/** The next thing to do for a webhook: send these messages in order, or move past changes of other types (`skipTo`). */
-export type Batch = { kind: 'messages'; messages: Message[]; hasMore: boolean } | { kind: 'caught-up'; skipTo: number };
+/**
+ * The next thing to do for a webhook: send these messages in order, or move past changes of other
+ * types (`skipTo`). With messages, `skipTo` is where the webhook may move once all of them are
+ * delivered and none of its types follows (`hasMore` false): past the other types' changes read
+ * beyond them, in the same transaction that records the turn.
+ */
+export type Batch = { kind: 'messages'; messages: Message[]; hasMore: boolean; skipTo: number } | { kind: 'caught-up'; skipTo: number };
 
 /** How long a built change is kept, and how many at most (a few seconds of a busy feed, for every viewer). */
 const KEEP_MS = 30_000;
@@ -52,7 +57,7 @@ export class MessageBuilder {
     const histories = this.histories;
     const drafts = await Promise.all(this.draftsOf(repositories, viewer, histories, page.rows));
     const messages = drafts.map(({ history, ...draft }) => ({ ...draft, id: messageId(webhook.id, draft.position, history) }));
-    return { kind: 'messages', messages, hasMore: page.hasMore };
+    return { kind: 'messages', messages, hasMore: page.hasMore, skipTo: page.position };
   }
 
   private draftsOf(repositories: Repositories, viewer: User | undefined, histories: Histories, rows: ChangeRow[]): Array<Promise<Draft>> {

@@ -319,6 +319,12 @@ class DeliveryLoop {
       deliveries.push(deliveryOf(webhook.id, message, failures + 1, result, started, failure));
       if (failure || result.durationMs >= this.slowMs || this.stopping || performance.now() - began > TURN_MS) break;
     }
+    const more = next.hasMore || deliveries.length < next.messages.length;
+    // Every message of the turn delivered and none of its types up to the committed position: the
+    // position moves past the other types' changes read beyond them now, in the turn's own
+    // transaction, rather than in a transaction of its own at the next round (on MySQL each commit
+    // is a sync of the server's log that the requests' commits wait behind).
+    if (!more && !failure && delivered !== undefined) delivered = Math.max(delivered, next.skipTo);
     // Another process took the webhook over meanwhile: its results stand, these are dropped.
     if (!(await this.recorder.record({ held, deliveries, outcome: { delivered, failure } }))) return false;
     this.logged.set(webhook.id, (this.logged.get(webhook.id) ?? 0) + deliveries.length);
@@ -332,7 +338,6 @@ class DeliveryLoop {
       );
       return false;
     }
-    const more = next.hasMore || deliveries.length < next.messages.length;
     if (!more) this.behind(webhook.id, undefined);
     return more;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { openTestDatabase } from '../helpers/database.js';
-import { createEvent } from '../helpers/events.js';
+import { createEvent, createVenue } from '../helpers/events.js';
 import { deliveriesOf, deliveryTestbed, insertWebhook, newSecret, startDelivery, waitForRow } from '../helpers/webhooks.js';
 import { committedPosition } from '../../src/db/committed-position.js';
 
@@ -44,5 +44,25 @@ describe('webhook delivery in turns', function () {
     assert.equal(counts.shared, 12, JSON.stringify(counts));
     assert.ok(counts.transactions <= counts.turns, JSON.stringify(counts));
     for (const hook of hooks) assert.equal((await deliveriesOf(hook.id)).length, 6);
+  });
+
+  it("moves past other types' changes read beyond a turn's messages in the turn's own transaction", async () => {
+    const secret = newSecret();
+    const hook = await insertWebhook({ url: bed.receiver.endpoint('events-only', [secret]), secret, types: 'event' });
+    const event = await createEvent(bed.http, bed.admin, { title: 'Before a venue', status: 'publish' });
+    await createVenue(bed.http, bed.admin, { venue: 'After the event' });
+    const { db } = await openTestDatabase();
+    const top = await committedPosition(db);
+    const eventSeq = Number((await db('changes').where({ type: 'event', record_id: event.id }).first('seq')).seq);
+    assert.ok(eventSeq < top, 'the venue change follows the event change');
+    // No commit wakes this loop and it polls once a minute: after its first round, the next begins
+    // 250 ms later at the soonest, and a move past the venue then would be seen here first at the event's position.
+    await startDelivery({}, { pollMs: 60_000, onCommit: () => () => undefined });
+    const row = await waitForRow(hook.id, (r) => r.position >= eventSeq);
+    assert.equal(row.position, top, 'the position went past the venue change with the delivery of the event');
+    assert.deepEqual(
+      bed.receiver.of('events-only').map((m) => m.json.data.record.title),
+      ['Before a venue'],
+    );
   });
 });
