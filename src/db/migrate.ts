@@ -57,7 +57,17 @@ interface Migration {
 }
 
 /** What the data migrations borrow from the application (see MigrationTools). */
-export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams, indexNewSearchTexts, holdRenderedTexts, plainColumnsOf, plainCostOf };
+export const MIGRATION_TOOLS: MigrationTools = {
+  loginKey,
+  sanitizeTextField,
+  bumpDataVersion,
+  searchGramRows,
+  insertSearchGrams,
+  indexNewSearchTexts,
+  holdRenderedTexts,
+  plainColumnsOf,
+  plainCostOf,
+};
 
 /**
  * The migrations, in order. They are imported rather than discovered on disk so that the same list

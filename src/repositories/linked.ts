@@ -78,7 +78,8 @@ export class LinkedRepository {
     // Within the limits whatever was stored (text/limits.ts).
     for (const field of this.kind.textFields) fields[field] = boundedText(String(row[field] ?? ''), linkedFieldLimit(field));
     const plainFields: Record<string, string | null> = {};
-    for (const field of PLAIN_FIELDS[this.kind.table]) plainFields[field] = row[`${field}_plain`] === null || row[`${field}_plain`] === undefined ? null : String(row[`${field}_plain`]);
+    for (const field of PLAIN_FIELDS[this.kind.table])
+      plainFields[field] = row[`${field}_plain`] === null || row[`${field}_plain`] === undefined ? null : String(row[`${field}_plain`]);
     // Added to the post's new object rather than spread with it: see repositories/event-rows.ts `toEventRow`.
     return Object.assign(toPostRow(row), {
       fields,
@@ -259,7 +260,10 @@ export class LinkedRepository {
 
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns, expected?: number): Promise<void> {
     await this.posts.update(post, columns, newBaseSlug, expected);
-    if (Object.keys(own).length) await requireTransaction(this.db)(this.kind.table).where('post_id', post.id).update({ ...own, ...plainColumnsOf(this.kind.table, own) });
+    if (Object.keys(own).length)
+      await requireTransaction(this.db)(this.kind.table)
+        .where('post_id', post.id)
+        .update({ ...own, ...plainColumnsOf(this.kind.table, own) });
     noteRecordChange(this.db, post.type, post.id);
   }
 

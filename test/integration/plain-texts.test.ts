@@ -119,11 +119,24 @@ describe('plain forms stored when written (src/text/plain-forms.ts)', function (
   it('reads show the stored plain forms: markers written into the plain columns come back in pages and feeds, the API keeps the stored values', async () => {
     const written = await writeEvent();
     const { event, venue, organizer, category, tag } = written;
-    for (const id of [event.id, venue.id, organizer.id]) await db('posts').where({ id }).update({ title_plain: `TITLE-${id}` });
-    for (const id of [category.id, tag.id]) await db('terms').where({ id }).update({ name_plain: `TERM-${id}` });
+    for (const id of [event.id, venue.id, organizer.id])
+      await db('posts')
+        .where({ id })
+        .update({ title_plain: `TITLE-${id}` });
+    for (const id of [category.id, tag.id])
+      await db('terms')
+        .where({ id })
+        .update({ name_plain: `TERM-${id}` });
     await db('venues').where({ post_id: venue.id }).update({ address_plain: 'ADDRESS-MARK', city_plain: 'CITY-MARK', phone_plain: 'VPHONE-MARK' });
     await db('organizers').where({ post_id: organizer.id }).update({ phone_plain: 'OPHONE-MARK', email_plain: 'EMAIL-MARK' });
     await db('events').where({ post_id: event.id }).update({ cost_plain: 'COST-MARK' });
+    // A new version for each, as a write gives it: the app's related-row cache keeps rows by version (src/repositories/related-row-cache.ts).
+    await db('posts')
+      .whereIn('id', [event.id, venue.id, organizer.id])
+      .update({ version: db.raw('version + 1') });
+    await db('terms')
+      .whereIn('id', [category.id, tag.id])
+      .update({ version: db.raw('version + 1') });
     await bumpDataVersion(db);
     renderCalls.count = 0;
     const read = await readEverything(written);

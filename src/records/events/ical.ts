@@ -82,7 +82,9 @@ function location(venue: EmbeddedLinked | undefined): string | undefined {
   const f = venue.row.fields;
   const region = f.stateprovince ? 'stateprovince' : f.state ? 'state' : 'province';
   // The plain forms stored when written (text/plain-forms.ts).
-  const parts = [name, ...['address', 'city', region, 'zip', 'country'].map((field) => storedPlain(venue.row.plainFields[field] ?? null, f[field] ?? ''))].filter((part) => part !== '');
+  const parts = [name, ...['address', 'city', region, 'zip', 'country'].map((field) => storedPlain(venue.row.plainFields[field] ?? null, f[field] ?? ''))].filter(
+    (part) => part !== '',
+  );
   return parts.length ? parts.join(', ') : undefined;
 }
 

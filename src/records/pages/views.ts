@@ -117,7 +117,8 @@ export function eventPage(event: EventRecord, text: PageText, links: FeedLinks, 
   for (const organizer of organizers) fact('Organizer', link(String(organizer.url), escapeHtml(plain.title(Number(organizer.id)))));
   if (event.cost) fact('Cost', escapeHtml(plain.cost(event.id)));
   if (event.website && /^https?:\/\//.test(event.website)) fact('Website', link(event.website, escapeHtml(event.website)));
-  const terms = (list: Array<{ id: number; slug: string }>, url: (slug: string) => string) => list.map((term) => link(url(term.slug), escapeHtml(plain.termName(term.id)))).join(', ');
+  const terms = (list: Array<{ id: number; slug: string }>, url: (slug: string) => string) =>
+    list.map((term) => link(url(term.slug), escapeHtml(plain.termName(term.id)))).join(', ');
   // Embedded terms carry no permalink: a child category's `/events/category/{slug}/` redirects to its full path.
   if (event.categories.length)
     fact(
