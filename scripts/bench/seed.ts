@@ -17,6 +17,7 @@ import { fillChanges } from '../../src/db/migrations/20261123000051_fill_changes
 import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { fillSearchTexts } from '../../src/db/migrations/20261204000101_fill_search_texts.js';
 import { up as fillRenderedTexts } from '../../src/db/migrations/20261207000101_fill_rendered_texts.js';
+import { up as fillPlainTexts } from '../../src/db/migrations/20261208000101_fill_plain_texts.js';
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
@@ -533,6 +534,8 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     // The rendered forms of every description and excerpt (src/db/rendered-texts.ts), which the
     // repositories write with each text: here in one pass, as the migration fills a database.
     await step('rendered texts', () => fillRenderedTexts(db, MIGRATION_TOOLS));
+    // The plain forms of titles, names, address lines and costs (src/text/plain-forms.ts), likewise.
+    await step('plain texts', () => fillPlainTexts(db, MIGRATION_TOOLS));
 
     // The change feed starts with one change per seeded record (the migration ran on empty tables).
     // (explicit numbers: the auto-increment continues after the highest)

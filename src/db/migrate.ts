@@ -6,6 +6,7 @@ import type { MigrationTools } from './migrations/helpers.js';
 import { insertSearchGrams, searchGramRows } from './legacy-search-grams.js';
 import { indexNewSearchTexts } from './search-index.js';
 import { holdRenderedTexts } from './rendered-texts.js';
+import { plainColumnsOf, plainCostOf } from '../text/plain-forms.js';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
@@ -47,6 +48,8 @@ import * as postSearchWithoutPositions from './migrations/20261206000100_post_se
 import * as fillPostSearchAgain from './migrations/20261206000101_fill_post_search.js';
 import * as createRenderedTexts from './migrations/20261207000100_create_rendered_texts.js';
 import * as fillRenderedTexts from './migrations/20261207000101_fill_rendered_texts.js';
+import * as addPlainTexts from './migrations/20261208000100_add_plain_texts.js';
+import * as fillPlainTexts from './migrations/20261208000101_fill_plain_texts.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -54,7 +57,17 @@ interface Migration {
 }
 
 /** What the data migrations borrow from the application (see MigrationTools). */
-export const MIGRATION_TOOLS: MigrationTools = { loginKey, sanitizeTextField, bumpDataVersion, searchGramRows, insertSearchGrams, indexNewSearchTexts, holdRenderedTexts };
+export const MIGRATION_TOOLS: MigrationTools = {
+  loginKey,
+  sanitizeTextField,
+  bumpDataVersion,
+  searchGramRows,
+  insertSearchGrams,
+  indexNewSearchTexts,
+  holdRenderedTexts,
+  plainColumnsOf,
+  plainCostOf,
+};
 
 /**
  * The migrations, in order. They are imported rather than discovered on disk so that the same list
@@ -104,6 +117,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261206000101_fill_post_search', fillPostSearchAgain],
   ['20261207000100_create_rendered_texts', createRenderedTexts],
   ['20261207000101_fill_rendered_texts', fillRenderedTexts],
+  ['20261208000100_add_plain_texts', addPlainTexts],
+  ['20261208000101_fill_plain_texts', fillPlainTexts],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

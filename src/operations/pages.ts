@@ -81,7 +81,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date, readCache
     const list = await listFor(repositories, urls, { seriesOf: { seriesId: event.series_id, eventId: event.id } }, page);
     if (!list.paging) return notFound(res, site, urls);
     const api = `${event.rest_url}/occurrences`;
-    sendPage(res, site, seriesDatesPage(event, series, list.upcoming, { ...list.paging, baseUrl: series.datesUrl }, api), api);
+    sendPage(res, site, seriesDatesPage(event, found.text, series, list.upcoming, { ...list.paging, baseUrl: series.datesUrl }, api), api);
   });
 
   for (const kind of [VENUES, ORGANIZERS]) {
@@ -115,7 +115,7 @@ export function publicPages(config: Config, db: Knex, now: () => Date, readCache
     if (!list.paging) return notFound(res, site, urls);
     const query = `${taxonomy.collection}=${encodeURIComponent(term.slug)}`;
     const links = { ics: `${urls.collection('events')}.ics?${query}`, api: `${urls.collection('events')}/?${query}` };
-    sendPage(res, site, termPage(label, { name: term.name, url: term.url }, found.text, list.upcoming, { ...list.paging, baseUrl: term.url }, links), links.api);
+    sendPage(res, site, termPage(label, { id: term.id, url: term.url }, found.text, list.upcoming, { ...list.paging, baseUrl: term.url }, links), links.api);
   };
   router.get('/events/category/*path', termRoute(CATEGORIES, 'Category'));
   router.get('/tag/:slug', termRoute(TAGS, 'Tag'));

@@ -17,6 +17,7 @@ import type { TermRow } from '../repositories/terms.js';
 import type { Taxonomy } from '../repositories/taxonomies.js';
 import { toTermRecord } from './terms/mapper.js';
 import type { RenderedForms } from '../text/rendered-forms.js';
+import type { PlainTexts } from './plain-texts.js';
 
 /**
  * Records as a caller sees them: the related rows are loaded here in a fixed number of queries, the
@@ -43,10 +44,13 @@ export async function eventRecords(
   options: RecordOptions & {
     /** The rows' links when they were read with them (`EventRepository.findWithLinks`): not read again. */
     links?: EventLink[];
+    /** Given by a page: filled with the plain forms of the rows the records show (records/plain-texts.ts). */
+    plain?: PlainTexts;
   },
 ): Promise<EventRecord[]> {
   const links = options.links ?? (await repositories.events.links(rows.map((row) => row.id)));
   const related = await relationsFrom(repositories, rows, links, user, options.single ? ['paragraphs', 'embedded', 'plain'] : ['paragraphs', 'embedded']);
+  options.plain?.addEvents(rows, related);
   return mapInTurns(rows, (row) => toEventRecord(row, related, urls, { single: options.single, masked: !options.single && !maySeeProtectedText(user, row) }));
 }
 

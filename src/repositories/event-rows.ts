@@ -13,6 +13,8 @@ export interface EventRow extends PostRow, EventTimes {
   allDay: boolean;
   costRaw: string[];
   costValues: string[];
+  /** The formatted cost's plain form, stored when written (text/plain-forms.ts); null for a row written past the repositories. */
+  costPlain: string | null;
   currencySymbol: string;
   currencyPosition: string;
   currencyCode: string;
@@ -49,6 +51,7 @@ export type EventColumns = Partial<{
   cost_values: string;
   cost_min: number | null;
   cost_max: number | null;
+  cost_plain: string;
   currency_symbol: string;
   currency_position: string;
   currency_code: string;
@@ -69,6 +72,7 @@ const EVENT_COLUMNS = [
   'all_day',
   'cost_raw',
   'cost_values',
+  'cost_plain',
   'currency_symbol',
   'currency_position',
   'currency_code',
@@ -110,6 +114,7 @@ export function toEventRow(row: Record<string, unknown>): EventRow {
     // Within the limits whatever was stored (text/limits.ts).
     costRaw: boundedList(jsonList(row.cost_raw), TEXT_LIMITS.cost),
     costValues: boundedList(jsonList(row.cost_values), TEXT_LIMITS.cost),
+    costPlain: row.cost_plain === null || row.cost_plain === undefined ? null : String(row.cost_plain),
     currencySymbol: String(row.currency_symbol),
     currencyPosition: String(row.currency_position),
     currencyCode: String(row.currency_code),

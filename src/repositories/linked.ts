@@ -8,11 +8,14 @@ import type { LinkedKind } from './linked-kinds.js';
 import { listOrder, whereModified, type Direction, type LinkedOrderBy, type ModifiedRange } from './list-order.js';
 import { boundedText, linkedFieldLimit } from '../text/limits.js';
 import { whereIdIn } from '../db/id-lists.js';
+import { PLAIN_FIELDS, plainColumnsOf } from '../text/plain-forms.js';
 
 /** A venue or organizer: the shared post columns plus the type's own. */
 export interface LinkedRow extends PostRow {
   /** The type's text fields (`address`, `phone`, `email`...), `''` when empty. */
   fields: Record<string, string>;
+  /** The plain forms of those of `fields` that have one (text/plain-forms.ts), stored when written; null for a row written past the repositories. */
+  plainFields: Record<string, string | null>;
   /** Venues only: map flags and coordinates. */
   showMap: boolean;
   showMapLink: boolean;
@@ -74,9 +77,13 @@ export class LinkedRepository {
     const fields: Record<string, string> = {};
     // Within the limits whatever was stored (text/limits.ts).
     for (const field of this.kind.textFields) fields[field] = boundedText(String(row[field] ?? ''), linkedFieldLimit(field));
+    const plainFields: Record<string, string | null> = {};
+    for (const field of PLAIN_FIELDS[this.kind.table])
+      plainFields[field] = row[`${field}_plain`] === null || row[`${field}_plain`] === undefined ? null : String(row[`${field}_plain`]);
     // Added to the post's new object rather than spread with it: see repositories/event-rows.ts `toEventRow`.
     return Object.assign(toPostRow(row), {
       fields,
+      plainFields,
       showMap: row.show_map === undefined ? true : Boolean(Number(row.show_map)),
       showMapLink: row.show_map_link === undefined ? true : Boolean(Number(row.show_map_link)),
       geoLat: row.geo_lat === null || row.geo_lat === undefined ? null : Number(row.geo_lat),
@@ -94,7 +101,8 @@ export class LinkedRepository {
 
   private columns(): string[] {
     const own = this.kind.type === 'venue' ? [...this.kind.textFields, 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'] : this.kind.textFields;
-    return [...POST_COLUMNS.map((c) => `p.${c}`), ...own.map((c) => `k.${c}`)];
+    const plain = PLAIN_FIELDS[this.kind.table].map((field) => `${field}_plain`);
+    return [...POST_COLUMNS.map((c) => `p.${c}`), ...[...own, ...plain].map((c) => `k.${c}`)];
   }
 
   /**
@@ -244,7 +252,7 @@ export class LinkedRepository {
       columns,
       baseSlug,
       async (newId) => {
-        await requireTransaction(this.db)(this.kind.table).insert({ ...own, post_id: newId });
+        await requireTransaction(this.db)(this.kind.table).insert({ ...own, ...plainColumnsOf(this.kind.table, own), post_id: newId });
       },
       id,
     );
@@ -252,7 +260,10 @@ export class LinkedRepository {
 
   async update(post: PostRow, columns: Partial<PostColumns>, newBaseSlug: string | undefined, own: KindColumns, expected?: number): Promise<void> {
     await this.posts.update(post, columns, newBaseSlug, expected);
-    if (Object.keys(own).length) await requireTransaction(this.db)(this.kind.table).where('post_id', post.id).update(own);
+    if (Object.keys(own).length)
+      await requireTransaction(this.db)(this.kind.table)
+        .where('post_id', post.id)
+        .update({ ...own, ...plainColumnsOf(this.kind.table, own) });
     noteRecordChange(this.db, post.type, post.id);
   }
 

@@ -5,6 +5,7 @@ import { chunks, POST_COLUMNS, searchedFieldsOf } from './posts.js';
 import { indexSearchText } from '../db/search-index.js';
 import { namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
 import type { EventTimes } from '../dates/event-times.js';
+import { plainColumnsOf } from '../text/plain-forms.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
 
@@ -24,6 +25,7 @@ const COPIED_EVENT_COLUMNS = [
   'cost_values',
   'cost_min',
   'cost_max',
+  'cost_plain',
   'currency_symbol',
   'currency_position',
   'currency_code',
@@ -150,7 +152,7 @@ export class OccurrenceCopyRepository {
       if (texts.length) for (const key of await namedRenderedTexts(trx, 'posts', part, texts)) before.add(key);
       await trx('posts')
         .whereIn('id', part)
-        .update({ ...postColumns, ...keys, version: trx.raw('version + 1') });
+        .update({ ...postColumns, ...plainColumnsOf('posts', postColumns), ...keys, version: trx.raw('version + 1') });
       await indexSearchText(trx, part, searchedFieldsOf(postColumns));
       if (Object.keys({ ...eventColumns, ...copies }).length)
         await trx('events')

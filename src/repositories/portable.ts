@@ -9,6 +9,7 @@ import { chunks, eventCopiesOf, noteRecordChange, type PostType } from './posts.
 import { refreshLinkTimes } from './term-link-times.js';
 import { TermRepository } from './terms.js';
 import { CATEGORIES, changeTypeOf } from './taxonomies.js';
+import { plainColumnsOf, plainCostOf } from '../text/plain-forms.js';
 
 /**
  * The SQL of `cli export` and `cli import` (docs/export-format.md): every table a record lives in,
@@ -26,6 +27,16 @@ const OWN_TABLES: Record<PostType, string> = { image: 'images', venue: 'venues',
 
 /** The tables whose ids a database hands out: the import continues their counters where the source's stood. */
 const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
+
+/** The plain forms of a post type's own row that a write stores with it (text/plain-forms.ts): never taken from the file. */
+function ownPlainColumns(type: PostType, own: Row): Row {
+  if (type === 'venue') return plainColumnsOf('venues', own);
+  if (type === 'organizer') return plainColumnsOf('organizers', own);
+  if (type !== 'event') return {};
+  // The cost lists come as JSON text (src/ops/portable.ts).
+  const list = (value: unknown) => (typeof value === 'string' && value !== '' ? (JSON.parse(value) as unknown[]).map(String) : []);
+  return { cost_plain: plainCostOf(list(own.cost_raw), list(own.cost_values), String(own.currency_symbol ?? ''), String(own.currency_position ?? '')) };
+}
 
 /** Rows per multi-row INSERT: well under SQLite's limit of bound values for the widest table. */
 const INSERT_ROWS = 100;
@@ -153,7 +164,7 @@ export class PortableRepository {
         trx,
         part.map((row) => ({ field: 'termDescription', text: String(row.description ?? '') })),
       );
-      await trx('terms').insert(part.map((row, i) => ({ ...row, taxonomy, published_count: 0, description_hash: keys[i] })));
+      await trx('terms').insert(part.map((row, i) => ({ ...row, ...plainColumnsOf('terms', row), taxonomy, published_count: 0, description_hash: keys[i] })));
     }
     for (const row of rows) noteChange(trx, changeTypeOf(taxonomy), Number(row.id));
   }
@@ -174,9 +185,9 @@ export class PortableRepository {
           { field: 'excerpt' as const, text: String(post.excerpt ?? '') },
         ]),
       );
-      await trx('posts').insert(part.map(({ post }, i) => ({ ...post, type, description_hash: keys[2 * i], excerpt_hash: keys[2 * i + 1] })));
+      await trx('posts').insert(part.map(({ post }, i) => ({ ...post, ...plainColumnsOf('posts', post), type, description_hash: keys[2 * i], excerpt_hash: keys[2 * i + 1] })));
       const own = part.map(({ post, own }) => {
-        const row: Row = { ...own, post_id: post.id };
+        const row: Row = { ...own, ...ownPlainColumns(type, own), post_id: post.id };
         if (type === 'image') row.url_hash = urlHash(String(own.url));
         if (type === 'event') Object.assign(row, eventCopiesOf({ status: String(post.status), date_utc: String(post.date_utc), modified_utc: String(post.modified_utc) }));
         return row;

@@ -10,6 +10,7 @@ import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 import { loadRenderedTexts, namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
 import { RenderedTexts, type RenderedForms } from '../text/rendered-forms.js';
+import { plainColumnsOf } from '../text/plain-forms.js';
 
 export type PostType = 'event' | 'venue' | 'organizer' | 'image';
 
@@ -21,6 +22,8 @@ export interface PostRow {
   authorId: number | null;
   slug: string;
   title: string;
+  /** The title's plain form, stored when written (text/plain-forms.ts); null for a row written past the repositories. */
+  titlePlain: string | null;
   description: string;
   excerpt: string;
   /** The keys of the description's and excerpt's rendered forms (db/rendered-texts.ts); null for an empty text. */
@@ -60,6 +63,7 @@ export const POST_COLUMNS = [
   'author_id',
   'slug',
   'title',
+  'title_plain',
   'description',
   'excerpt',
   'description_hash',
@@ -84,6 +88,7 @@ export function toPostRow(row: Record<string, unknown>): PostRow {
     // Within the limits whatever was stored (text/limits.ts): a row written before them cannot
     // make a reply too large.
     title: boundedText(String(row.title), TEXT_LIMITS.title),
+    titlePlain: row.title_plain === null || row.title_plain === undefined ? null : String(row.title_plain),
     description: boundedHtml(String(row.description), TEXT_LIMITS.description),
     excerpt: boundedHtml(String(row.excerpt), TEXT_LIMITS.excerpt),
     descriptionHash: row.description_hash === null || row.description_hash === undefined ? null : String(row.description_hash),
@@ -191,8 +196,8 @@ export class PostRepository {
   async insert(type: PostType, columns: PostColumns, baseSlug: string, withRow: (id: number) => Promise<void>, id?: number): Promise<number> {
     const trx = requireTransaction(this.db);
     const kept = id === undefined ? {} : { id, version: await keptIdVersion(trx) };
-    // The description's and excerpt's forms, rendered once per distinct text (db/rendered-texts.ts).
-    Object.assign(kept, await textKeyColumns(trx, columns));
+    // The description's and excerpt's forms, rendered once per distinct text (db/rendered-texts.ts), and the title's plain form.
+    Object.assign(kept, await textKeyColumns(trx, columns), plainColumnsOf('posts', columns));
     const newId = await withUniqueSlug(
       trx,
       baseSlug,
@@ -225,7 +230,7 @@ export class PostRepository {
     const write = async (extra: Record<string, unknown>): Promise<void> => {
       const query = trx('posts').where('id', post.id);
       if (expected !== undefined) query.where('version', expected);
-      const changed = await query.update({ ...columns, ...keys, ...extra, version: trx.raw('version + 1') });
+      const changed = await query.update({ ...columns, ...plainColumnsOf('posts', columns), ...keys, ...extra, version: trx.raw('version + 1') });
       if (changed === 0) throw expected !== undefined ? new StaleVersion(post.id) : new RecordGone(post.type, post.id);
     };
     if (newBaseSlug !== undefined && newBaseSlug !== post.slug) {

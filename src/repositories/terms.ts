@@ -11,6 +11,7 @@ import { TEXT_LIMITS, boundedHtml, boundedText } from '../text/limits.js';
 import { idsPresentNow, whereIdIn } from '../db/id-lists.js';
 import { namedRenderedTexts, releaseRenderedTexts, textKeyColumns } from '../db/rendered-texts.js';
 import { listTerms, type TermListFilter, type TermPage } from './term-lists.js';
+import { plainColumnsOf } from '../text/plain-forms.js';
 
 export { TERM_LIST_WINDOW, TERM_SLICE_IDS, type TermListFilter } from './term-lists.js';
 
@@ -19,6 +20,8 @@ export interface TermRow {
   id: number;
   taxonomy: string;
   name: string;
+  /** The name's plain form, stored when written (text/plain-forms.ts); null for a row written past the repositories. */
+  namePlain: string | null;
   slug: string;
   description: string;
   /** The key of the description's rendered forms (db/rendered-texts.ts); null when empty. */
@@ -29,7 +32,7 @@ export interface TermRow {
   /** Grows by one on every write of the term (docs/contract.md §10). */
   version: number;
 }
-type NewTerm = Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version' | 'descriptionHash'>;
+type NewTerm = Omit<TermRow, 'id' | 'taxonomy' | 'slug' | 'publishedCount' | 'version' | 'descriptionHash' | 'namePlain'>;
 /** A term and its taxonomy, as a write that just linked it knows them. */
 export interface TaxonomyTerm {
   id: number;
@@ -64,6 +67,7 @@ function toRow(row: Record<string, unknown>): TermRow {
     taxonomy: String(row.taxonomy),
     // Within the limits whatever was stored (text/limits.ts).
     name: boundedText(String(row.name), TEXT_LIMITS.termName),
+    namePlain: row.name_plain === null || row.name_plain === undefined ? null : String(row.name_plain),
     slug: String(row.slug),
     description: boundedHtml(String(row.description), TEXT_LIMITS.termDescription),
     descriptionHash: row.description_hash === null || row.description_hash === undefined ? null : String(row.description_hash),
@@ -240,7 +244,7 @@ export class TermRepository {
   async insert(taxonomy: Taxonomy, term: NewTerm, baseSlug: string, sharesName: boolean, wantedId?: number): Promise<number> {
     const nameKey = sharesName ? null : nameKeyOf(term.name);
     const kept = wantedId ? { id: wantedId, version: await keptIdVersion(this.db) } : {};
-    Object.assign(kept, await textKeyColumns(requireTransaction(this.db), term, true));
+    Object.assign(kept, await textKeyColumns(requireTransaction(this.db), term, true), plainColumnsOf('terms', term));
     return withUniqueSlug(
       requireTransaction(this.db),
       baseSlug,
@@ -272,7 +276,7 @@ export class TermRepository {
     const trx = requireTransaction(this.db);
     const before = changes.description === undefined ? new Set<string>() : await namedRenderedTexts(trx, 'terms', [term.id]);
     const keys = await textKeyColumns(trx, changes, true);
-    const row: Record<string, unknown> = { ...changes, ...keys, version: trx.raw('version + 1') };
+    const row: Record<string, unknown> = { ...changes, ...plainColumnsOf('terms', changes), ...keys, version: trx.raw('version + 1') };
     if (changes.name !== undefined || changes.parent !== undefined) row.name_key = nameKeyOf(changes.name ?? term.name);
     const query = trx('terms').where({ id: term.id });
     if (expected !== undefined) query.where('version', expected);

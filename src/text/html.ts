@@ -13,9 +13,10 @@ function clean(html: string, options: sanitizeHtml.IOptions): string {
 }
 
 /**
- * Calls of the functions that make what a read shows of a description (`autoParagraph`, `plainText`,
- * `sanitizePageHtml`). They run when a text is written (text/rendered-forms.ts, db/rendered-texts.ts);
- * a test counts them over reads, which make none (test/integration/rendered-texts.test.ts).
+ * Calls of the functions that make what a read shows of a stored text (`autoParagraph`, `plainText`,
+ * `sanitizePageHtml`, `htmlToText`). They run when a text is written (text/rendered-forms.ts,
+ * db/rendered-texts.ts, text/plain-forms.ts); tests count them over reads, which make none
+ * (test/integration/rendered-texts.test.ts, test/integration/plain-texts.test.ts).
  */
 export const renderCalls = { count: 0 };
 
@@ -204,6 +205,7 @@ function decodeCodePoint(code: number): string {
  * thousands of descriptions stays fast; named references are decoded by parse5's tokenizer.
  */
 export function htmlToText(html: string): string {
+  renderCalls.count++;
   let text = withinStructureBounds(html);
   text = text.replace(MARKUP, (_markup, _skipped: string | undefined, tag: string | undefined) => {
     if (!tag) return ' ';

@@ -17,6 +17,7 @@ import { TEST_DATABASE_URL, openTestDatabase } from '../helpers/database.js';
 import { answerCheckingListener } from '../contract/answers.js';
 import { recordingListener } from '../contract/coverage.js';
 import { importFromFile } from '../../src/ops/portable.js';
+import { wrongPlainForms } from '../helpers/plain-forms.js';
 
 /**
  * `cli export` and `cli import` (docs/export-format.md): a SQLite database filled through the API is
@@ -214,6 +215,8 @@ describe('cli export and import (docs/export-format.md)', function () {
     const imported = cli(target.url, 'import', first);
     assert.equal(imported.status, 0, imported.stderr);
     assert.match(imported.stdout, /secret add LOGIN/);
+    // The plain forms are made by the import as a write makes them, not carried by the file (src/text/plain-forms.ts).
+    assert.deepEqual(await wrongPlainForms(target.db), []);
 
     const second = path.join(dir, 'second.jsonl');
     assert.equal(cli(target.url, 'export', second).status, 0);

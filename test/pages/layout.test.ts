@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { escapeHtml, jsonLdScript, textOf, webcalUrl } from '../../src/records/pages/layout.js';
+import { escapeHtml, jsonLdScript, webcalUrl } from '../../src/records/pages/layout.js';
+import { plainOf } from '../../src/text/plain-forms.js';
 import { whenText } from '../../src/records/pages/views.js';
 
 /** The pure helpers of the public pages (docs/contract.md §13). */
@@ -15,9 +16,11 @@ describe('page helpers', () => {
 
   it('escapes the five HTML characters and shows stored references as the characters they stand for', () => {
     assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
-    assert.equal(textOf('Rock &amp; Roll'), 'Rock &#38; Roll');
-    assert.equal(textOf('a &lt;img src=x onerror=alert(1)&gt;'), 'a &#60;img src=x onerror=alert(1)&#62;');
-    assert.equal(textOf(undefined), '');
+    // Stored plain text is shown in its plain form (stored when written, text/plain-forms.ts), escaped.
+    assert.equal(escapeHtml(plainOf('Rock &amp; Roll')), 'Rock &#38; Roll');
+    assert.equal(escapeHtml(plainOf('a &lt;img src=x onerror=alert(1)&gt;')), 'a &#60;img src=x onerror=alert(1)&#62;');
+    assert.equal(escapeHtml(plainOf(' Two\n  lines&nbsp; ')), 'Two lines');
+    assert.equal(plainOf(''), '');
   });
 
   it('webcal:// form of a feed URL', () => {

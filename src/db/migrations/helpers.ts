@@ -27,6 +27,10 @@ export interface MigrationTools {
   indexNewSearchTexts(trx: Knex, events: Array<{ id: number; fields: { title?: string; description?: string; excerpt?: string } }>): Promise<void>;
   /** Renders and stores texts (once per distinct text) and returns their keys, null for an empty text (db/rendered-texts.ts). */
   holdRenderedTexts(trx: Knex, texts: Array<{ field: 'description' | 'excerpt' | 'termDescription'; text: string }>): Promise<Array<string | null>>;
+  /** The plain columns a write stores with some plain-text fields (text/plain-forms.ts). */
+  plainColumnsOf(table: 'posts' | 'terms' | 'venues' | 'organizers', written: object): Record<string, string>;
+  /** The plain form of the formatted cost a write stores (text/plain-forms.ts). */
+  plainCostOf(raw: string[], values: string[], symbol: string, position: string): string;
 }
 
 /**

@@ -9,6 +9,7 @@ import { isMissingReference } from '../../db/errors.js';
 import { invalidParams, type RestError } from '../../core/errors.js';
 import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.js';
 import { sanitizeSlug } from '../../text/slugs.js';
+import { plainCostOf } from '../../text/plain-forms.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { EventColumns, EventRow } from '../../repositories/events.js';
 import type { LinkedItem, ParsedEvent, TermsInput } from './input.js';
@@ -35,6 +36,8 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
     own.cost_max = cost.max;
     own.currency_symbol = cost.symbol;
     own.currency_position = cost.position;
+    // What pages show of the cost, written with it (text/plain-forms.ts).
+    own.cost_plain = plainCostOf(cost.raw, cost.values, cost.symbol, cost.position);
   }
   if (parsed.website !== undefined) own.website = parsed.website;
   else if (creating) own.website = '';

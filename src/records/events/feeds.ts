@@ -3,7 +3,7 @@ import { mayRead } from '../../policies/posts.js';
 import type { EventRow } from '../../repositories/events.js';
 import type { Repositories } from '../../repositories/registry.js';
 import type { TermRow } from '../../repositories/terms.js';
-import { htmlToText } from '../../text/html.js';
+import { storedPlain } from '../../text/plain-forms.js';
 import { withoutContext, type JsonLdObject } from '../linked/json-ld.js';
 
 /**
@@ -27,9 +27,9 @@ export function listFeedName(site: string, categories: TermRow[], tags: TermRow[
   return `${site} Events${terms.length ? `: ${[...new Set(terms)].join(', ')}` : ''}`;
 }
 
-/** A single event's feed name: the site's name, "Events", and the event's title as plain text. */
+/** A single event's feed name: the site's name, "Events", and the event's title as plain text (stored when written: text/plain-forms.ts). */
 export function eventFeedName(site: string, row: EventRow): string {
-  return `${site} Events: ${htmlToText(row.title)}`;
+  return `${site} Events: ${storedPlain(row.titlePlain, row.title)}`;
 }
 
 /**

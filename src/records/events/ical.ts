@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { calendar, zoneNeeds, type CalendarEvent, type CalendarTime, type ZoneNeed } from '../../calendar/ical.js';
 import { zoneOf } from '../../dates/parse.js';
 import { calendarLines } from '../../dates/recurrence-rewrites.js';
-import { htmlToText } from '../../text/html.js';
+import { storedPlain } from '../../text/plain-forms.js';
 import { NO_TEXT, type RenderedForms } from '../../text/rendered-forms.js';
 import { isEmail } from '../../text/fields.js';
 import { mapInTurns } from '../../core/loop-turns.js';
@@ -39,7 +39,7 @@ export interface FeedEntry {
   masked: boolean;
   venue: EmbeddedLinked | undefined;
   organizer: EmbeddedLinked | undefined;
-  /** Category names, in the record's order. */
+  /** Category names as plain text (stored when written: text/plain-forms.ts), in the record's order. */
   categories: string[];
   imageUrl: string | undefined;
   /** The forms of the description (stored when written: db/rendered-texts.ts); its `text` is read when the VEVENT is built. */
@@ -58,7 +58,7 @@ export function feedEntry(row: EventRow, related: EventRelations, masked: boolea
   const categories = (related.terms.get(row.id) ?? [])
     .filter((term) => term.taxonomy === CATEGORIES.name)
     .sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id)
-    .map((term) => term.name);
+    .map((term) => storedPlain(term.namePlain, term.name));
   const image = row.imageId === null ? undefined : related.images.get(row.imageId);
   return {
     row,
@@ -77,10 +77,14 @@ function unixSeconds(utc: string): number {
 
 function location(venue: EmbeddedLinked | undefined): string | undefined {
   if (!venue) return undefined;
-  const name = htmlToText(venue.row.title);
+  const name = storedPlain(venue.row.titlePlain, venue.row.title);
   if (venue.masked) return name || undefined;
   const f = venue.row.fields;
-  const parts = [name, ...[f.address, f.city, f.stateprovince || f.state || f.province, f.zip, f.country].map((part) => htmlToText(part ?? ''))].filter((part) => part !== '');
+  const region = f.stateprovince ? 'stateprovince' : f.state ? 'state' : 'province';
+  // The plain forms stored when written (text/plain-forms.ts).
+  const parts = [name, ...['address', 'city', region, 'zip', 'country'].map((field) => storedPlain(venue.row.plainFields[field] ?? null, f[field] ?? ''))].filter(
+    (part) => part !== '',
+  );
   return parts.length ? parts.join(', ') : undefined;
 }
 
@@ -118,7 +122,7 @@ function calendarEvent(
 ): CalendarEvent {
   const [start, end] = times(row, masked);
   const series = seriesParts(row, start, part, excluded ?? []);
-  const organizerName = organizer ? htmlToText(organizer.row.title) : '';
+  const organizerName = organizer ? storedPlain(organizer.row.titlePlain, organizer.row.title) : '';
   // Organizer e-mail is free text (the plugin does not check it): only an address makes a `mailto:`.
   const email = organizer && !organizer.masked && isEmail(organizer.row.fields.email) ? organizer.row.fields.email : '';
   const geo = venue && !venue.masked && venue.row.geoLat !== null && venue.row.geoLng !== null ? { lat: venue.row.geoLat, lng: venue.row.geoLng } : undefined;
@@ -134,12 +138,12 @@ function calendarEvent(
     stamp: row.modifiedUtc,
     start,
     end,
-    summary: htmlToText(row.title),
+    summary: storedPlain(row.titlePlain, row.title),
     description: masked ? undefined : description.text || undefined,
     location: location(venue),
     geo,
     url: urls.permalink('event', row.slug),
-    categories: categories.map(htmlToText).filter((name) => name !== ''),
+    categories: categories.filter((name) => name !== ''),
     organizer: organizerName ? { name: organizerName, email: email || undefined } : undefined,
     lastModified: row.modifiedUtc,
     sequence: row.version,

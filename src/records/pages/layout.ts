@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { htmlToText } from '../../text/html.js';
 
 /**
  * The frame every public page shares (docs/contract.md §13): the document head (title, description,
@@ -11,20 +10,6 @@ import { htmlToText } from '../../text/html.js';
 /** Text for an element's content or a quoted attribute value: the five characters HTML gives meaning to, as references. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/**
- * A stored plain-text value (a title, a name, an address line) as page text. Such values are kept as
- * WordPress keeps them, with character references (`Rock &amp; Roll`, `a &lt; b`): they are read as
- * HTML text first, then escaped, so the reader sees `Rock & Roll` and never markup.
- */
-export function textOf(value: string | undefined | null): string {
-  return escapeHtml(plainOf(value));
-}
-
-/** The plain text of a stored value (references decoded, any tag dropped), unescaped: for `<title>` and meta values before escaping. */
-export function plainOf(value: string | undefined | null): string {
-  return value ? htmlToText(value).replace(/\s+/g, ' ').trim() : '';
 }
 
 /**

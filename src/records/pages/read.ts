@@ -12,6 +12,8 @@ import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
 import type { Taxonomy } from '../../repositories/taxonomies.js';
 import type { PostRow } from '../../repositories/posts.js';
 import { describeRecurrence } from '../../dates/recurrence-text.js';
+import { PlainTexts } from '../plain-texts.js';
+import { storedPlain } from '../../text/plain-forms.js';
 
 /**
  * What the public pages read (docs/contract.md §13). Pages are anonymous: every read here is the
@@ -19,20 +21,30 @@ import { describeRecurrence } from '../../dates/recurrence-text.js';
  * (policies/posts.ts), and built by the same record service (records/records.ts).
  */
 
-/** What a page shows of a record's text, stored when written (db/rendered-texts.ts): the description's HTML and the meta description. */
+/**
+ * What a page shows of a record's text, stored when written: the description's HTML and the meta
+ * description (db/rendered-texts.ts), and the plain forms of the plain-text fields of the record and
+ * of what it embeds (records/plain-texts.ts).
+ */
 export interface PageText {
   html: string;
   summary: string;
+  plain: PlainTexts;
 }
 
-/** A single record as a page may show it: not there (404), protected (title only), or shown. */
+/** A single record as a page may show it: not there (404), protected (its title only, as plain text), or shown. */
 type PageRecord<Rec> = { state: 'missing' } | { state: 'protected'; title: string; id: number; seriesId?: number | null } | { state: 'shown'; record: Rec; text: PageText };
 
 /** A post's page text: its description's, and the summary of its excerpt, or of its description without one (as its record shows them). */
-async function pageText(repositories: Repositories, row: PostRow, record: { excerpt?: string }): Promise<PageText> {
+async function pageText(repositories: Repositories, row: PostRow, record: { excerpt?: string }, plain: PlainTexts): Promise<PageText> {
   const texts = await repositories.posts.renderedTexts([row.descriptionHash, row.excerptHash], ['pageHtml', 'summary']);
   const description = texts.of('description', row.descriptionHash, row.description);
-  return { html: description.pageHtml, summary: record.excerpt ? texts.of('excerpt', row.excerptHash, row.excerpt).summary : description.summary };
+  return { html: description.pageHtml, summary: record.excerpt ? texts.of('excerpt', row.excerptHash, row.excerpt).summary : description.summary, plain };
+}
+
+/** A protected record's page: its title's plain form only. */
+function protectedState(row: PostRow & { seriesId?: number | null }): PageRecord<never> {
+  return { state: 'protected', title: storedPlain(row.titlePlain, row.title), id: row.id, seriesId: row.seriesId };
 }
 
 /**
@@ -56,9 +68,10 @@ export async function eventBySlug(repositories: Repositories, urls: Urls, slug: 
   const row = await repositories.events.findBySlug(slug);
   if (!row) return { state: 'missing' };
   const state = anonymousRead(row);
-  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id, seriesId: row.seriesId };
-  const [record] = await eventRecords(repositories, [row], undefined, urls, { single: true });
-  return { state, record: record!, text: await pageText(repositories, row, record!) };
+  if (state !== 'shown') return state === 'missing' ? { state } : protectedState(row);
+  const plain = new PlainTexts();
+  const [record] = await eventRecords(repositories, [row], undefined, urls, { single: true, plain });
+  return { state, record: record!, text: await pageText(repositories, row, record!, plain) };
 }
 
 /** The venue or organizer at `{site}/{venue|organizer}/{slug}/`, as its single GET answers an anonymous caller. */
@@ -66,9 +79,11 @@ export async function linkedBySlug(repositories: Repositories, kind: LinkedKind,
   const row: LinkedRow | undefined = await repositories.linked(kind).findBySlug(slug);
   if (!row) return { state: 'missing' };
   const state = anonymousRead(row);
-  if (state !== 'shown') return state === 'missing' ? { state } : { state, title: row.title, id: row.id };
+  if (state !== 'shown') return state === 'missing' ? { state } : protectedState(row);
   const [record] = await linkedRecords(repositories, kind, [row], undefined, urls, { single: true });
-  return { state, record: record!, text: await pageText(repositories, row, record as { excerpt?: string }) };
+  const plain = new PlainTexts();
+  plain.addPosts([row]);
+  return { state, record: record!, text: await pageText(repositories, row, record as { excerpt?: string }, plain) };
 }
 
 /** A category or tag by slug, as its GET answers (terms are public). */
@@ -77,7 +92,9 @@ export async function termBySlug(repositories: Repositories, taxonomy: Taxonomy,
   if (!row) return undefined;
   const [record] = await termRecords(repositories, taxonomy, [row], urls);
   const forms = (await repositories.posts.renderedTexts([row.descriptionHash], ['pageHtml', 'summary'])).of('termDescription', row.descriptionHash, row.description);
-  return { record: record!, text: { html: forms.pageHtml, summary: forms.summary } };
+  const plain = new PlainTexts();
+  plain.addTerms([row]);
+  return { record: record!, text: { html: forms.pageHtml, summary: forms.summary, plain } };
 }
 
 /** What an event page says of the series the event belongs to. */
@@ -111,6 +128,8 @@ export interface UpcomingPage {
   /** Each event's `json_ld` (single-record form), for the events whose text is public; in list order. */
   jsonLd: unknown[];
   total: number;
+  /** The plain forms of the events' plain-text fields and of what they embed. */
+  plain: PlainTexts;
 }
 
 /**
@@ -136,8 +155,9 @@ export async function upcomingEvents(
     limit: perPage,
     offset: (page - 1) * perPage,
   });
-  const events = await eventRecords(repositories, rows, undefined, urls, { single: false });
+  const plain = new PlainTexts();
+  const events = await eventRecords(repositories, rows, undefined, urls, { single: false, plain });
   const open: EventRow[] = rows.filter((row) => maySeeProtectedText(undefined, row));
   const described = await eventRecords(repositories, open, undefined, urls, { single: true });
-  return { events, jsonLd: described.map((record) => record.json_ld).filter((data) => data !== undefined), total };
+  return { events, jsonLd: described.map((record) => record.json_ld).filter((data) => data !== undefined), total, plain };
 }

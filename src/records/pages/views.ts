@@ -4,13 +4,16 @@ import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
 import { withoutContext, type JsonLdObject } from '../linked/json-ld.js';
 import type { PageText, SeriesNote, UpcomingPage } from './read.js';
-import { escapeHtml, plainOf, textOf, webcalUrl, type PageParts } from './layout.js';
+import type { PlainTexts } from '../plain-texts.js';
+import { escapeHtml, webcalUrl, type PageParts } from './layout.js';
 
 /**
  * The content of each public page (docs/contract.md §13), from the records the API itself returns:
- * pure functions of a record and the URLs the handler computed. Stored plain text goes through
- * `textOf`, descriptions as `sanitizePageHtml` cleaned them when written (records/pages/read.ts
- * `PageText`, db/rendered-texts.ts), URLs through `escapeHtml` in quoted attributes.
+ * pure functions of a record and the URLs the handler computed. Stored plain text is shown in the
+ * plain form stored when written (records/plain-texts.ts, by the record's id; shown only where the
+ * record shows the field) through `escapeHtml`, descriptions as `sanitizePageHtml` cleaned them when
+ * written (records/pages/read.ts `PageText`, db/rendered-texts.ts), URLs through `escapeHtml` in
+ * quoted attributes. Nothing is decoded here.
  */
 
 /** A record read by field name (venues and organizers differ in their fields). */
@@ -66,9 +69,9 @@ function link(url: string, label: string): string {
   return `<a href="${escapeHtml(url)}">${label}</a>`;
 }
 
-/** A venue's address as one line of text. */
-function addressOf(venue: Fields): string {
-  const parts = ['address', 'city', 'stateprovince', 'zip', 'country'].map((key) => plainOf(venue[key] as string | undefined)).filter((part) => part !== '');
+/** A venue's address as one line of text: the fields its record shows, in their plain forms. */
+function addressOf(venue: Fields, plain: PlainTexts): string {
+  const parts = ['address', 'city', 'stateprovince', 'zip', 'country'].map((key) => (venue[key] ? plain.field(Number(venue.id), key) : '')).filter((part) => part !== '');
   return escapeHtml(parts.join(', '));
 }
 
@@ -100,20 +103,22 @@ function recurrenceHtml(series: SeriesNote, title: string): string {
 
 /** An event page; `site` is the site URL, for the term archives' links; `series` when the event is an occurrence of a series. */
 export function eventPage(event: EventRecord, text: PageText, links: FeedLinks, site: string, series?: SeriesNote): PageParts {
-  const title = plainOf(event.title);
+  const { plain } = text;
+  const title = plain.title(event.id);
   const image = imageOf(event);
   const venues = asList(event.venue as Fields | Fields[] | undefined);
   const organizers = asList(event.organizer as Fields | Fields[] | undefined);
   const facts: string[] = [];
   const fact = (term: string, value: string) => facts.push(`<dt>${term}</dt><dd>${value}</dd>`);
   for (const venue of venues) {
-    const address = addressOf(venue);
-    fact('Venue', `${link(String(venue.url), textOf(venue.venue as string))}${address ? `<br>${address}` : ''}`);
+    const address = addressOf(venue, plain);
+    fact('Venue', `${link(String(venue.url), escapeHtml(plain.title(Number(venue.id))))}${address ? `<br>${address}` : ''}`);
   }
-  for (const organizer of organizers) fact('Organizer', link(String(organizer.url), textOf(organizer.organizer as string)));
-  if (event.cost) fact('Cost', textOf(event.cost));
+  for (const organizer of organizers) fact('Organizer', link(String(organizer.url), escapeHtml(plain.title(Number(organizer.id)))));
+  if (event.cost) fact('Cost', escapeHtml(plain.cost(event.id)));
   if (event.website && /^https?:\/\//.test(event.website)) fact('Website', link(event.website, escapeHtml(event.website)));
-  const terms = (list: Array<{ name: string; slug: string }>, url: (slug: string) => string) => list.map((term) => link(url(term.slug), textOf(term.name))).join(', ');
+  const terms = (list: Array<{ id: number; slug: string }>, url: (slug: string) => string) =>
+    list.map((term) => link(url(term.slug), escapeHtml(plain.termName(term.id)))).join(', ');
   // Embedded terms carry no permalink: a child category's `/events/category/{slug}/` redirects to its full path.
   if (event.categories.length)
     fact(
@@ -137,9 +142,8 @@ ${facts.length ? `<h2>Details</h2>\n<dl class="facts">\n${facts.join('\n')}\n</d
   return { title, description: text.summary, url: event.url, type: 'article', image, apiUrl: links.api, jsonLd: event.json_ld, main };
 }
 
-/** The page of a password-protected event, venue or organizer: its title and a notice, never its text. */
-export function protectedPage(label: string, title: string, url: string, apiUrl: string): PageParts {
-  const plain = plainOf(title);
+/** The page of a password-protected event, venue or organizer: its title (plain text, records/pages/read.ts) and a notice, never its text. */
+export function protectedPage(label: string, plain: string, url: string, apiUrl: string): PageParts {
   const main = `<article>
 <p class="kicker">${escapeHtml(label)}</p>
 <h1>${escapeHtml(plain)}</h1>
@@ -151,11 +155,12 @@ export function protectedPage(label: string, title: string, url: string, apiUrl:
 /** The events of a list page, with its pager; each event's title a heading of `level`, below the page's own headings. */
 function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level: 2 | 3, count = eventCount): string {
   if (upcoming.events.length === 0) return `<p>${escapeHtml(empty)}</p>`;
+  const { plain } = upcoming;
   const items = upcoming.events.map((event) => {
     const venue = asList(event.venue as Fields | Fields[] | undefined)[0];
-    const where = venue ? `<p>${textOf(venue.venue as string)}${venue.city ? `, ${textOf(venue.city as string)}` : ''}</p>` : '';
+    const where = venue ? `<p>${escapeHtml(plain.title(Number(venue.id)))}${venue.city ? `, ${escapeHtml(plain.field(Number(venue.id), 'city'))}` : ''}</p>` : '';
     return `<li><article>
-<h${level}>${link(event.url, textOf(event.title))}</h${level}>
+<h${level}>${link(event.url, escapeHtml(plain.title(event.id)))}</h${level}>
 <p>${whenHtml(event)}</p>
 ${where}</article></li>`;
   });
@@ -201,8 +206,8 @@ ${eventList(upcoming, paging, 'No upcoming events.', 2)}`;
 }
 
 /** A category or tag archive. */
-export function termPage(label: 'Category' | 'Tag', term: { name: string; url: string }, text: PageText, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
-  const name = plainOf(term.name);
+export function termPage(label: 'Category' | 'Tag', term: { id: number; url: string }, text: PageText, upcoming: UpcomingPage, paging: Paging, links: FeedLinks): PageParts {
+  const name = text.plain.termName(term.id);
   const url = pageUrl(paging.baseUrl, paging.page);
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
@@ -224,17 +229,22 @@ export function linkedPage(
   links: FeedLinks,
 ): PageParts {
   const data = record as unknown as Fields;
-  const name = plainOf((data.venue ?? data.organizer) as string);
+  const { plain } = text;
+  const id = Number(data.id);
+  const name = plain.title(id);
   const image = imageOf(record);
   const facts: string[] = [];
   const fact = (term: string, value: string) => facts.push(`<dt>${term}</dt><dd>${value}</dd>`);
   if (label === 'Venue') {
-    const address = addressOf(data);
+    const address = addressOf(data, plain);
     if (address) fact('Address', address);
   }
-  if (data.phone) fact('Phone', textOf(data.phone as string));
+  if (data.phone) fact('Phone', escapeHtml(plain.field(id, 'phone')));
   // Organizer e-mail is free text (the plugin does not check it): only an address is linked.
-  if (typeof data.email === 'string' && data.email) fact('E-mail', isEmail(plainOf(data.email)) ? link(`mailto:${plainOf(data.email)}`, textOf(data.email)) : textOf(data.email));
+  if (typeof data.email === 'string' && data.email) {
+    const email = plain.field(id, 'email');
+    fact('E-mail', isEmail(email) ? link(`mailto:${email}`, escapeHtml(email)) : escapeHtml(email));
+  }
   if (typeof data.website === 'string' && /^https?:\/\//.test(data.website)) fact('Website', link(data.website, escapeHtml(data.website)));
   const main = `<p class="kicker">${label}</p>
 <h1>${escapeHtml(name)}</h1>
@@ -257,8 +267,8 @@ ${eventList(upcoming, paging, `No upcoming events ${label === 'Venue' ? 'at this
 }
 
 /** `{event url}all/`: the upcoming dates of the event's series, as `GET /events/{id}/occurrences` lists them. */
-export function seriesDatesPage(event: EventRecord, series: SeriesNote, upcoming: UpcomingPage, paging: Paging, apiUrl: string): PageParts {
-  const name = plainOf(event.title);
+export function seriesDatesPage(event: EventRecord, text: PageText, series: SeriesNote, upcoming: UpcomingPage, paging: Paging, apiUrl: string): PageParts {
+  const name = text.plain.title(event.id);
   const url = pageUrl(paging.baseUrl, paging.page);
   const title = `All dates: ${name}`;
   const main = `<p class="kicker">Recurring event</p>

@@ -267,6 +267,8 @@ describe('PostRepository reads', () => {
       authorId: editor.id,
       slug: 'launch',
       title: 'Launch',
+      // Its plain form, stored with it (src/text/plain-forms.ts).
+      titlePlain: 'Launch',
       description: '<p>Body</p>',
       excerpt: 'Short',
       // The keys of their rendered forms (src/db/rendered-texts.ts).

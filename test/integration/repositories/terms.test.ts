@@ -29,6 +29,8 @@ describe('TermRepository', () => {
       id: rockChild,
       taxonomy: 'tribe_events_cat',
       name: 'Rock!',
+      // Its plain form, stored with it (src/text/plain-forms.ts).
+      namePlain: 'Rock!',
       slug: 'rock-3',
       description: '',
       descriptionHash: null,
@@ -65,6 +67,7 @@ describe('TermRepository', () => {
       id: art,
       taxonomy: 'tribe_events_cat',
       name: 'Fine Art',
+      namePlain: 'Fine Art',
       slug: 'fine-art',
       description: 'Paintings',
       // The key of its rendered forms (src/db/rendered-texts.ts).
