@@ -3,6 +3,7 @@ import ICAL from 'ical.js';
 import type { Knex } from 'knex';
 import { createUsers, NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
+import { text as utf8Text } from '../helpers/calendar-instances.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent, eventsApp, type Http, type Rec } from '../helpers/events.js';
 import { wrongPlainForms } from '../helpers/plain-forms.js';
@@ -35,14 +36,7 @@ describe('plain forms stored when written (src/text/plain-forms.ts)', function (
   });
 
   const text = async (path: string): Promise<string> => {
-    const res = await http()
-      .get(path)
-      .buffer(true)
-      .parse((r, done) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (chunk: Buffer) => chunks.push(chunk));
-        r.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
-      });
+    const res = await utf8Text(http().get(path));
     expectStatus(res, 200);
     return res.body as string;
   };
