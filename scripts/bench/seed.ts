@@ -18,6 +18,7 @@ import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { fillSearchTexts } from '../../src/db/migrations/20261204000101_fill_search_texts.js';
 import { up as fillRenderedTexts } from '../../src/db/migrations/20261207000101_fill_rendered_texts.js';
 import { up as fillPlainTexts } from '../../src/db/migrations/20261208000101_fill_plain_texts.js';
+import { up as fillTimeForms } from '../../src/db/migrations/20261209000101_fill_event_time_forms.js';
 import { UserRepository } from '../../src/repositories/users.js';
 import { parseCost } from '../../src/domain/events/cost.js';
 import { eventCopiesOf } from '../../src/repositories/posts.js';
@@ -536,6 +537,8 @@ export async function seedCalendar(options: SeedOptions): Promise<SeedReport> {
     await step('rendered texts', () => fillRenderedTexts(db, MIGRATION_TOOLS));
     // The plain forms of titles, names, address lines and costs (src/text/plain-forms.ts), likewise.
     await step('plain texts', () => fillPlainTexts(db, MIGRATION_TOOLS));
+    // The forms of the events' times (src/dates/event-times.ts), likewise.
+    await step('time forms', () => fillTimeForms(db, MIGRATION_TOOLS));
 
     // The change feed starts with one change per seeded record (the migration ran on empty tables).
     // (explicit numbers: the auto-increment continues after the highest)

@@ -23,12 +23,52 @@ export function isoInZone(local: string, zoneName: string): string {
   return fromStorage(local, zoneOf(zoneName) ?? UTC_ZONE).toISO({ suppressMilliseconds: true })!;
 }
 
-/** Start and end of an event, local wall time in its zone and UTC. */
-export interface EventTimes {
+/**
+ * Start and end of an event, local wall time in its zone and UTC, and what records show of them
+ * beyond those values (`TimeForms`), made with them so that a read formats no date.
+ */
+export interface EventTimes extends TimeForms {
   startLocal: string;
   endLocal: string;
   startUtc: string;
   endUtc: string;
+}
+
+/**
+ * The forms of an event's times that records show, derived from the times and the zone when they are
+ * written and stored with them (`events.timezone_abbr`, `start_iso`, `end_iso`; docs/architecture.md
+ * "Rendered texts"): the zone's abbreviation at the start (`timezone_abbr`) and the start and end with
+ * the zone's offset (the `json_ld`'s `startDate` and `endDate`).
+ */
+export interface TimeForms {
+  zoneAbbr: string;
+  startIso: string;
+  endIso: string;
+}
+
+/** The one rule for `TimeForms`: the times in `zoneName`. */
+export function timeFormsOf(times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): TimeForms {
+  return { zoneAbbr: timezoneAbbreviation(zoneName, times.startUtc), startIso: isoInZone(times.startLocal, zoneName), endIso: isoInZone(times.endLocal, zoneName) };
+}
+
+/**
+ * Forms made on a read because the row had none stored (a row written straight into the database,
+ * past the repositories). Counted, so that a test can show that reads make none
+ * (test/integration/time-forms.test.ts).
+ */
+export const timeFormsOnRead = { count: 0 };
+
+/** An event's stored forms, or, when a row has none (see `timeFormsOnRead`), those made now. */
+export function storedTimeForms(
+  stored: { zoneAbbr: unknown; startIso: unknown; endIso: unknown },
+  times: { startLocal: string; endLocal: string; startUtc: string },
+  zoneName: string,
+): TimeForms {
+  if (typeof stored.zoneAbbr === 'string' && typeof stored.startIso === 'string' && typeof stored.endIso === 'string') {
+    return { zoneAbbr: stored.zoneAbbr, startIso: stored.startIso, endIso: stored.endIso };
+  }
+  timeFormsOnRead.count++;
+  return timeFormsOf(times, zoneName);
 }
 
 /**
@@ -39,8 +79,10 @@ export function applyAllDay(start: DateTime, end: DateTime): [DateTime, DateTime
   return [start.startOf('day'), end.endOf('day').startOf('second')];
 }
 
-export function timesOf(start: DateTime, end: DateTime): EventTimes {
-  return { startLocal: toStorage(start), endLocal: toStorage(end), startUtc: toStorageUtc(start), endUtc: toStorageUtc(end) };
+/** The times of `start` and `end`, both in the event's zone, named `zoneName`. */
+export function timesOf(start: DateTime, end: DateTime, zoneName: string): EventTimes {
+  const times = { startLocal: toStorage(start), endLocal: toStorage(end), startUtc: toStorageUtc(start), endUtc: toStorageUtc(end) };
+  return { ...times, ...timeFormsOf(times, zoneName) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { insertSearchGrams, searchGramRows } from './legacy-search-grams.js';
 import { indexNewSearchTexts } from './search-index.js';
 import { holdRenderedTexts } from './rendered-texts.js';
 import { plainColumnsOf, plainCostOf } from '../text/plain-forms.js';
+import { timeFormsOf } from '../dates/event-times.js';
 import * as createUsers from './migrations/20261121000001_create_users.js';
 import * as createPosts from './migrations/20261121000002_create_posts.js';
 import * as createTerms from './migrations/20261121000003_create_terms.js';
@@ -50,6 +51,8 @@ import * as createRenderedTexts from './migrations/20261207000100_create_rendere
 import * as fillRenderedTexts from './migrations/20261207000101_fill_rendered_texts.js';
 import * as addPlainTexts from './migrations/20261208000100_add_plain_texts.js';
 import * as fillPlainTexts from './migrations/20261208000101_fill_plain_texts.js';
+import * as addEventTimeForms from './migrations/20261209000100_add_event_time_forms.js';
+import * as fillEventTimeForms from './migrations/20261209000101_fill_event_time_forms.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -67,6 +70,7 @@ export const MIGRATION_TOOLS: MigrationTools = {
   holdRenderedTexts,
   plainColumnsOf,
   plainCostOf,
+  timeFormsOf,
 };
 
 /**
@@ -119,6 +123,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261207000101_fill_rendered_texts', fillRenderedTexts],
   ['20261208000100_add_plain_texts', addPlainTexts],
   ['20261208000101_fill_plain_texts', fillPlainTexts],
+  ['20261209000100_add_event_time_forms', addEventTimeForms],
+  ['20261209000101_fill_event_time_forms', fillEventTimeForms],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {

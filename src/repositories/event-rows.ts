@@ -1,6 +1,6 @@
 import { POST_COLUMNS, toPostRow, type PostRow } from './posts.js';
 import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
-import type { EventTimes } from '../dates/event-times.js';
+import { storedTimeForms, type EventTimes } from '../dates/event-times.js';
 
 /**
  * What an event row holds once read, and how the columns of `posts`, `events` and `event_series` a
@@ -45,6 +45,10 @@ export type EventColumns = Partial<{
   end_local: string;
   start_utc: string;
   end_utc: string;
+  /** The times' forms (dates/event-times.ts `TimeForms`), written with the times by `timeColumnsOf`. */
+  timezone_abbr: string;
+  start_iso: string;
+  end_iso: string;
   timezone: string;
   all_day: boolean;
   cost_raw: string;
@@ -68,6 +72,9 @@ const EVENT_COLUMNS = [
   'end_local',
   'start_utc',
   'end_utc',
+  'timezone_abbr',
+  'start_iso',
+  'end_iso',
   'timezone',
   'all_day',
   'cost_raw',
@@ -90,6 +97,19 @@ const EVENT_COLUMNS = [
   'managed_source_id',
 ];
 
+/** The `events` columns of an event's times: the times and their forms, always written together. */
+export function timeColumnsOf(times: EventTimes): Required<Pick<EventColumns, 'start_local' | 'end_local' | 'start_utc' | 'end_utc' | 'timezone_abbr' | 'start_iso' | 'end_iso'>> {
+  return {
+    start_local: times.startLocal,
+    end_local: times.endLocal,
+    start_utc: times.startUtc,
+    end_utc: times.endUtc,
+    timezone_abbr: times.zoneAbbr,
+    start_iso: times.startIso,
+    end_iso: times.endIso,
+  };
+}
+
 /** The columns a statement reads for `toEventRow`: `posts as p`, `events as x`, `event_series as s`. */
 export const EVENT_SELECT = [...POST_COLUMNS.map((c) => `p.${c}`), ...EVENT_COLUMNS.map((c) => `x.${c}`), 's.rules as series_rules', 's.horizon_error as series_horizon_error'];
 
@@ -104,12 +124,12 @@ export function toEventRow(row: Record<string, unknown>): EventRow {
   // The post's fields first, then the event's (the same keys in the same order as a spread), added
   // with Object.assign: on Node 20 the spread of the post's object followed by these 25 keys cost
   // 0.15 ms a row, the assignment 5 µs.
+  const times = { startLocal: String(row.start_local), endLocal: String(row.end_local), startUtc: String(row.start_utc), endUtc: String(row.end_utc) };
+  const timezone = String(row.timezone);
   return Object.assign(toPostRow(row), {
-    startLocal: String(row.start_local),
-    endLocal: String(row.end_local),
-    startUtc: String(row.start_utc),
-    endUtc: String(row.end_utc),
-    timezone: String(row.timezone),
+    ...times,
+    ...storedTimeForms({ zoneAbbr: row.timezone_abbr, startIso: row.start_iso, endIso: row.end_iso }, times, timezone),
+    timezone,
     allDay: flag('all_day'),
     // Within the limits whatever was stored (text/limits.ts).
     costRaw: boundedList(jsonList(row.cost_raw), TEXT_LIMITS.cost),

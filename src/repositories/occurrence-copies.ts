@@ -5,6 +5,7 @@ import { chunks, POST_COLUMNS, searchedFieldsOf } from './posts.js';
 import { indexSearchText } from '../db/search-index.js';
 import { namedRenderedTexts, releaseRenderedTexts, textFieldsOf, textKeyColumns } from '../db/rendered-texts.js';
 import type { EventTimes } from '../dates/event-times.js';
+import { timeColumnsOf } from './event-rows.js';
 import { plainColumnsOf } from '../text/plain-forms.js';
 import { linkTimesOf, movesTimes, refreshLinkTimes } from './term-link-times.js';
 import { INSERT_CHUNK, inTurns, rowsWithin, textBytesOf } from './write-chunks.js';
@@ -97,10 +98,7 @@ export class OccurrenceCopyRepository {
     const eventRows = occurrences.map((o, i) => ({
       ...event,
       post_id: newIds[i],
-      start_local: o.times.startLocal,
-      end_local: o.times.endLocal,
-      start_utc: o.times.startUtc,
-      end_utc: o.times.endUtc,
+      ...timeColumnsOf(o.times),
       series_id: firstId,
       recurrence_start: o.recurrenceStart,
       exception: false,

@@ -4,6 +4,7 @@ import { engineOf } from '../db/engine.js';
 import { StaleVersion } from '../db/errors.js';
 import { noteChange } from '../db/change-log.js';
 import type { EventTimes } from '../dates/event-times.js';
+import { timeColumnsOf } from './event-rows.js';
 import { refreshLinkTimes } from './term-link-times.js';
 import { inTurns } from './write-chunks.js';
 import { unindexSearchText } from '../db/search-index.js';
@@ -22,7 +23,7 @@ export class OccurrenceWriteRepository {
   async moveOccurrence(id: number, recurrenceStart: string, times: EventTimes | undefined, modified: { modified: string; modified_utc: string } | undefined): Promise<void> {
     const trx = requireTransaction(this.db);
     const columns: Record<string, unknown> = { recurrence_start: recurrenceStart };
-    if (times) Object.assign(columns, { start_local: times.startLocal, end_local: times.endLocal, start_utc: times.startUtc, end_utc: times.endUtc });
+    if (times) Object.assign(columns, timeColumnsOf(times));
     if (modified) columns.post_modified_utc = modified.modified_utc;
     await trx('events').where('post_id', id).update(columns);
     if (times) await refreshLinkTimes(trx, [id]);

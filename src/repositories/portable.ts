@@ -8,6 +8,7 @@ import { emailKey, loginKey } from '../auth/login-keys.js';
 import { chunks, eventCopiesOf, noteRecordChange, type PostType } from './posts.js';
 import { refreshLinkTimes } from './term-link-times.js';
 import { TermRepository } from './terms.js';
+import { timeFormsOf } from '../dates/event-times.js';
 import { CATEGORIES, changeTypeOf } from './taxonomies.js';
 import { plainColumnsOf, plainCostOf } from '../text/plain-forms.js';
 
@@ -28,14 +29,23 @@ const OWN_TABLES: Record<PostType, string> = { image: 'images', venue: 'venues',
 /** The tables whose ids a database hands out: the import continues their counters where the source's stood. */
 const COUNTED_TABLES = ['users', 'terms', 'posts'] as const;
 
-/** The plain forms of a post type's own row that a write stores with it (text/plain-forms.ts): never taken from the file. */
-function ownPlainColumns(type: PostType, own: Row): Row {
+/**
+ * The plain forms of a post type's own row that a write stores with it (text/plain-forms.ts), and an
+ * event's time forms (dates/event-times.ts): never taken from the file.
+ */
+function ownDerivedColumns(type: PostType, own: Row): Row {
   if (type === 'venue') return plainColumnsOf('venues', own);
   if (type === 'organizer') return plainColumnsOf('organizers', own);
   if (type !== 'event') return {};
   // The cost lists come as JSON text (src/ops/portable.ts).
   const list = (value: unknown) => (typeof value === 'string' && value !== '' ? (JSON.parse(value) as unknown[]).map(String) : []);
-  return { cost_plain: plainCostOf(list(own.cost_raw), list(own.cost_values), String(own.currency_symbol ?? ''), String(own.currency_position ?? '')) };
+  const forms = timeFormsOf({ startLocal: String(own.start_local), endLocal: String(own.end_local), startUtc: String(own.start_utc) }, String(own.timezone));
+  return {
+    cost_plain: plainCostOf(list(own.cost_raw), list(own.cost_values), String(own.currency_symbol ?? ''), String(own.currency_position ?? '')),
+    timezone_abbr: forms.zoneAbbr,
+    start_iso: forms.startIso,
+    end_iso: forms.endIso,
+  };
 }
 
 /** Rows per multi-row INSERT: well under SQLite's limit of bound values for the widest table. */
@@ -187,7 +197,7 @@ export class PortableRepository {
       );
       await trx('posts').insert(part.map(({ post }, i) => ({ ...post, ...plainColumnsOf('posts', post), type, description_hash: keys[2 * i], excerpt_hash: keys[2 * i + 1] })));
       const own = part.map(({ post, own }) => {
-        const row: Row = { ...own, ...ownPlainColumns(type, own), post_id: post.id };
+        const row: Row = { ...own, ...ownDerivedColumns(type, own), post_id: post.id };
         if (type === 'image') row.url_hash = urlHash(String(own.url));
         if (type === 'event') Object.assign(row, eventCopiesOf({ status: String(post.status), date_utc: String(post.date_utc), modified_utc: String(post.modified_utc) }));
         return row;

@@ -3,6 +3,7 @@ import { requireTransaction } from '../db/transactions.js';
 import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
 import { chunks } from './posts.js';
+import type { EventTimes } from '../dates/event-times.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -22,11 +23,22 @@ export interface OccurrenceRow {
   exception: boolean;
   startLocal: string;
   endLocal: string;
+  /**
+   * Its stored times and their forms as one text (`JSON.stringify` of an `EventTimes`, NULL forms as
+   * null), to compare with the times a series' rules give it: a zone changed by a copy of the
+   * series' columns leaves the local times alone but not the UTC ones nor the forms.
+   */
+  storedTimes: string;
   timezone: string;
   status: string;
   authorId: number | null;
   trashedFrom: string | null;
   version: number;
+}
+
+/** `OccurrenceRow.storedTimes` of some times: the same text for the same times and forms. */
+export function storedTimesText(times: { [K in keyof EventTimes]: string | null }): string {
+  return JSON.stringify([times.startLocal, times.endLocal, times.startUtc, times.endUtc, times.zoneAbbr, times.startIso, times.endIso]);
 }
 
 /**
@@ -103,7 +115,23 @@ export class SeriesRepository {
       .join('posts as p', 'p.id', 'x.post_id')
       .where('x.series_id', seriesId)
       .orderBy('x.recurrence_start')
-      .select('x.post_id', 'x.recurrence_start', 'x.exception', 'x.start_local', 'x.end_local', 'x.timezone', 'p.status', 'p.author_id', 'p.trashed_from', 'p.version');
+      .select(
+        'x.post_id',
+        'x.recurrence_start',
+        'x.exception',
+        'x.start_local',
+        'x.end_local',
+        'x.start_utc',
+        'x.end_utc',
+        'x.timezone_abbr',
+        'x.start_iso',
+        'x.end_iso',
+        'x.timezone',
+        'p.status',
+        'p.author_id',
+        'p.trashed_from',
+        'p.version',
+      );
     return rows.map((row: Record<string, unknown>) => ({
       id: Number(row.post_id),
       type: 'event' as const,
@@ -111,6 +139,15 @@ export class SeriesRepository {
       exception: Boolean(Number(row.exception)),
       startLocal: String(row.start_local),
       endLocal: String(row.end_local),
+      storedTimes: storedTimesText({
+        startLocal: String(row.start_local),
+        endLocal: String(row.end_local),
+        startUtc: String(row.start_utc),
+        endUtc: String(row.end_utc),
+        zoneAbbr: row.timezone_abbr === null || row.timezone_abbr === undefined ? null : String(row.timezone_abbr),
+        startIso: row.start_iso === null || row.start_iso === undefined ? null : String(row.start_iso),
+        endIso: row.end_iso === null || row.end_iso === undefined ? null : String(row.end_iso),
+      }),
       timezone: String(row.timezone),
       status: String(row.status),
       authorId: row.author_id === null ? null : Number(row.author_id),

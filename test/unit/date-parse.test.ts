@@ -187,22 +187,29 @@ describe('event times and stored dates (src/dates/event-times.ts, src/dates/stor
     const start = DateTime.fromISO('2030-05-01T10:30:00', { zone: newYork });
     const end = DateTime.fromISO('2030-05-03T08:15:45.500', { zone: newYork });
     const [allDayStart, allDayEnd] = applyAllDay(start, end);
-    assert.deepEqual(timesOf(allDayStart, allDayEnd), {
+    assert.deepEqual(timesOf(allDayStart, allDayEnd, 'America/New_York'), {
       startLocal: '2030-05-01 00:00:00',
       endLocal: '2030-05-03 23:59:59',
       startUtc: '2030-05-01 04:00:00',
       endUtc: '2030-05-04 03:59:59',
+      zoneAbbr: 'EDT',
+      startIso: '2030-05-01T00:00:00-04:00',
+      endIso: '2030-05-03T23:59:59-04:00',
     });
     assert.equal(allDayEnd.millisecond, 0);
   });
 
   it('gives the UTC times of an all-day event on a DST change day from the real offsets', () => {
     const day = DateTime.fromISO('2030-03-10T12:00:00', { zone: newYork });
-    assert.deepEqual(timesOf(...applyAllDay(day, day)), {
+    assert.deepEqual(timesOf(...applyAllDay(day, day), 'America/New_York'), {
       startLocal: '2030-03-10 00:00:00',
       endLocal: '2030-03-10 23:59:59',
       startUtc: '2030-03-10 05:00:00',
       endUtc: '2030-03-11 03:59:59',
+      // The abbreviation at the start; the end's offset is the day's later one.
+      zoneAbbr: 'EST',
+      startIso: '2030-03-10T00:00:00-05:00',
+      endIso: '2030-03-10T23:59:59-04:00',
     });
   });
 

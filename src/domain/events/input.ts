@@ -100,7 +100,7 @@ export async function parseEventBody(body: Body, existing: EventRow | undefined,
   if (start && end && datesChange) {
     if (allDay) [start, end] = applyAllDay(start, end);
     if (end < start) parsed.endBeforeStart = true;
-    else parsed.times = timesOf(start, end);
+    else parsed.times = timesOf(start, end, zoneName);
   }
 
   // Cost labels (`Donation`) are shown as written: plain text, cleaned like every name.

@@ -2,12 +2,13 @@ import { DateTime } from 'luxon';
 import { invalidParams } from '../../core/errors.js';
 import { zoneOf } from '../../dates/parse.js';
 import { STORAGE_FORMAT } from '../../dates/storage.js';
-import type { EventTimes } from '../../dates/event-times.js';
+import { timeFormsOf, type EventTimes } from '../../dates/event-times.js';
 import { expandOccurrences } from '../../dates/recurrence.js';
 import { RecurrenceError } from '../../dates/recurrence-lines.js';
 import { inZone, naiveMs, naiveText, shiftLocal } from '../../dates/wall-clock.js';
 import type { Knex } from 'knex';
 import { inWriteTransaction, Repositories } from '../../repositories/registry.js';
+import { storedTimesText } from '../../repositories/series.js';
 import { loopTurn } from '../../core/loop-turns.js';
 
 /**
@@ -80,7 +81,8 @@ export function occurrenceTimes(recurrenceStart: string, template: Pick<SeriesTe
   const zone = zoneOf(template.timezone) ?? zoneOf('UTC')!;
   const start = inZone(recurrenceStart, zone);
   const end = inZone(shiftLocal(template.endLocal, template.startLocal, recurrenceStart), zone);
-  return { startLocal: start.local, endLocal: end.local, startUtc: start.utc, endUtc: end.utc };
+  const times = { startLocal: start.local, endLocal: end.local, startUtc: start.utc, endUtc: end.utc };
+  return { ...times, ...timeFormsOf(times, template.timezone) };
 }
 
 /** Makes a new event the first of a series and writes its other occurrences. */
@@ -141,7 +143,8 @@ export async function syncOccurrences(
       continue;
     }
     const times = occurrenceTimes(key, template);
-    if (key !== row.recurrenceStart || times.startLocal !== row.startLocal || times.endLocal !== row.endLocal || row.timezone !== template.timezone) {
+    // The UTC times and forms too: a new zone, already copied to the occurrence, leaves its local times as they were.
+    if (key !== row.recurrenceStart || storedTimesText(times) !== row.storedTimes) {
       await repositories.occurrenceWrites.moveOccurrence(row.id, key, times, modified);
     }
   }

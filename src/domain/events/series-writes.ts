@@ -9,7 +9,7 @@ import { shiftLocal } from '../../dates/wall-clock.js';
 import { inWriteTransaction, type Repositories } from '../../repositories/registry.js';
 import { loopTurn } from '../../core/loop-turns.js';
 import { checkDateOrder, parseEventBody, type ParsedEvent } from './input.js';
-import type { EventColumns, EventRow } from '../../repositories/events.js';
+import { timeColumnsOf, type EventColumns, type EventRow } from '../../repositories/events.js';
 import type { OccurrenceRow, SeriesRow } from '../../repositories/series.js';
 import { asRecurrenceInput, occurrenceStarts, occurrenceTimes, startSeries, syncOccurrences, type RecurrenceSettings, type SeriesTemplate } from './occurrences.js';
 import { copiedEventColumns, eventColumns, eventWriteLocks, writeEvent } from './writes.js';
@@ -280,10 +280,7 @@ async function updateFollowing(c: SeriesWriteContext, row: EventRow, body: Body,
   const columns = commonColumns(parsed.common, row, writer);
   const own: EventColumns = {
     ...eventColumns(parsed, false, writer.siteTimezone),
-    start_local: times.startLocal,
-    end_local: times.endLocal,
-    start_utc: times.startUtc,
-    end_utc: times.endUtc,
+    ...timeColumnsOf(times),
   };
   const modified = modifiedNow(writer.now, writer.siteTimezone);
   await loopTurn();

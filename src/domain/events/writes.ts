@@ -11,7 +11,7 @@ import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.j
 import { sanitizeSlug } from '../../text/slugs.js';
 import { plainCostOf } from '../../text/plain-forms.js';
 import type { Repositories } from '../../repositories/registry.js';
-import type { EventColumns, EventRow } from '../../repositories/events.js';
+import { timeColumnsOf, type EventColumns, type EventRow } from '../../repositories/events.js';
 import type { LinkedItem, ParsedEvent, TermsInput } from './input.js';
 
 /** The writes of one event from a parsed body, shared by the single-event and series paths. */
@@ -19,12 +19,7 @@ import type { LinkedItem, ParsedEvent, TermsInput } from './input.js';
 /** The `events` columns a parsed body sets. */
 export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezone: string): EventColumns {
   const own: EventColumns = {};
-  if (parsed.times) {
-    own.start_local = parsed.times.startLocal;
-    own.end_local = parsed.times.endLocal;
-    own.start_utc = parsed.times.startUtc;
-    own.end_utc = parsed.times.endUtc;
-  }
+  if (parsed.times) Object.assign(own, timeColumnsOf(parsed.times));
   if (parsed.timezone !== undefined) own.timezone = parsed.timezone;
   else if (creating) own.timezone = siteTimezone;
   if (parsed.allDay !== undefined) own.all_day = parsed.allDay;
@@ -50,7 +45,7 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
 
 /** The `events` columns a series copies to its occurrences: all but the times (which the rules give). */
 export function copiedEventColumns(own: EventColumns): Record<string, unknown> {
-  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, ...rest } = own;
+  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, timezone_abbr: _z, start_iso: _si, end_iso: _ei, ...rest } = own;
   return rest;
 }
 

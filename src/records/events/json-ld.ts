@@ -1,7 +1,6 @@
 import type { Urls } from '../../core/urls.js';
 import type { ImageRecord } from '../../repositories/posts.js';
 import type { JsonLdObject } from '../linked/json-ld.js';
-import { isoInZone } from '../../dates/event-times.js';
 import { currencyCode, numericValue, plainNumber } from '../../domain/events/cost.js';
 import type { EventRow } from '../../repositories/events.js';
 
@@ -91,8 +90,8 @@ export function eventJsonLd(row: EventRow, parts: EventJsonLdParts, urls: Urls, 
     url,
     eventAttendanceMode: mode,
     eventStatus: eventStatus(row),
-    startDate: isoInZone(row.startLocal, row.timezone),
-    endDate: isoInZone(row.endLocal, row.timezone),
+    startDate: row.startIso,
+    endDate: row.endIso,
     location,
     organizer: masked ? undefined : parts.person,
     offers: masked ? undefined : offersOf(row, url),

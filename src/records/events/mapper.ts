@@ -9,7 +9,6 @@ import type { TermRow } from '../../repositories/terms.js';
 import { toEmbeddedTerm } from '../terms/mapper.js';
 import { CATEGORIES, TAGS } from '../../repositories/taxonomies.js';
 import { formatCost } from '../../domain/events/cost.js';
-import { timezoneAbbreviation } from '../../dates/event-times.js';
 import { dateDetails } from '../../dates/storage.js';
 import type { EventRow } from '../../repositories/events.js';
 import { eventJsonLd, type EventJsonLdParts } from './json-ld.js';
@@ -104,7 +103,7 @@ export function toEventRecord(row: EventRow, related: EventRelations, urls: Urls
     utc_end_date: row.endUtc,
     utc_end_date_details: dateDetails(row.endUtc),
     timezone: row.timezone,
-    timezone_abbr: timezoneAbbreviation(row.timezone, row.startUtc),
+    timezone_abbr: row.zoneAbbr,
     cost: masked ? '' : cost,
     cost_details: masked
       ? { currency_symbol: '', currency_position: '', currency_code: '', values: [] }
