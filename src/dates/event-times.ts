@@ -35,20 +35,34 @@ export interface EventTimes extends TimeForms {
 }
 
 /**
- * The forms of an event's times that records show, derived from the times and the zone when they are
- * written and stored with them (`events.timezone_abbr`, `start_iso`, `end_iso`; docs/architecture.md
- * "Rendered texts"): the zone's abbreviation at the start (`timezone_abbr`) and the start and end with
- * the zone's offset (the `json_ld`'s `startDate` and `endDate`).
+ * The forms of an event's times that records and pages show, derived from the times and the zone when
+ * they are written and stored with them (`events.timezone_abbr`, `start_iso`, `end_iso`,
+ * `start_day`, `end_day`; docs/architecture.md "Rendered texts"): the zone's abbreviation at the
+ * start (`timezone_abbr`), the start and end with the zone's offset (the `json_ld`'s `startDate` and
+ * `endDate`), and the days of the start and end as pages write them (`Sunday 10 January 2027`).
  */
 export interface TimeForms {
   zoneAbbr: string;
   startIso: string;
   endIso: string;
+  startDay: string;
+  endDay: string;
 }
 
 /** The one rule for `TimeForms`: the times in `zoneName`. */
 export function timeFormsOf(times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): TimeForms {
-  return { zoneAbbr: timezoneAbbreviation(zoneName, times.startUtc), startIso: isoInZone(times.startLocal, zoneName), endIso: isoInZone(times.endLocal, zoneName) };
+  return {
+    zoneAbbr: timezoneAbbreviation(zoneName, times.startUtc),
+    startIso: isoInZone(times.startLocal, zoneName),
+    endIso: isoInZone(times.endLocal, zoneName),
+    startDay: dayText(times.startLocal),
+    endDay: dayText(times.endLocal),
+  };
+}
+
+/** The day of a local time as a page writes it, in British English: `Sunday 10 January 2027`. */
+export function dayText(local: string): string {
+  return DateTime.fromSQL(local, { zone: 'UTC', locale: 'en-GB' }).toFormat('cccc d LLLL yyyy');
 }
 
 /**
@@ -58,14 +72,11 @@ export function timeFormsOf(times: { startLocal: string; endLocal: string; start
  */
 export const timeFormsOnRead = { count: 0 };
 
-/** An event's stored forms, or, when a row has none (see `timeFormsOnRead`), those made now. */
-export function storedTimeForms(
-  stored: { zoneAbbr: unknown; startIso: unknown; endIso: unknown },
-  times: { startLocal: string; endLocal: string; startUtc: string },
-  zoneName: string,
-): TimeForms {
-  if (typeof stored.zoneAbbr === 'string' && typeof stored.startIso === 'string' && typeof stored.endIso === 'string') {
-    return { zoneAbbr: stored.zoneAbbr, startIso: stored.startIso, endIso: stored.endIso };
+/** An event's stored forms, or, when a row has any of them NULL (see `timeFormsOnRead`), those made now. */
+export function storedTimeForms(stored: Record<keyof TimeForms, unknown>, times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): TimeForms {
+  const { zoneAbbr, startIso, endIso, startDay, endDay } = stored;
+  if (typeof zoneAbbr === 'string' && typeof startIso === 'string' && typeof endIso === 'string' && typeof startDay === 'string' && typeof endDay === 'string') {
+    return { zoneAbbr, startIso, endIso, startDay, endDay };
   }
   timeFormsOnRead.count++;
   return timeFormsOf(times, zoneName);

@@ -8,8 +8,8 @@ import { storedPlain } from '../text/plain-forms.js';
 
 /**
  * The plain forms of the plain-text fields of the rows a read loaded, by record id: titles and names,
- * venues' and organizers' fields, events' costs, terms' names, as stored when written
- * (text/plain-forms.ts). A page shows these, escaped, where its records hold the stored values
+ * venues' and organizers' fields, events' costs and days, terms' names, as stored when written
+ * (text/plain-forms.ts, dates/event-times.ts). A page shows these, escaped, where its records hold the stored values
  * (pages/views.ts), so a read decodes nothing. The record builds given one fill it (records.ts).
  */
 export class PlainTexts {
@@ -51,6 +51,12 @@ export class PlainTexts {
     const row = this.posts.get(id) as EventRow | undefined;
     if (!row?.costRaw) return '';
     return row.costPlain ?? storedPlain(null, formatCost(row.costRaw, row.costValues, row.currencySymbol, row.currencyPosition));
+  }
+
+  /** The days of an event's start and end as a page writes them (`Sunday 10 January 2027`), stored with its times (dates/event-times.ts). */
+  days(id: number): { start: string; end: string } {
+    const row = this.posts.get(id) as EventRow | undefined;
+    return { start: row?.startDay ?? '', end: row?.endDay ?? '' };
   }
 
   /** A category's or tag's name. */

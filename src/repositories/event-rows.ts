@@ -1,6 +1,6 @@
 import { POST_COLUMNS, toPostRow, type PostRow } from './posts.js';
 import { TEXT_LIMITS, boundedList, boundedText } from '../text/limits.js';
-import { storedTimeForms, type EventTimes } from '../dates/event-times.js';
+import { storedTimeForms, type EventTimes, type TimeForms } from '../dates/event-times.js';
 
 /**
  * What an event row holds once read, and how the columns of `posts`, `events` and `event_series` a
@@ -49,6 +49,8 @@ export type EventColumns = Partial<{
   timezone_abbr: string;
   start_iso: string;
   end_iso: string;
+  start_day: string;
+  end_day: string;
   timezone: string;
   all_day: boolean;
   cost_raw: string;
@@ -67,14 +69,21 @@ export type EventColumns = Partial<{
   featured: boolean;
 }>;
 
+/** The column of each of an event's time forms (dates/event-times.ts `TimeForms`). */
+export const TIME_FORM_COLUMNS: Record<keyof TimeForms, string> = {
+  zoneAbbr: 'timezone_abbr',
+  startIso: 'start_iso',
+  endIso: 'end_iso',
+  startDay: 'start_day',
+  endDay: 'end_day',
+};
+
 const EVENT_COLUMNS = [
   'start_local',
   'end_local',
   'start_utc',
   'end_utc',
-  'timezone_abbr',
-  'start_iso',
-  'end_iso',
+  ...Object.values(TIME_FORM_COLUMNS),
   'timezone',
   'all_day',
   'cost_raw',
@@ -97,17 +106,19 @@ const EVENT_COLUMNS = [
   'managed_source_id',
 ];
 
-/** The `events` columns of an event's times: the times and their forms, always written together. */
-export function timeColumnsOf(times: EventTimes): Required<Pick<EventColumns, 'start_local' | 'end_local' | 'start_utc' | 'end_utc' | 'timezone_abbr' | 'start_iso' | 'end_iso'>> {
-  return {
-    start_local: times.startLocal,
-    end_local: times.endLocal,
-    start_utc: times.startUtc,
-    end_utc: times.endUtc,
-    timezone_abbr: times.zoneAbbr,
-    start_iso: times.startIso,
-    end_iso: times.endIso,
-  };
+/** The `events` columns of an event's times, always written together: the times and their forms. */
+export function timeColumnsOf(times: EventTimes): Record<string, string> {
+  const columns: Record<string, string> = { start_local: times.startLocal, end_local: times.endLocal, start_utc: times.startUtc, end_utc: times.endUtc };
+  for (const [form, column] of Object.entries(TIME_FORM_COLUMNS)) columns[column] = times[form as keyof TimeForms];
+  return columns;
+}
+
+/** Every column `timeColumnsOf` writes: what a series never copies from one event to another (each has its own times). */
+export const TIME_COLUMNS: ReadonlySet<string> = new Set(['start_local', 'end_local', 'start_utc', 'end_utc', ...Object.values(TIME_FORM_COLUMNS)]);
+
+/** The forms of an event's times a row holds (NULL where it was written past the repositories). */
+export function timeFormsIn(row: Record<string, unknown>, prefix = ''): Record<keyof TimeForms, unknown> {
+  return Object.fromEntries(Object.entries(TIME_FORM_COLUMNS).map(([form, column]) => [form, row[`${prefix}${column}`]])) as Record<keyof TimeForms, unknown>;
 }
 
 /** The columns a statement reads for `toEventRow`: `posts as p`, `events as x`, `event_series as s`. */
@@ -128,7 +139,7 @@ export function toEventRow(row: Record<string, unknown>): EventRow {
   const timezone = String(row.timezone);
   return Object.assign(toPostRow(row), {
     ...times,
-    ...storedTimeForms({ zoneAbbr: row.timezone_abbr, startIso: row.start_iso, endIso: row.end_iso }, times, timezone),
+    ...storedTimeForms(timeFormsIn(row), times, timezone),
     timezone,
     allDay: flag('all_day'),
     // Within the limits whatever was stored (text/limits.ts).

@@ -13,7 +13,7 @@ import { slicesInTurns } from '../core/loop-turns.js';
 import { whereIdIn } from '../db/id-lists.js';
 
 export type { EventColumns, EventRow } from './event-rows.js';
-export { timeColumnsOf } from './event-rows.js';
+export { TIME_COLUMNS, timeColumnsOf } from './event-rows.js';
 
 /** A link from an event to a venue, organizer or term its record embeds (`EventRepository.links`). */
 export interface EventLink {

@@ -9,6 +9,7 @@ import { chunks, eventCopiesOf, noteRecordChange, type PostType } from './posts.
 import { refreshLinkTimes } from './term-link-times.js';
 import { TermRepository } from './terms.js';
 import { timeFormsOf } from '../dates/event-times.js';
+import { timeColumnsOf } from './event-rows.js';
 import { CATEGORIES, changeTypeOf } from './taxonomies.js';
 import { plainColumnsOf, plainCostOf } from '../text/plain-forms.js';
 
@@ -39,12 +40,10 @@ function ownDerivedColumns(type: PostType, own: Row): Row {
   if (type !== 'event') return {};
   // The cost lists come as JSON text (src/ops/portable.ts).
   const list = (value: unknown) => (typeof value === 'string' && value !== '' ? (JSON.parse(value) as unknown[]).map(String) : []);
-  const forms = timeFormsOf({ startLocal: String(own.start_local), endLocal: String(own.end_local), startUtc: String(own.start_utc) }, String(own.timezone));
+  const times = { startLocal: String(own.start_local), endLocal: String(own.end_local), startUtc: String(own.start_utc), endUtc: String(own.end_utc) };
   return {
     cost_plain: plainCostOf(list(own.cost_raw), list(own.cost_values), String(own.currency_symbol ?? ''), String(own.currency_position ?? '')),
-    timezone_abbr: forms.zoneAbbr,
-    start_iso: forms.startIso,
-    end_iso: forms.endIso,
+    ...timeColumnsOf({ ...times, ...timeFormsOf(times, String(own.timezone)) }),
   };
 }
 

@@ -4,6 +4,7 @@ import { engineOf } from '../db/engine.js';
 import { noteChange } from '../db/change-log.js';
 import { chunks } from './posts.js';
 import type { EventTimes } from '../dates/event-times.js';
+import { TIME_FORM_COLUMNS, timeFormsIn } from './event-rows.js';
 
 /** A recurring series (docs/contract.md §14), named by its first event. */
 export interface SeriesRow {
@@ -37,8 +38,10 @@ export interface OccurrenceRow {
 }
 
 /** `OccurrenceRow.storedTimes` of some times: the same text for the same times and forms. */
-export function storedTimesText(times: { [K in keyof EventTimes]: string | null }): string {
-  return JSON.stringify([times.startLocal, times.endLocal, times.startUtc, times.endUtc, times.zoneAbbr, times.startIso, times.endIso]);
+export function storedTimesText(times: { [K in keyof EventTimes]: unknown }): string {
+  return JSON.stringify(
+    [times.startLocal, times.endLocal, times.startUtc, times.endUtc, times.zoneAbbr, times.startIso, times.endIso, times.startDay, times.endDay].map((value) => value ?? null),
+  );
 }
 
 /**
@@ -123,9 +126,7 @@ export class SeriesRepository {
         'x.end_local',
         'x.start_utc',
         'x.end_utc',
-        'x.timezone_abbr',
-        'x.start_iso',
-        'x.end_iso',
+        ...Object.values(TIME_FORM_COLUMNS).map((column) => `x.${column}`),
         'x.timezone',
         'p.status',
         'p.author_id',
@@ -144,9 +145,7 @@ export class SeriesRepository {
         endLocal: String(row.end_local),
         startUtc: String(row.start_utc),
         endUtc: String(row.end_utc),
-        zoneAbbr: row.timezone_abbr === null || row.timezone_abbr === undefined ? null : String(row.timezone_abbr),
-        startIso: row.start_iso === null || row.start_iso === undefined ? null : String(row.start_iso),
-        endIso: row.end_iso === null || row.end_iso === undefined ? null : String(row.end_iso),
+        ...timeFormsIn(row),
       }),
       timezone: String(row.timezone),
       status: String(row.status),

@@ -18,6 +18,7 @@ import { answerCheckingListener } from '../contract/answers.js';
 import { recordingListener } from '../contract/coverage.js';
 import { importFromFile } from '../../src/ops/portable.js';
 import { wrongPlainForms } from '../helpers/plain-forms.js';
+import { wrongTimeForms } from '../helpers/time-forms.js';
 
 /**
  * `cli export` and `cli import` (docs/export-format.md): a SQLite database filled through the API is
@@ -217,6 +218,7 @@ describe('cli export and import (docs/export-format.md)', function () {
     assert.match(imported.stdout, /secret add LOGIN/);
     // The plain forms are made by the import as a write makes them, not carried by the file (src/text/plain-forms.ts).
     assert.deepEqual(await wrongPlainForms(target.db), []);
+    assert.deepEqual(await wrongTimeForms(target.db), []);
 
     const second = path.join(dir, 'second.jsonl');
     assert.equal(cli(target.url, 'export', second).status, 0);

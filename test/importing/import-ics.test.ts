@@ -8,6 +8,7 @@ import { runImport, type ImportReport } from '../../src/importing/engine.js';
 import { ICS_MAX_BYTES, ICS_MAX_EVENTS, icsSource, IcsError, parseCalendar } from '../../src/importing/ics.js';
 import { projectRoot } from '../../src/openapi/document.js';
 import { wrongPlainForms } from '../helpers/plain-forms.js';
+import { wrongTimeForms } from '../helpers/time-forms.js';
 
 /**
  * iCalendar imports (docs/importing.md "Importing a calendar file") of calendars shaped as Google
@@ -85,6 +86,7 @@ describe('import-ics', () => {
     assert.deepEqual([fifth.failures, fifth.counts.event.updated], [[], 1]);
     // Creates, updates and series rewrites stored the plain forms of what they wrote (src/text/plain-forms.ts).
     assert.deepEqual(await wrongPlainForms((await openTestDatabase()).db), []);
+    assert.deepEqual(await wrongTimeForms((await openTestDatabase()).db), []);
     assert.deepEqual([...new Set((await listed(admin)).map((e) => e.title))].sort(), ['Choir', 'Spring fair (two days)', 'Weekly choir rehearsal (an hour later)']);
     // A cancelled series goes whole: its first event, every occurrence and the series.
     const sixth = await importIcs(cancelled.replace('SUMMARY:Weekly choir rehearsal\r\n', 'SUMMARY:Weekly choir rehearsal\r\nSTATUS:CANCELLED\r\n'), 'google.ics');

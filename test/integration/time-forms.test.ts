@@ -7,26 +7,18 @@ import { call, createEvent, eventsApp, readEvent, type Http, type Rec } from '..
 import { bumpDataVersion } from '../../src/db/data-version.js';
 import { MIGRATION_TOOLS } from '../../src/db/migrate.js';
 import { up as fillTimeForms } from '../../src/db/migrations/20261209000101_fill_event_time_forms.js';
-import { timeFormsOf, timeFormsOnRead } from '../../src/dates/event-times.js';
+import { timeFormsOnRead } from '../../src/dates/event-times.js';
+import { wrongTimeForms } from '../helpers/time-forms.js';
+import { text as utf8Text } from '../helpers/calendar-instances.js';
 
 /**
  * The forms of an event's times stored when written (src/dates/event-times.ts `TimeForms`,
  * docs/architecture.md "Rendered texts"): `timezone_abbr` and the `json_ld`'s `startDate` and
- * `endDate` are read as stored, never formatted on a read; every write path that writes times
+ * `endDate`, and the days pages write, are read as stored, never formatted on a read; every write path that writes times
  * stores them, in the event's zone, occurrence by occurrence across a DST change.
  */
 
 const CLOCK = '2030-01-20T12:00:00Z';
-
-/** Every event whose stored forms are not `timeFormsOf` its stored times and zone: `[]` when every write kept them right. */
-async function wrongTimeForms(db: Knex): Promise<string[]> {
-  const rows = await db('events').select('post_id', 'start_local', 'end_local', 'start_utc', 'timezone', 'timezone_abbr', 'start_iso', 'end_iso');
-  return rows.flatMap((row: Record<string, unknown>) => {
-    const want = timeFormsOf({ startLocal: String(row.start_local), endLocal: String(row.end_local), startUtc: String(row.start_utc) }, String(row.timezone));
-    const stored = { zoneAbbr: row.timezone_abbr, startIso: row.start_iso, endIso: row.end_iso };
-    return JSON.stringify(stored) === JSON.stringify(want) ? [] : [`event ${row.post_id}: ${JSON.stringify(stored)} for ${JSON.stringify(want)}`];
-  });
-}
 
 describe('time forms stored when written (src/dates/event-times.ts)', function () {
   this.timeout(60_000);
@@ -92,7 +84,9 @@ describe('time forms stored when written (src/dates/event-times.ts)', function (
 
   it('reads show the stored forms and format none: markers written into the columns come back in records and json_ld', async () => {
     const event = await createEvent(http, users.administrator, { timezone: 'America/Chicago' });
-    await db('events').where({ post_id: event.id }).update({ timezone_abbr: 'ABBR-MARK', start_iso: 'START-MARK', end_iso: 'END-MARK' });
+    await db('events')
+      .where({ post_id: event.id })
+      .update({ timezone_abbr: 'ABBR-MARK', start_iso: 'START-MARK', end_iso: 'END-MARK', start_day: 'SDAY-MARK', end_day: 'EDAY-MARK' });
     // A new version, as a write gives it: the related-row cache keeps rows by version (src/repositories/related-row-cache.ts).
     await db('posts')
       .where({ id: event.id })
@@ -106,6 +100,11 @@ describe('time forms stored when written (src/dates/event-times.ts)', function (
     const list = await call(http, 'get', `${NS}/events?start_date=2030-01-01`);
     expectStatus(list, 200);
     assert.equal((list.body as Rec).events[0].timezone_abbr, 'ABBR-MARK');
+    for (const path of [`/event/${event.slug}/`, '/events/']) {
+      const page = await utf8Text(http().get(path));
+      expectStatus(page, 200);
+      assert.match(page.body as string, />SDAY-MARK, 10:00 – 12:00 ABBR-MARK<\/time>/, path);
+    }
     assert.equal(timeFormsOnRead.count, 0, 'no read made a form');
   });
 

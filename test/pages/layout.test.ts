@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { escapeHtml, jsonLdScript, webcalUrl } from '../../src/records/pages/layout.js';
 import { plainOf } from '../../src/text/plain-forms.js';
 import { whenText } from '../../src/records/pages/views.js';
+import { dayText } from '../../src/dates/event-times.js';
 
 /** The pure helpers of the public pages (docs/contract.md §13). */
 describe('page helpers', () => {
@@ -28,11 +29,19 @@ describe('page helpers', () => {
     assert.equal(webcalUrl('http://x.example/e.ics'), 'webcal://x.example/e.ics');
   });
 
-  it('says when an event happens: same day, several days, all day', () => {
+  it('says when an event happens: same day, several days, all day, from the days stored when written', () => {
     const event = { start_date: '2027-01-10 10:00:00', end_date: '2027-01-10 12:30:00', all_day: false, timezone_abbr: 'CET' };
-    assert.equal(whenText(event), 'Sunday 10 January 2027, 10:00 – 12:30 CET');
-    assert.equal(whenText({ ...event, end_date: '2027-01-12 18:00:00' }), 'Sunday 10 January 2027, 10:00 – Tuesday 12 January 2027, 18:00 CET');
-    assert.equal(whenText({ ...event, all_day: true, end_date: '2027-01-10 23:59:59' }), 'Sunday 10 January 2027 (all day)');
-    assert.equal(whenText({ ...event, all_day: true, end_date: '2027-01-11 23:59:59' }), 'Sunday 10 January 2027 – Monday 11 January 2027 (all day)');
+    const days = (start: string, end: string) => ({ start: dayText(start), end: dayText(end) });
+    assert.equal(whenText(event, days(event.start_date, event.end_date)), 'Sunday 10 January 2027, 10:00 – 12:30 CET');
+    assert.equal(
+      whenText({ ...event, end_date: '2027-01-12 18:00:00' }, days(event.start_date, '2027-01-12 18:00:00')),
+      'Sunday 10 January 2027, 10:00 – Tuesday 12 January 2027, 18:00 CET',
+    );
+    assert.equal(whenText({ ...event, all_day: true, end_date: '2027-01-10 23:59:59' }, days(event.start_date, '2027-01-10 23:59:59')), 'Sunday 10 January 2027 (all day)');
+    assert.equal(
+      whenText({ ...event, all_day: true, end_date: '2027-01-11 23:59:59' }, days(event.start_date, '2027-01-11 23:59:59')),
+      'Sunday 10 January 2027 – Monday 11 January 2027 (all day)',
+    );
+    assert.equal(whenText(event, { start: 'START-MARK', end: 'END-MARK' }), 'START-MARK, 10:00 – 12:30 CET', 'the days are taken as given');
   });
 });

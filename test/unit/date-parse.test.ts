@@ -195,6 +195,8 @@ describe('event times and stored dates (src/dates/event-times.ts, src/dates/stor
       zoneAbbr: 'EDT',
       startIso: '2030-05-01T00:00:00-04:00',
       endIso: '2030-05-03T23:59:59-04:00',
+      startDay: 'Wednesday 1 May 2030',
+      endDay: 'Friday 3 May 2030',
     });
     assert.equal(allDayEnd.millisecond, 0);
   });
@@ -210,6 +212,8 @@ describe('event times and stored dates (src/dates/event-times.ts, src/dates/stor
       zoneAbbr: 'EST',
       startIso: '2030-03-10T00:00:00-05:00',
       endIso: '2030-03-10T23:59:59-04:00',
+      startDay: 'Sunday 10 March 2030',
+      endDay: 'Sunday 10 March 2030',
     });
   });
 

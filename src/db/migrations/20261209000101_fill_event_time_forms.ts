@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { MigrationTools } from './helpers.js';
 
-/** Events per batch: one UPDATE of three CASE expressions each. */
+/** Events per batch: one UPDATE of five CASE expressions each. */
 const BATCH = 200;
 
 /**
@@ -20,14 +20,20 @@ export async function up(db: Knex, tools: MigrationTools): Promise<void> {
     const forms = rows.map((row) =>
       tools.timeFormsOf({ startLocal: String(row.start_local), endLocal: String(row.end_local), startUtc: String(row.start_utc) }, String(row.timezone)),
     );
-    const caseOf = (pick: (form: (typeof forms)[number]) => string) =>
+    const caseOf = (form: keyof (typeof forms)[number]) =>
       db.raw(
         `CASE post_id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END`,
-        ids.flatMap((id, i) => [id, pick(forms[i]!)]),
+        ids.flatMap((id, i) => [id, forms[i]![form]]),
       );
     await db('events')
       .whereIn('post_id', ids)
-      .update({ timezone_abbr: caseOf((f) => f.zoneAbbr), start_iso: caseOf((f) => f.startIso), end_iso: caseOf((f) => f.endIso) });
+      .update({
+        timezone_abbr: caseOf('zoneAbbr'),
+        start_iso: caseOf('startIso'),
+        end_iso: caseOf('endIso'),
+        start_day: caseOf('startDay'),
+        end_day: caseOf('endDay'),
+      });
     after = ids[ids.length - 1]!;
   }
   // Cached replies were made with the same forms; nothing to make again.

@@ -32,7 +32,10 @@ export interface MigrationTools {
   /** The plain form of the formatted cost a write stores (text/plain-forms.ts). */
   plainCostOf(raw: string[], values: string[], symbol: string, position: string): string;
   /** The forms of an event's times a write stores (dates/event-times.ts). */
-  timeFormsOf(times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): { zoneAbbr: string; startIso: string; endIso: string };
+  timeFormsOf(
+    times: { startLocal: string; endLocal: string; startUtc: string },
+    zoneName: string,
+  ): { zoneAbbr: string; startIso: string; endIso: string; startDay: string; endDay: string };
 }
 
 /**

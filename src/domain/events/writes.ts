@@ -11,7 +11,7 @@ import { CATEGORIES, TAGS, type Taxonomy } from '../../repositories/taxonomies.j
 import { sanitizeSlug } from '../../text/slugs.js';
 import { plainCostOf } from '../../text/plain-forms.js';
 import type { Repositories } from '../../repositories/registry.js';
-import { timeColumnsOf, type EventColumns, type EventRow } from '../../repositories/events.js';
+import { TIME_COLUMNS, timeColumnsOf, type EventColumns, type EventRow } from '../../repositories/events.js';
 import type { LinkedItem, ParsedEvent, TermsInput } from './input.js';
 
 /** The writes of one event from a parsed body, shared by the single-event and series paths. */
@@ -45,8 +45,7 @@ export function eventColumns(parsed: ParsedEvent, creating: boolean, siteTimezon
 
 /** The `events` columns a series copies to its occurrences: all but the times (which the rules give). */
 export function copiedEventColumns(own: EventColumns): Record<string, unknown> {
-  const { start_local: _s, end_local: _e, start_utc: _su, end_utc: _eu, timezone_abbr: _z, start_iso: _si, end_iso: _ei, ...rest } = own;
-  return rest;
+  return Object.fromEntries(Object.entries(own).filter(([column]) => !TIME_COLUMNS.has(column)));
 }
 
 /**

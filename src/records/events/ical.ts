@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { calendar, zoneNeeds, type CalendarEvent, type CalendarTime, type ZoneNeed } from '../../calendar/ical.js';
 import { zoneOf } from '../../dates/parse.js';
 import { calendarLines } from '../../dates/recurrence-rewrites.js';
@@ -89,7 +88,10 @@ function location(venue: EmbeddedLinked | undefined): string | undefined {
 }
 
 function nextDay(date: string): string {
-  return DateTime.fromISO(date, { zone: 'utc' }).plus({ days: 1 }).toISODate() ?? date;
+  // Date.UTC carries a day past the month's last into the next month (and year). An event's dates
+  // lie within a century of today (dates/event-times.ts), never in the years 0-99 it reads as 19xx.
+  const [year, month, day] = date.split('-').map(Number);
+  return new Date(Date.UTC(year!, month! - 1, day! + 1)).toISOString().slice(0, 10);
 }
 
 /** The event's times: whole days for an all-day event (DTEND the day after the last day), otherwise wall-clock times in its zone. */

@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { isEmail } from '../../text/fields.js';
 import type { EventRecord } from '../events/mapper.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/mapper.js';
@@ -37,26 +36,23 @@ export interface Paging {
 
 const eventCount = (n: number) => (n === 1 ? '1 event' : `${n} events`);
 
-function dateOf(local: string): DateTime {
-  return DateTime.fromSQL(local, { zone: 'UTC', locale: 'en-GB' });
-}
-
-/** When an event happens, in its own zone: "Sunday 10 January 2027, 10:00 – 12:00 CET"; all-day and multi-day forms. */
-export function whenText(event: Pick<EventRecord, 'start_date' | 'end_date' | 'all_day' | 'timezone_abbr'>): string {
-  const start = dateOf(event.start_date);
-  const end = dateOf(event.end_date);
-  const day = (d: DateTime) => d.toFormat('cccc d LLLL yyyy');
-  const time = (d: DateTime) => d.toFormat('HH:mm');
+/**
+ * When an event happens, in its own zone: "Sunday 10 January 2027, 10:00 – 12:00 CET"; all-day and
+ * multi-day forms. `days`: its start's and end's days as stored when written (records/plain-texts.ts);
+ * the hours are the stored times' own digits.
+ */
+export function whenText(event: Pick<EventRecord, 'start_date' | 'end_date' | 'all_day' | 'timezone_abbr'>, days: { start: string; end: string }): string {
+  const time = (local: string) => local.slice(11, 16);
   const zone = event.timezone_abbr ? ` ${event.timezone_abbr}` : '';
-  const sameDay = start.hasSame(end, 'day');
-  if (event.all_day) return sameDay ? `${day(start)} (all day)` : `${day(start)} – ${day(end)} (all day)`;
-  if (sameDay) return `${day(start)}, ${time(start)} – ${time(end)}${zone}`;
-  return `${day(start)}, ${time(start)} – ${day(end)}, ${time(end)}${zone}`;
+  const sameDay = event.start_date.slice(0, 10) === event.end_date.slice(0, 10);
+  if (event.all_day) return sameDay ? `${days.start} (all day)` : `${days.start} – ${days.end} (all day)`;
+  if (sameDay) return `${days.start}, ${time(event.start_date)} – ${time(event.end_date)}${zone}`;
+  return `${days.start}, ${time(event.start_date)} – ${days.end}, ${time(event.end_date)}${zone}`;
 }
 
 /** `<time>` of the event's start, machine-readable as a local date and time. */
-function whenHtml(event: EventRecord): string {
-  return `<time datetime="${escapeHtml(event.start_date.replace(' ', 'T'))}">${escapeHtml(whenText(event))}</time>`;
+function whenHtml(event: EventRecord, plain: PlainTexts): string {
+  return `<time datetime="${escapeHtml(event.start_date.replace(' ', 'T'))}">${escapeHtml(whenText(event, plain.days(event.id)))}</time>`;
 }
 
 /** A list of items, as one value: the record's `venue` (object, list or `[]`). */
@@ -133,7 +129,7 @@ export function eventPage(event: EventRecord, text: PageText, links: FeedLinks, 
   const main = `<article>
 <p class="kicker">Event</p>
 <h1>${escapeHtml(title)}</h1>
-<p class="when">${whenHtml(event)}</p>
+<p class="when">${whenHtml(event, plain)}</p>
 ${series ? `${recurrenceHtml(series, title)}\n` : ''}${calendarActions(links.ics, title, false)}
 ${image ? `<img class="feature" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
 ${descriptionHtml(text)}
@@ -161,7 +157,7 @@ function eventList(upcoming: UpcomingPage, paging: Paging, empty: string, level:
     const where = venue ? `<p>${escapeHtml(plain.title(Number(venue.id)))}${venue.city ? `, ${escapeHtml(plain.field(Number(venue.id), 'city'))}` : ''}</p>` : '';
     return `<li><article>
 <h${level}>${link(event.url, escapeHtml(plain.title(event.id)))}</h${level}>
-<p>${whenHtml(event)}</p>
+<p>${whenHtml(event, plain)}</p>
 ${where}</article></li>`;
   });
   return `<p>${count(upcoming.total)} coming up${paging.totalPages > 1 ? `, page ${paging.page} of ${paging.totalPages}` : ''}.</p>
