@@ -8,6 +8,7 @@ import { createLogger } from '../../src/core/logger.js';
 import { startCachePurger, type CachePurger } from '../../src/cache/purger.js';
 import { NS, createUser, testApp, type TestUser } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
+import { waitFor } from '../helpers/wait.js';
 import { startVarnish, varnishAvailable, type Varnish } from '../../scripts/cache/varnish.js';
 
 /**
@@ -38,8 +39,6 @@ function send(
     req.end(body);
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Skips the suite unless varnishd is installed; REQUIRE_VARNISH=1 (set by .ci/run) makes its absence a failure. */
 function requireVarnish(context: Mocha.Context): void {
@@ -113,13 +112,14 @@ describe('PURGE_URL through Varnish: writes visible at once', function () {
   /** Waits until every path, read through Varnish, shows `text`; returns how long that took. */
   async function visible(paths: string[], text: string, withinMs: number): Promise<number> {
     const started = Date.now();
-    for (;;) {
-      const stale: string[] = [];
+    let stale: string[] = [];
+    const fresh = async () => {
+      stale = [];
       for (const path of paths) if (!(await through(path)).body.includes(text)) stale.push(path);
-      if (stale.length === 0) return Date.now() - started;
-      if (Date.now() - started > withinMs) assert.fail(`still stale after ${withinMs} ms through Varnish: ${stale.join(' ')}`);
-      await sleep(50);
-    }
+      return stale.length === 0;
+    };
+    await waitFor(fresh, `${text} through Varnish`, withinMs, 50).catch(() => assert.fail(`still stale after ${withinMs} ms through Varnish: ${stale.join(' ')}`));
+    return Date.now() - started;
   }
 
   it('a PATCH of an event is visible through Varnish within about a second on every URL that shows it', async () => {

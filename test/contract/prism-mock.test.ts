@@ -5,6 +5,7 @@ import YAML from 'yaml';
 import { DOCUMENT_PATH, projectRoot } from '../../src/openapi/document.js';
 import { requireTool } from './kit-tools.js';
 import { freePort } from './prism.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The mock a client team develops against before the service runs (docs/contract-testing.md):
@@ -54,15 +55,17 @@ describe('contract kit: the Prism mock answers from the document', function () {
     prism.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     // The mock serves the document's paths at its root (the server URL is relative).
     base = `http://127.0.0.1:${port}`;
-    for (const started = Date.now(); ;) {
-      const up = await fetch(`${base}/events`).then(
+    const child = prism;
+    const up = async () => {
+      if (child.exitCode !== null) throw new Error(`prism mock exited with ${child.exitCode}`);
+      return fetch(`${base}/events`).then(
         () => true,
         () => false,
       );
-      if (up) break;
-      if (prism.exitCode !== null || Date.now() - started > 45_000) throw new Error(`prism mock did not start:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    };
+    await waitFor(up, 'prism mock to answer', 45_000, 250).catch((err: Error) => {
+      throw new Error(`prism mock did not start (${err.message}):\n${log}`);
+    });
   });
 
   after(() => {

@@ -77,4 +77,5 @@ export function send(base: string, method: string, path: string, headers: Record
   });
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The one fixed-time wait of the tests (the cache's max-ages are time itself); see helpers/wait.ts. */
+export { sleep } from './wait.js';

@@ -11,3 +11,11 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * A wait of fixed time, for where time itself is what is tested: a max-age or a lease lapsing, a
+ * timeout firing, a read that must still be waiting, or "nothing happens within N ms" (after a
+ * barrier showed the system got to where it would have acted). Every call says why in a comment.
+ * Anything else waits with `waitFor` on its condition.
+ */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

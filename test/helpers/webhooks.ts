@@ -11,6 +11,7 @@ import { createUser, testConfig, type TestUser } from './app.js';
 import { eventsApp, PUBLIC_URL, type Http } from './events.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { openTestDatabase } from './database.js';
+import { waitFor } from './wait.js';
 
 /**
  * Webhooks for the delivery tests, written straight into `webhooks` (the API that manages them is
@@ -57,14 +58,24 @@ export async function webhookRow(id: number, on?: Knex): Promise<WebhookRow> {
   return webhookRowOf(await db('webhooks').where('id', id).first());
 }
 
-/** The webhook's row once `test` holds (or as it is after `timeoutMs`). */
+/**
+ * The webhook's row once `test` holds (or as it is after `timeoutMs`: the caller's assertions on it
+ * then say what is wrong).
+ */
 export async function waitForRow(id: number, test: (row: WebhookRow) => boolean, timeoutMs = 10_000): Promise<WebhookRow> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await webhookRow(id);
-    if (test(row) || Date.now() > deadline) return row;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let row = await webhookRow(id);
+  await waitFor(async () => test((row = await webhookRow(id))), `webhook ${id}'s row`, timeoutMs, 20).catch(() => undefined);
+  return row;
+}
+
+/**
+ * Waits until `count` more rounds of the loop have begun than when called. Rounds never overlap, so
+ * with `count` 2 a whole round began and ended after the call: it saw everything committed before the
+ * call, and what it found due has been given its turn (its attempts may still be in flight).
+ */
+export async function roundsPass(delivery: WebhookDelivery, count = 2, timeoutMs = 10_000): Promise<void> {
+  const start = delivery.counts().rounds;
+  await waitFor(() => delivery.counts().rounds >= start + count, `${count} delivery rounds after round ${start}`, timeoutMs);
 }
 
 /** The delivery log of a webhook, oldest first. */

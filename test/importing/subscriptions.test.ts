@@ -9,6 +9,7 @@ import { SubscriptionRepository } from '../../src/repositories/subscriptions.js'
 import { createUser, NS, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
+import { waitFor } from '../helpers/wait.js';
 import { startIcsServer, type IcsServer } from '../helpers/ics-server.js';
 import { loadRecording, replaySite, type RecordedAnswer, type SiteRecording } from '../helpers/tec-site-server.js';
 
@@ -371,7 +372,7 @@ describe('subscriptions', () => {
     await db('subscriptions').where('id', sub.id).update({ next_run_ms: 0 });
     const timed = startSubscriptionScheduler({ db, config, logger, pollMs: 20 });
     try {
-      for (let i = 0; i < 200 && (await runCount()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await waitFor(async () => (await runCount()) >= 2, 'the timer to run the subscription made due', 5_000, 25);
     } finally {
       await timed.stop(1000);
     }

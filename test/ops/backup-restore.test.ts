@@ -9,6 +9,7 @@ import { migrateLatest } from '../../src/db/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { NS } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { addUser, killService, serviceDatabase, startService, type Service } from './service.js';
 
 /**
@@ -84,7 +85,8 @@ function steadyWrites(service: Service, auth: string, tag: string, perSecond = 5
     /** Resolves once `n` more writes than now have been acknowledged (a loaded machine answers slower than 50/s). */
     async more(n: number): Promise<void> {
       const target = acknowledged + n;
-      while (acknowledged < target && failures.length === 0) await sleep(20);
+      // A failure ends the wait too: stop() reports it.
+      await waitFor(() => acknowledged >= target || failures.length > 0, `${n} more writes acknowledged`, 120_000, 20);
     },
     async stop(): Promise<number> {
       clearInterval(timer);
@@ -94,8 +96,6 @@ function steadyWrites(service: Service, auth: string, tag: string, perSecond = 5
     },
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the source holds before the copy: one idempotent create and a cursor. */
 async function beforeTheCopy(source: Service, auth: string) {

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/core/logger.js';
 import { NS, testConfig } from '../helpers/app.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../helpers/database.js';
 import { expectStatus } from '../helpers/assertions.js';
+import { waitFor } from '../helpers/wait.js';
 import { UserRepository } from '../../src/repositories/users.js';
 
 /**
@@ -143,13 +144,10 @@ const isMysql = /^(mysql|mariadb):/.test(TEST_DATABASE_URL);
 
   /** Polls until the service answers again, without a restart. */
   async function expectRecovery(): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const res = await http().get(`${NS}/events`);
-      if (res.status === 200) break;
-      assert.ok(Date.now() < deadline, `not recovered: ${res.status} ${JSON.stringify(res.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let res: request.Response | undefined;
+    await waitFor(async () => (res = await http().get(`${NS}/events`)).status === 200, 'the service to recover', 30_000, 200).catch(() =>
+      assert.fail(`not recovered: ${res?.status} ${JSON.stringify(res?.body)}`),
+    );
     assert.equal((await http().get('/readyz')).status, 200);
     assert.equal((await http().get(`${NS}/categories?hide_empty=0`)).status, 200);
   }

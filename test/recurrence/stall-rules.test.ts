@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Role } from '../../src/auth/capabilities.js';
 import { UserRepository } from '../../src/repositories/users.js';
 import { NS } from '../helpers/app.js';
+import { waitFor } from '../helpers/wait.js';
 import { send, startStallService, withoutStall, type StallService } from '../security/stall.js';
 
 /**
@@ -94,13 +95,10 @@ describe('stall: the rolling horizon of a stored slow rule (docs/contract.md §1
     // Probed until the first event's record shows the mark (the extension has run), 15 s at most.
     const service = stall;
     const { result: record, slowestProbeMs } = await withoutStall(service.url, async () => {
-      const began = Date.now();
-      while (Date.now() - began < 15_000) {
-        const read = await send(service.url, `${EVENTS}/${id}`, { authorization: editor, timeoutMs: 20_000 });
-        if (read.json?.recurrence_horizon_error) return read;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return assert.fail('the extension did not mark the series within 15 s');
+      let read: Awaited<ReturnType<typeof send>> | undefined;
+      const marked = async () => Boolean((read = await send(service.url, `${EVENTS}/${id}`, { authorization: editor, timeoutMs: 20_000 })).json?.recurrence_horizon_error);
+      await waitFor(marked, 'the extension to mark the series', 15_000, 100).catch(() => assert.fail('the extension did not mark the series within 15 s'));
+      return read!;
     });
     console.log(`      slowest /healthz ${Math.round(slowestProbeMs)} ms`);
     assert.match(

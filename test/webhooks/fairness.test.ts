@@ -3,6 +3,7 @@ import { createEvent } from '../helpers/events.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesOf, deliveryTestbed, insertWebhook, newSecret, startDelivery, waitForRow } from '../helpers/webhooks.js';
 import { openTestDatabase } from '../helpers/database.js';
+import { sleep } from '../helpers/wait.js';
 import { committedPosition } from '../../src/db/committed-position.js';
 
 /**
@@ -38,7 +39,7 @@ describe('webhook fairness', function () {
       await createEvent(bed.http, bed.admin, { title, status: 'publish' });
       answered.set(title, Date.now());
       // Kept (issue 49): the changes are spread over time on purpose, so that each has its own lag.
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
     }
     const { db } = await openTestDatabase();
     const top = await committedPosition(db);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { openTestDatabase } from '../helpers/database.js';
 import { createEvent } from '../helpers/events.js';
 import { type ReceivedMessage } from '../helpers/webhook-receiver.js';
-import { insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { insertWebhook, newSecret, roundsPass, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { sleep } from '../helpers/wait.js';
 import { committedPosition } from '../../src/db/committed-position.js';
 
 /**
@@ -39,11 +40,16 @@ describe('webhook leases', function () {
       hooks.push(await insertWebhook({ url: bed.receiver.endpoint(name, [secret]), secret }));
       bed.receiver.behave(name, { delayMs: 30 });
     }
-    await startDelivery({ concurrency: 2 });
-    await startDelivery({ concurrency: 2 });
+    const loops = [await startDelivery({ concurrency: 2 }), await startDelivery({ concurrency: 2 })];
     for (let i = 0; i < 8; i++) await createEvent(bed.http, bed.admin, { title: `Shared ${i}`, status: 'publish' });
     for (const name of names) await bed.receiver.waitFor(() => bed.receiver.of(name).length >= 8, 20_000, `8 messages at ${name}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // No message comes twice: every webhook's last message is recorded and each loop ran a whole round
+    // after that, which would have sent anything it still thought due. The wait after it lets such a
+    // message reach the receiver (each answer takes 30 ms).
+    const top = await committedPosition((await openTestDatabase()).db);
+    for (const hook of hooks) await waitForRow(hook.id, (row) => row.position >= top, 20_000);
+    await Promise.all(loops.map((loop) => roundsPass(loop)));
+    await sleep(100);
     for (const name of names) {
       assert.equal(bed.receiver.maxConcurrent.get(name), 1, `${name}: one request at a time`);
       const positions = bed.receiver.of(name).map(positionOf);

@@ -4,6 +4,7 @@ import { createEvent } from '../helpers/events.js';
 import { deliveriesOf, deliveryTestbed, insertWebhook, newSecret, startDelivery, waitForRow } from '../helpers/webhooks.js';
 import { committedPosition } from '../../src/db/committed-position.js';
 import { formatUtc } from '../../src/dates/storage.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The delivery log's bounds (docs/webhooks.md "The delivery log", WEBHOOK_LOG_MAX and
@@ -47,8 +48,7 @@ describe('webhook delivery log bounds', function () {
     await fillLog(b.id, 40, 60_000);
     const newestOfA = (await deliveriesOf(a.id)).slice(-50).map((row) => row.id);
     await startDelivery({ logMaxRows: 50, logDays: 2 });
-    const deadline = Date.now() + 10_000;
-    while ((await deliveriesOf(a.id)).length > 50 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(async () => (await deliveriesOf(a.id)).length <= 50, "a's log pruned to 50 rows", 10_000, 50);
     assert.deepEqual(
       (await deliveriesOf(a.id)).map((row) => row.id),
       newestOfA,
@@ -68,8 +68,7 @@ describe('webhook delivery log bounds', function () {
     const top = await committedPosition(db);
     await waitForRow(hook.id, (row) => row.position >= top);
     assert.equal(bed.receiver.acknowledged.length, 25);
-    const deadline = Date.now() + 5_000;
-    while ((await deliveriesOf(hook.id)).length > 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(async () => (await deliveriesOf(hook.id)).length <= 20, 'the log pruned to at most 20 rows', 5_000, 50);
     const log = await deliveriesOf(hook.id);
     assert.ok(log.length <= 20, `${log.length} rows kept`);
     assert.equal(log.at(-1)?.message_id, bed.receiver.acknowledged.at(-1)?.id, 'the newest attempt is kept');

@@ -4,7 +4,8 @@ import { NS, type TestUser } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent, type Http, type Rec } from '../helpers/events.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { deliveriesOf, insertWebhook, newSecret, roundsPass, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { sleep } from '../helpers/wait.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
 import { ChangeRepository, historyAt } from '../../src/repositories/changes.js';
 import { committedPosition } from '../../src/db/committed-position.js';
@@ -83,11 +84,16 @@ describe('webhook messages', function () {
   it('sends changes made while it runs, each once and in order', async () => {
     const secret = newSecret();
     const hook = await insertWebhook({ url: bed.receiver.endpoint('live', [secret]), secret });
-    await startDelivery();
+    const delivery = await startDelivery();
     for (let i = 0; i < 6; i++) await createEvent(bed.http, bed.admin, { title: `Live ${i}`, status: 'publish' });
     const expected = await feedAfter(bed.http, hook.position);
     await bed.receiver.waitFor(() => bed.receiver.of('live').length >= expected.length);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // No message comes twice: the last one is recorded and a whole round ran after that, which would
+    // have sent anything it still thought due. The short wait lets such a message reach the receiver.
+    const top = await committedPosition((await openTestDatabase()).db);
+    await waitForRow(hook.id, (row) => row.position >= top);
+    await roundsPass(delivery);
+    await sleep(50);
     const positions = bed.receiver.of('live').map((message) => parseInt(message.json.data.cursor.split('.')[0], 36));
     assert.deepEqual(
       positions,
@@ -106,13 +112,16 @@ describe('webhook messages', function () {
     const hook = await insertWebhook({ url: bed.receiver.endpoint('venues', [secret]), secret, types: 'venue' });
     await createEvent(bed.http, bed.admin, { title: 'With a venue', status: 'publish', venue: { venue: 'Only this' } });
     await createEvent(bed.http, bed.admin, { title: 'Without', status: 'publish' });
-    await startDelivery();
+    const delivery = await startDelivery();
     await bed.receiver.waitFor(() => bed.receiver.of('venues').length >= 1);
     const { db } = await openTestDatabase();
     const top = await committedPosition(db);
     // The cursor passes the events too, which send nothing.
     assert.equal((await waitForRow(hook.id, (row) => row.position >= top)).position, top);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nothing more is sent: a whole round ran with the cursor at the top (the short wait lets a message
+    // it would have sent reach the receiver).
+    await roundsPass(delivery);
+    await sleep(50);
     assert.deepEqual(
       bed.receiver.of('venues').map((m) => [m.json.type, m.json.data.record.venue]),
       [['venue.updated', 'Only this']],

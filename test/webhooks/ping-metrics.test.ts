@@ -9,6 +9,7 @@ import { webhookMetrics } from '../../src/webhooks/metrics.js';
 import { testConfig } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { createEvent, PUBLIC_URL } from '../helpers/events.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { deliveriesOf, deliverySettings, insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
 
 /** `sendPing` (POST /webhooks/{id}/ping) and the delivery metrics on `/metrics` (docs/webhooks.md "Metrics"). */
@@ -76,14 +77,15 @@ describe('webhook ping and metrics', function () {
     const hook = await insertWebhook({ url: bed.receiver.endpoint('behind', [secret]), secret });
     bed.receiver.behave('behind', { failures: 1000 });
     await createEvent(bed.http, bed.admin, { title: 'Stuck', status: 'publish' });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The change's age is what is measured: it is over a second old when delivery starts.
+    await sleep(1100);
     await startDelivery({ retryDelaysSeconds: [30] }, { metrics: webhookMetrics(registry) });
     await waitForRow(hook.id, (row) => row.status === 'failing');
     const lagNow = async () => Number(new RegExp(`^webhook_lag_seconds\\{webhook="${hook.id}"\\} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
     const lag = await lagNow();
     assert.ok(lag >= 1 && lag < 60, `lag ${lag} s`);
-    // It grows while the webhook waits for its retry.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // It grows while the webhook waits for its retry (time passing is what is measured).
+    await sleep(300);
     assert.ok((await lagNow()) >= lag + 0.25);
   });
   it('prunes delivery log rows older than 30 days, in batches, and keeps the newer ones', async () => {
@@ -105,7 +107,7 @@ describe('webhook ping and metrics', function () {
     for (let i = 0; i < rows.length; i += 250) await db('webhook_deliveries').insert(rows.slice(i, i + 250));
     await db('webhook_deliveries').insert(row(Date.now() - 29 * 86_400_000));
     await startDelivery();
-    for (let i = 0; i < 250 && (await deliveriesOf(hook.id)).length > 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(async () => (await deliveriesOf(hook.id)).length <= 1, 'the old rows pruned', 5_000, 20);
     const left = await deliveriesOf(hook.id);
     assert.equal(left.length, 1);
     assert.ok(left[0].attempted_ms > Date.now() - 30 * 86_400_000);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { waitFor } from '../helpers/wait.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { deliveryTestbed, startDelivery } from '../helpers/webhooks.js';
 
 /**
@@ -27,17 +27,18 @@ describe('webhook delivery rounds under a stream of commits', function () {
     await waitFor(() => delivery.counts().rounds >= 1, 'the first round');
     const before = delivery.counts().rounds;
     const started = Date.now();
-    // A commit every 10 ms for 1.5 s: 150 wakes.
+    // A commit every 10 ms for 1.5 s: 150 wakes (time is the subject: a stream of commits at a rate).
     while (Date.now() - started < 1500) {
       commit();
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
     const elapsed = Date.now() - started;
     const rounds = delivery.counts().rounds - before;
     assert.ok(rounds >= 2, `${rounds} rounds in ${elapsed} ms: the commits woke the loop`);
     assert.ok(rounds <= Math.ceil(elapsed / 250) + 1, `${rounds} rounds in ${elapsed} ms: at most one per 250 ms`);
-    // Quiet, then one commit: a round follows without waiting for the poll.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Quiet, then one commit: a round follows without waiting for the poll. The quiet spell, longer
+    // than the 250 ms gap, is what is tested (the loop's state after it), so it is a wait of fixed time.
+    await sleep(400);
     const quiet = delivery.counts().rounds;
     commit();
     await waitFor(() => delivery.counts().rounds > quiet, 'a round after the commit');

@@ -5,6 +5,7 @@ import { createEvent } from '../helpers/events.js';
 import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, deliveryTestbed } from '../helpers/webhooks.js';
 import { MAX_ANSWER_BYTES, sendMessage } from '../../src/webhooks/sender.js';
 import type { WebhookDeliveryRow } from '../../src/repositories/webhook-rows.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Where and how deliveries go (docs/webhooks.md "Safety", "Messages"): refused destinations are
@@ -13,12 +14,9 @@ import type { WebhookDeliveryRow } from '../../src/repositories/webhook-rows.js'
  */
 
 async function firstDelivery(id: number): Promise<WebhookDeliveryRow> {
-  for (let i = 0; i < 500; i++) {
-    const [first] = await deliveriesOf(id);
-    if (first) return first;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no attempt recorded for webhook ${id}`);
+  let first: WebhookDeliveryRow | undefined;
+  await waitFor(async () => (first = (await deliveriesOf(id))[0]) !== undefined, `an attempt recorded for webhook ${id}`, 10_000, 20);
+  return first!;
 }
 
 describe('webhook delivery safety', function () {

@@ -3,7 +3,8 @@ import { NS } from '../helpers/app.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { call, createEvent } from '../helpers/events.js';
-import { deliveriesOf, insertWebhook, newSecret, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { deliveriesOf, insertWebhook, newSecret, roundsPass, startDelivery, waitForRow, webhookRow, deliveryTestbed } from '../helpers/webhooks.js';
+import { sleep } from '../helpers/wait.js';
 import { committedPosition } from '../../src/db/committed-position.js';
 import { inTransaction } from '../../src/db/transactions.js';
 import { encodeCursor } from '../../src/records/change-feed.js';
@@ -16,7 +17,6 @@ import { formatUtc } from '../../src/dates/storage.js';
  * failed message, paused, expired.
  */
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const positionOf = (cursor: string) => parseInt(cursor.split('.')[0], 36);
 
 describe('webhook retries and statuses', function () {
@@ -67,12 +67,15 @@ describe('webhook retries and statuses', function () {
     const webhook = await hook('down');
     bed.receiver.behave('down', { failures: 1000, failStatus: 500 });
     await createEvent(bed.http, bed.admin, { title: 'Never acknowledged', status: 'publish' });
-    await startDelivery();
+    const delivery = await startDelivery();
     const row = await waitForRow(webhook.id, (current) => current.status === 'disabled');
     assert.equal(row.status, 'disabled');
     assert.equal(row.status_reason, 'the receiver answered 500');
     assert.equal(row.position, webhook.position);
-    await pause(300);
+    // Nothing more is tried: a whole round ran after the webhook was disabled (the short wait lets an
+    // attempt it would have begun reach the receiver and the log).
+    await roundsPass(delivery);
+    await sleep(100);
     const log = await deliveriesOf(webhook.id);
     assert.equal(log.length, 4, 'the first attempt and one after each of the 3 pauses');
     assert.deepEqual(
@@ -87,11 +90,14 @@ describe('webhook retries and statuses', function () {
     const webhook = await hook('back');
     bed.receiver.behave('back', { failures: 1000 });
     await createEvent(bed.http, bed.admin, { title: 'Failed first', status: 'publish' });
-    await startDelivery();
+    const delivery = await startDelivery();
     await waitForRow(webhook.id, (row) => row.status === 'disabled');
     const failedId = bed.receiver.received[0].id;
     await createEvent(bed.http, bed.admin, { title: 'Made while disabled', status: 'publish' });
-    await pause(200);
+    // A whole round ran after the change was committed and began nothing for it (the short wait lets an
+    // attempt it would have begun reach the receiver).
+    await roundsPass(delivery);
+    await sleep(100);
     assert.equal(bed.receiver.received.length, 4, 'a disabled webhook sends nothing');
     bed.receiver.behave('back', { failures: 0 });
     // What PATCH status=active does.
@@ -115,8 +121,11 @@ describe('webhook retries and statuses', function () {
   it('paused sends nothing and keeps its cursor; active again delivers from there', async () => {
     const webhook = await hook('paused', { status: 'paused' });
     await createEvent(bed.http, bed.admin, { title: 'While paused', status: 'publish' });
-    await startDelivery();
-    await pause(300);
+    const delivery = await startDelivery();
+    // A whole round ran with the change committed and began nothing for the paused webhook (the short
+    // wait lets an attempt it would have begun reach the receiver).
+    await roundsPass(delivery);
+    await sleep(100);
     assert.equal(bed.receiver.hits.get('paused') ?? 0, 0);
     assert.equal((await webhookRow(webhook.id)).position, webhook.position);
     const { db } = await openTestDatabase();
@@ -153,12 +162,15 @@ describe('webhook retries and statuses', function () {
     const cursor = encodeCursor(await new ChangeRepository(db).cursorKey(), webhook.position);
     expectStatus(await call(bed.http, 'get', `${NS}/changes?after=${cursor}`), 410);
 
-    await startDelivery();
+    const delivery = await startDelivery();
     const row = await waitForRow(webhook.id, (current) => current.status === 'expired');
     assert.equal(row.status, 'expired');
     assert.match(row.status_reason ?? '', /no longer holds the changes after this webhook's cursor/);
     assert.ok(row.status_changed_utc >= formatUtc(new Date(Date.now() - 60_000)));
-    await pause(200);
+    // A whole round ran after it expired and began nothing for it (the short wait lets an attempt it
+    // would have begun reach the receiver).
+    await roundsPass(delivery);
+    await sleep(100);
     assert.equal(bed.receiver.hits.get('stale') ?? 0, 0, 'nothing is sent');
     assert.equal((await deliveriesOf(webhook.id)).length, 0);
     // A webhook created after the purge is not expired.

@@ -5,7 +5,7 @@ import { createUsers, NS, testApp, type TestUser } from '../../helpers/app.js';
 import type { Role } from '../../../src/auth/capabilities.js';
 import { expectError, expectStatus } from '../../helpers/assertions.js';
 import { openTestDatabase, statementsDuring } from '../../helpers/database.js';
-import { waitFor } from '../../helpers/wait.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 import { call, eventBody, eventsApp, NOW, type Http, type Rec } from '../../helpers/events.js';
 import { encodeCursor } from '../../../src/records/change-feed.js';
 import { noteChange } from '../../../src/db/change-log.js';
@@ -36,8 +36,6 @@ async function follow(http: Http, after: string | undefined, as?: TestUser, extr
 }
 
 const key = (change: Rec) => `${change.type}:${change.id}`;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Counts the feed's queries on the test database while `counted` is on: reads of the committed
@@ -324,9 +322,9 @@ describe('GET /changes: the change feed', () => {
       assert.ok(counts.position >= 3, `positions read: ${counts.position}`);
       // Nobody waits any more: the poll stops. These pauses are the point (kept, issue 49): a stretch of
       // time in which no poll may come; an in-flight poll (every 250 ms) ends within the first.
-      await pause(400);
+      await sleep(400);
       counts.position = 0;
-      await pause(800);
+      await sleep(800);
       assert.equal(counts.position, 0, 'positions read after the answer');
     } finally {
       counts.stop();
@@ -357,9 +355,9 @@ describe('GET /changes: the change feed', () => {
       await assert.rejects(call(http, 'get', `${changesPath}?after=${cursor}&wait=10`).timeout(300), /timeout/i);
       // The request notices at its next poll (250 ms) and answers nobody; the poll stops. The pauses
       // are the point (kept, issue 49): a stretch of time in which no poll may come.
-      await pause(600);
+      await sleep(600);
       counts.position = 0;
-      await pause(800);
+      await sleep(800);
       assert.equal(counts.position, 0, 'positions read after the client left');
     } finally {
       counts.stop();

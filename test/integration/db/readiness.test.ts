@@ -8,7 +8,7 @@ import { retryPassingRefusals } from '../../../src/db/statement-retries.js';
 import { READINESS_BUDGET_MS } from '../../../src/http/health.js';
 import { openTestDatabase, TEST_DATABASE_URL } from '../../helpers/database.js';
 import { testConfig } from '../../helpers/app.js';
-import { waitFor } from '../../helpers/wait.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 /** A refusal the server itself raises, which the statement retries would send again (1205, as a failed `wsrep_sync_wait`). */
 const REFUSED = "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1205, MESSAGE_TEXT = 'Lock wait timeout exceeded; try restarting transaction'";
@@ -66,8 +66,9 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
     assert.equal(res.body.reason, 'database unreachable');
     assert.equal(sent.length, 1, `sent ${sent.length} times`);
     assert.ok(took < 1000, `answered after ${took} ms`);
-    // Nothing is sent later either. The pause is the point (kept, issue 49): a stretch of time in which nothing may be sent.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing is sent later either. The pause is the point (kept, issue 49): a stretch of time in which
+    // nothing may be sent (the retries would have sent again within it).
+    await sleep(500);
     assert.equal(sent.length, 1);
     assert.equal(pool().numUsed(), 0);
   });
@@ -93,9 +94,10 @@ describe('the readiness probe asks once and lets go of its connection (src/db/re
     swapTo = STALLED;
     const client = db.client as { cancelQuery(connection: unknown): Promise<unknown> };
     const cancel = client.cancelQuery;
-    // A stalled network: the cancel's own connection never opens within the budget.
+    // A stalled network: the cancel's own connection never opens within the budget (a delay of fixed
+    // time is the stand-in for it).
     let lateCancel: Promise<unknown> = Promise.resolve();
-    client.cancelQuery = (connection) => (lateCancel = new Promise((resolve) => setTimeout(resolve, 3000)).then(() => cancel.call(client, connection)));
+    client.cancelQuery = (connection) => (lateCancel = sleep(3000).then(() => cancel.call(client, connection)));
     try {
       const started = Date.now();
       const res = await probe();

@@ -6,6 +6,7 @@ import { fillSearchTexts } from '../../../src/db/migrations/20261204000101_fill_
 import { indexSearchText, textHash, unindexSearchText, whereSearchCandidates } from '../../../src/db/search-index.js';
 import { narrowingTrigrams, spreadTrigrams, trigramsOf } from '../../../src/text/trigrams.js';
 import { createEvent, database } from '../repositories/fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** The search index's pieces (docs/contract.md §15); the property test checks the whole. */
 describe('search index (src/db/search-index.ts)', () => {
@@ -109,10 +110,7 @@ describe('search index (src/db/search-index.ts)', () => {
         () => (done = true),
         () => (done = true),
       );
-      for (const began = Date.now(); !done && !(await waitsForLock(thread));) {
-        if (Date.now() - began > 10_000) throw new Error('the second write neither waited for the first one’s lock nor finished within 10 s');
-        await new Promise((resolve) => setTimeout(resolve, INNODB_TRX_REFRESH_MS));
-      }
+      await waitFor(async () => done || (await waitsForLock(thread)), 'the second write to wait for the first one’s lock or finish', 10_000, INNODB_TRX_REFRESH_MS);
     };
     for (const cleanerFirst of [false, true]) {
       const leaving = await createEvent(db, { title: 'Leaving', description: shared });

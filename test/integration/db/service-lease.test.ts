@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import { holdServiceLease, LEASE_VALID_MS, liveLeases } from '../../../src/db/service-lease.js';
 import { openTestDatabase } from '../../helpers/database.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /**
  * "Is a service running on this database?" (src/db/service-lease.ts, docs/durability.md "Restore"):
@@ -22,11 +23,7 @@ describe('service leases (src/db/service-lease.ts)', () => {
 
     const lease = holdServiceLease(db, (err) => assert.fail(String(err)));
     const mine = `${os.hostname()} pid ${process.pid}`;
-    for (let i = 0; i < 50 && !(await liveLeases(db)).some((live) => live.holder === mine); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.ok(
-      (await liveLeases(db)).some((live) => live.holder === mine),
-      'the lease is taken at once',
-    );
+    await waitFor(async () => (await liveLeases(db)).some((live) => live.holder === mine), 'the lease to be taken at once', 2_000, 20);
     await lease.stop();
     assert.equal(await db('service_leases').where('holder', mine).first(), undefined);
   });

@@ -6,6 +6,7 @@ import { lockDataVersionSlots } from '../../../src/db/data-version.js';
 import { engineOf } from '../../../src/db/engine.js';
 import { inTransaction } from '../../../src/db/transactions.js';
 import { database } from './fixtures.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 /**
  * Commit order of the change log (db/change-log.ts, docs/contract.md §9): numbers come from an
@@ -15,6 +16,17 @@ import { database } from './fixtures.js';
  */
 describe('the change log: commit order', () => {
   const seqOf = async (db: Knex, id: number) => Number((await db('changes').where({ type: 'event', record_id: id }).first('seq'))?.seq ?? 0);
+  // Statements on the change log's lock row still running in this database (MySQL): each is waiting for
+  // the lock (a statement that gets it is done in a millisecond). The information_schema's lock tables lag behind.
+  const waiting = async (db: Knex) =>
+    Number(
+      (
+        (await db.raw(
+          `SELECT COUNT(*) AS n FROM information_schema.processlist
+           WHERE db = DATABASE() AND command = 'Query' AND info LIKE '%change_sequence%' AND info NOT LIKE '%processlist%'`,
+        )) as [{ n: unknown }[]]
+      )[0][0].n,
+    );
 
   it('gives every change a new, larger number, also to a record that changed before', async () => {
     const db = await database();
@@ -58,8 +70,11 @@ describe('the change log: commit order', () => {
       await inTransaction(db, async (trx) => noteChange(trx, 'event', 900_011));
       assert.equal(await seqOf(db, 900_010), 0, 'A’s change is not visible before its commit');
       const reading = committedPosition(db).then((value) => (position = value));
-      // The pause is the point (kept, issue 49): for this long the read must still be waiting.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The read got to the lock and waits there...
+      await waitFor(async () => position !== undefined || (await waiting(db)) >= 1, 'the read to wait for the change log lock', 5_000, 25);
+      assert.equal(position, undefined, 'the committed position waits for the writer that holds a smaller number');
+      // ...and the pause is the point (kept, issue 49): for this long the read must still be waiting.
+      await sleep(300);
       assert.equal(position, undefined, 'the committed position waits for the writer that holds a smaller number');
       release();
       await writerA;
@@ -77,20 +92,9 @@ describe('the change log: commit order', () => {
   it('reads again when a deadlock with writers holding write locks chose it as the victim (MySQL)', async function () {
     const db = await database();
     if (engineOf(db) === 'sqlite') return this.skip(); // SQLite runs one write transaction at a time: no lock waits at all.
-    // Statements on the change log's lock row still running in this database: each is waiting for the lock
-    // (a statement that gets it is done in a millisecond). The information_schema's lock tables lag behind.
-    const waiting = async () =>
-      Number(
-        (
-          (await db.raw(
-            `SELECT COUNT(*) AS n FROM information_schema.processlist
-           WHERE db = DATABASE() AND command = 'Query' AND info LIKE '%change_sequence%' AND info NOT LIKE '%processlist%'`,
-          )) as [{ n: unknown }[]]
-        )[0][0].n,
-      );
     const until = async (count: number) => {
-      for (let i = 0; i < 200 && (await waiting()) < count; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-      assert.equal(await waiting(), count, `${count} transaction(s) waiting for a lock`);
+      await waitFor(async () => (await waiting(db)) >= count, `${count} transaction(s) waiting for a lock`, 5_000, 25);
+      assert.equal(await waiting(db), count, `${count} transaction(s) waiting for a lock`);
     };
     const gate = () => {
       let open!: () => void;

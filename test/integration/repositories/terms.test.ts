@@ -6,6 +6,7 @@ import { TermNameTaken, type TermRow } from '../../../src/repositories/terms.js'
 import { CATEGORIES, TAGS } from '../../../src/repositories/taxonomies.js';
 import { createEvent, createTerm, database, reads } from './fixtures.js';
 import { renderedKey } from '../../../src/text/rendered-forms.js';
+import { waitFor } from '../../helpers/wait.js';
 
 async function term(db: Knex, id: number): Promise<TermRow> {
   const row = await reads(db).terms.findById(id);
@@ -218,7 +219,7 @@ describe('TermRepository', () => {
         await repos.terms.lockForCounting([music]);
         await repos.events.setTerms(next, CATEGORIES.name, [music], true);
       });
-      for (let i = 0; i < 200 && (await waiting()) < 1; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await waitFor(async () => (await waiting()) >= 1, 'the other writer to wait for a lock', 5_000, 25);
       assert.equal(await waiting(), 1, 'the other writer waits for a lock');
       goOn.open();
       assert.deepEqual(await writer, [music]);
