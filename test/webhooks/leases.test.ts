@@ -61,8 +61,6 @@ describe('webhook leases', function () {
       );
       assert.equal(positions.length, 8);
     }
-    const held = new Set((await Promise.all(hooks.map((hook) => webhookRow(hook.id)))).map((row) => row.lease_holder));
-    assert.ok(held.size >= 1);
   });
 
   it('takes over a dead loop’s webhook once its lease lapses, and delivers everything (a repeat only with the same id)', async () => {
