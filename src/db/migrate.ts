@@ -53,6 +53,7 @@ import * as addPlainTexts from './migrations/20261208000100_add_plain_texts.js';
 import * as fillPlainTexts from './migrations/20261208000101_fill_plain_texts.js';
 import * as addEventTimeForms from './migrations/20261209000100_add_event_time_forms.js';
 import * as fillEventTimeForms from './migrations/20261209000101_fill_event_time_forms.js';
+import * as eventsWindowInListOrder from './migrations/20261209000200_events_window_in_list_order.js';
 
 interface Migration {
   up(db: Knex, tools: MigrationTools): Promise<void>;
@@ -125,6 +126,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['20261208000101_fill_plain_texts', fillPlainTexts],
   ['20261209000100_add_event_time_forms', addEventTimeForms],
   ['20261209000101_fill_event_time_forms', fillEventTimeForms],
+  ['20261209000200_events_window_in_list_order', eventsWindowInListOrder],
 ];
 
 const migrationSource: Knex.MigrationSource<[string, Migration]> = {
