@@ -49,20 +49,42 @@ export interface TimeForms {
   endDay: string;
 }
 
-/** The one rule for `TimeForms`: the times in `zoneName`. */
-export function timeFormsOf(times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): TimeForms {
+/** The one rule for `TimeForms`: the times in `zoneName`. Pure arithmetic on the stored texts, about a microsecond (a series writes a thousand at once). */
+export function timeFormsOf(times: { startLocal: string; endLocal: string; startUtc: string; endUtc: string }, zoneName: string): TimeForms {
   return {
     zoneAbbr: timezoneAbbreviation(zoneName, times.startUtc),
-    startIso: isoInZone(times.startLocal, zoneName),
-    endIso: isoInZone(times.endLocal, zoneName),
+    startIso: isoWithOffset(times.startLocal, times.startUtc, zoneName),
+    endIso: isoWithOffset(times.endLocal, times.endUtc, zoneName),
     startDay: dayText(times.startLocal),
     endDay: dayText(times.endLocal),
   };
 }
 
+const msOf = (stored: string) => Date.parse(`${stored.replace(' ', 'T')}Z`);
+
+/**
+ * ISO 8601 of a stored local time with the offset its stored UTC time gives (`2030-05-01T10:00:00-05:00`),
+ * as `isoInZone` writes it: `Z` for a fixed zone at offset 0 (`UTC`, or a zone the tz database does not
+ * know, read as UTC), `+00:00` for a zone that is only at 0 for now (`Europe/London` in winter).
+ */
+export function isoWithOffset(local: string, utc: string, zoneName: string): string {
+  const minutes = Math.round((msOf(local) - msOf(utc)) / 60_000);
+  const zone = zoneOf(zoneName) ?? UTC_ZONE;
+  if (minutes === 0 && zone.isUniversal) return `${local.replace(' ', 'T')}Z`;
+  const sign = minutes < 0 ? '-' : '+';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${local.replace(' ', 'T')}${sign}${pad(Math.floor(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
 /** The day of a local time as a page writes it, in British English: `Sunday 10 January 2027`. */
 export function dayText(local: string): string {
-  return DateTime.fromSQL(local, { zone: 'UTC', locale: 'en-GB' }).toFormat('cccc d LLLL yyyy');
+  const [year, month, day] = local.slice(0, 10).split('-').map(Number);
+  // An event's dates lie within a century of today (MAX_YEARS_FROM_TODAY), never in the years 0-99 Date.UTC reads as 19xx.
+  const weekday = new Date(Date.UTC(year!, month! - 1, day!)).getUTCDay();
+  return `${WEEKDAYS[weekday]} ${day} ${MONTHS[month! - 1]} ${year}`;
 }
 
 /**
@@ -73,7 +95,11 @@ export function dayText(local: string): string {
 export const timeFormsOnRead = { count: 0 };
 
 /** An event's stored forms, or, when a row has any of them NULL (see `timeFormsOnRead`), those made now. */
-export function storedTimeForms(stored: Record<keyof TimeForms, unknown>, times: { startLocal: string; endLocal: string; startUtc: string }, zoneName: string): TimeForms {
+export function storedTimeForms(
+  stored: Record<keyof TimeForms, unknown>,
+  times: { startLocal: string; endLocal: string; startUtc: string; endUtc: string },
+  zoneName: string,
+): TimeForms {
   const { zoneAbbr, startIso, endIso, startDay, endDay } = stored;
   if (typeof zoneAbbr === 'string' && typeof startIso === 'string' && typeof endIso === 'string' && typeof startDay === 'string' && typeof endDay === 'string') {
     return { zoneAbbr, startIso, endIso, startDay, endDay };

@@ -14,11 +14,14 @@ export async function up(db: Knex, tools: MigrationTools): Promise<void> {
       .where('post_id', '>', after)
       .orderBy('post_id')
       .limit(BATCH)
-      .select('post_id', 'start_local', 'end_local', 'start_utc', 'timezone');
+      .select('post_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone');
     if (rows.length === 0) break;
     const ids = rows.map((row) => Number(row.post_id));
     const forms = rows.map((row) =>
-      tools.timeFormsOf({ startLocal: String(row.start_local), endLocal: String(row.end_local), startUtc: String(row.start_utc) }, String(row.timezone)),
+      tools.timeFormsOf(
+        { startLocal: String(row.start_local), endLocal: String(row.end_local), startUtc: String(row.start_utc), endUtc: String(row.end_utc) },
+        String(row.timezone),
+      ),
     );
     const caseOf = (form: keyof (typeof forms)[number]) =>
       db.raw(

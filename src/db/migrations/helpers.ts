@@ -33,7 +33,7 @@ export interface MigrationTools {
   plainCostOf(raw: string[], values: string[], symbol: string, position: string): string;
   /** The forms of an event's times a write stores (dates/event-times.ts). */
   timeFormsOf(
-    times: { startLocal: string; endLocal: string; startUtc: string },
+    times: { startLocal: string; endLocal: string; startUtc: string; endUtc: string },
     zoneName: string,
   ): { zoneAbbr: string; startIso: string; endIso: string; startDay: string; endDay: string };
 }
