@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import moment from 'moment-timezone';
 import { UTC_ZONE, zoneOf } from './parse.js';
-import { fromStorage, toStorage, toStorageUtc } from './storage.js';
+import { toStorage, toStorageUtc } from './storage.js';
 
 /**
  * The zone abbreviation valid at an instant, DST-aware (`CST`/`CDT`), from the tz database as PHP
@@ -15,12 +15,6 @@ export function timezoneAbbreviation(zoneName: string, utc: string): string {
   const zone = moment.tz.zone(zoneName);
   const at = Date.parse(`${utc.replace(' ', 'T')}Z`);
   return zone && !Number.isNaN(at) ? zone.abbr(at) : zoneName;
-}
-
-/** ISO 8601 with the event's offset, for JSON-LD (`2030-05-01T10:00:00-05:00`). */
-export function isoInZone(local: string, zoneName: string): string {
-  // A stored time is always a valid date, so toISO never gives null.
-  return fromStorage(local, zoneOf(zoneName) ?? UTC_ZONE).toISO({ suppressMilliseconds: true })!;
 }
 
 /**
@@ -64,7 +58,7 @@ const msOf = (stored: string) => Date.parse(`${stored.replace(' ', 'T')}Z`);
 
 /**
  * ISO 8601 of a stored local time with the offset its stored UTC time gives (`2030-05-01T10:00:00-05:00`),
- * as `isoInZone` writes it: `Z` for a fixed zone at offset 0 (`UTC`, or a zone the tz database does not
+ * as luxon's `toISO` writes it: `Z` for a fixed zone at offset 0 (`UTC`, or a zone the tz database does not
  * know, read as UTC), `+00:00` for a zone that is only at 0 for now (`Europe/London` in winter).
  */
 export function isoWithOffset(local: string, utc: string, zoneName: string): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { applyAllDay, isoInZone, timesOf, timezoneAbbreviation } from '../../src/dates/event-times.js';
+import { applyAllDay, isoWithOffset, timesOf, timezoneAbbreviation } from '../../src/dates/event-times.js';
 import { parseDateInput, zoneOf } from '../../src/dates/parse.js';
 import { dateDetails, fromStorage, toStorage, toStorageUtc } from '../../src/dates/storage.js';
 
@@ -237,10 +237,11 @@ describe('event times and stored dates (src/dates/event-times.ts, src/dates/stor
   });
 
   it("writes ISO 8601 with the event's offset for JSON-LD", () => {
-    assert.equal(isoInZone('2030-05-01 10:00:00', 'America/Chicago'), '2030-05-01T10:00:00-05:00');
-    assert.equal(isoInZone('2030-01-15 10:00:00', 'America/Chicago'), '2030-01-15T10:00:00-06:00');
-    assert.equal(isoInZone('2030-05-01 10:00:00', 'UTC-3.5'), '2030-05-01T10:00:00-03:30');
-    assert.equal(isoInZone('2030-05-01 10:00:00', 'UTC'), '2030-05-01T10:00:00Z');
-    assert.equal(isoInZone('2030-05-01 10:00:00', 'Not/AZone'), '2030-05-01T10:00:00Z', 'an unknown zone reads as UTC');
+    assert.equal(isoWithOffset('2030-05-01 10:00:00', '2030-05-01 15:00:00', 'America/Chicago'), '2030-05-01T10:00:00-05:00');
+    assert.equal(isoWithOffset('2030-01-15 10:00:00', '2030-01-15 16:00:00', 'America/Chicago'), '2030-01-15T10:00:00-06:00');
+    assert.equal(isoWithOffset('2030-05-01 10:00:00', '2030-05-01 13:30:00', 'UTC-3.5'), '2030-05-01T10:00:00-03:30');
+    assert.equal(isoWithOffset('2030-05-01 10:00:00', '2030-05-01 10:00:00', 'UTC'), '2030-05-01T10:00:00Z');
+    assert.equal(isoWithOffset('2030-05-01 10:00:00', '2030-05-01 10:00:00', 'Not/AZone'), '2030-05-01T10:00:00Z', 'an unknown zone reads as UTC');
+    assert.equal(isoWithOffset('2030-01-05 10:00:00', '2030-01-05 10:00:00', 'Europe/London'), '2030-01-05T10:00:00+00:00', 'a zone at 0 only for now');
   });
 });
