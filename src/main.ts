@@ -21,7 +21,7 @@ import { serveClusterMetrics } from './http/metrics.js';
 import { Registry } from 'prom-client';
 import { startDeliveryThread } from './webhooks/thread.js';
 import { startWebhookDelivery } from './webhooks/worker.js';
-import { startSubscriptionScheduler } from './importing/scheduler.js';
+import { startSubscriptionScheduler, SubscriptionRuns } from './importing/scheduler.js';
 import { webhookMetrics } from './webhooks/metrics.js';
 import { startCachePurger } from './cache/purger.js';
 import { purgeMetrics } from './cache/metrics.js';
@@ -59,7 +59,9 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
 
   // One registry for `/metrics`, the requests' and the webhook deliveries' (webhooks/metrics.ts).
   const metricsRegistry = config.metrics ? new Registry() : undefined;
-  const app = createApp({ config, db, logger, metricsRegistry });
+  // This process's subscription runs: the schedule's and the refresh requests' (importing/scheduler.ts).
+  const subscriptionRuns = new SubscriptionRuns();
+  const app = createApp({ config, db, logger, metricsRegistry, subscriptionRuns });
   const server = app.listen(config.port, config.host);
   // Slow senders (slowloris) cannot hold a connection longer than a request may take.
   server.requestTimeout = config.requestTimeoutSeconds * 1000;
@@ -104,7 +106,7 @@ async function runServer(config: Config, logger: Logger, { migrate }: { migrate:
 
   // Subscriptions (docs/importing.md "Subscribing to a calendar"): every process runs due ones unless
   // SUBSCRIPTION_SCHEDULER=off; the leases in their rows keep each to one process at a time.
-  const scheduler = config.subscriptions.schedule ? startSubscriptionScheduler({ db, config, logger }) : undefined;
+  const scheduler = config.subscriptions.schedule ? startSubscriptionScheduler({ db, config, logger, runs: subscriptionRuns }) : undefined;
 
   // PURGE_URL (docs/caching.md "Making writes visible at once"): every process follows the feed and bans what each write altered.
   const purgeUrl = config.purgeUrl;

@@ -6,6 +6,7 @@ import { CHANGE_TYPES } from '../db/change-log.js';
 import { onCommitted } from '../db/commit-signal.js';
 import { NAMESPACE } from '../openapi/document.js';
 import { cursorExpired } from '../records/change-feed.js';
+import { ChangeFeedCache } from '../repositories/changes.js';
 import { Repositories } from '../repositories/registry.js';
 import { banPattern, type UrlLayout } from './ban-pattern.js';
 import { sendBan, type BanResult } from './ban-request.js';
@@ -96,7 +97,11 @@ class PurgeLoop {
   private started: () => void = () => undefined;
   readonly ready = new Promise<void>((resolve) => (this.started = resolve));
 
+  /** The change feed's key and position this purger reads between rounds (repositories/changes.ts). */
+  private readonly feedCache: ChangeFeedCache;
+
   constructor(private readonly options: PurgerOptions) {
+    this.feedCache = new ChangeFeedCache(options.db);
     this.logger = options.logger.child({ component: 'cache-purge' });
     this.layout = urlLayout(options.config);
     this.pollMs = options.pollMs ?? 1000;
@@ -144,7 +149,7 @@ class PurgeLoop {
 
   /** One step: read the next batch (unless one waits for the cache), send its BAN. True when the cache acknowledged one. */
   private async round(last = false): Promise<boolean> {
-    const changes = new Repositories(this.options.db).changes;
+    const changes = new Repositories(this.options.db, { changeFeed: this.feedCache }).changes;
     if (this.position === undefined) {
       // Writes committed before the start are the cache's max-age to bound: followed from here on.
       this.position = await changes.position();
@@ -164,9 +169,9 @@ class PurgeLoop {
 
   /** The changes committed after `after` as one BAN, or undefined when there are none. */
   private async nextBatch(after: number): Promise<Batch | undefined> {
-    const repositories = new Repositories(this.options.db);
+    const repositories = new Repositories(this.options.db, { changeFeed: this.feedCache });
     // The position last read while no write has committed since: one cheap read per poll when idle.
-    const upTo = await repositories.changes.rememberedPosition();
+    const upTo = await repositories.changes.cachedPosition();
     if (upTo <= after) return undefined;
     // Tombstones after the position were purged (the cache was unreachable longer than
     // CHANGES_RETENTION_DAYS): which records went is no longer known, so everything goes.

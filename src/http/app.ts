@@ -23,6 +23,8 @@ import { typeProblemsOf, type Operation, type OperationContext, type OperationId
 import { deferTypeProblems } from './param-stages.js';
 import { Repositories, type ReadCaches } from '../repositories/registry.js';
 import { RelatedRowCache } from '../repositories/related-row-cache.js';
+import { ChangeFeedCache } from '../repositories/changes.js';
+import { SubscriptionRuns } from '../importing/scheduler.js';
 import { createTotalsCache } from '../db/versioned-cache.js';
 import { UserRepository } from '../repositories/users.js';
 import { buildRouteTable } from '../operations/namespace-index.js';
@@ -61,6 +63,8 @@ interface AppOptions {
   resolveHost?: Resolver;
   /** The registry `/metrics` serves (METRICS=on), shared with the webhook deliveries (main.ts); a new one when not given. */
   metricsRegistry?: Registry;
+  /** This process's subscription runs, shared with the schedule (main.ts); new ones when not given. */
+  subscriptionRuns?: SubscriptionRuns;
 }
 
 /**
@@ -71,7 +75,15 @@ interface AppOptions {
  * Each step below mounts its middleware in that order; what the steps read from the document is
  * read here, once.
  */
-export function createApp({ config, db, logger = createLogger(config.logLevel), now = () => new Date(), resolveHost = resolveAll, metricsRegistry }: AppOptions): Express {
+export function createApp({
+  config,
+  db,
+  logger = createLogger(config.logLevel),
+  now = () => new Date(),
+  resolveHost = resolveAll,
+  metricsRegistry,
+  subscriptionRuns = new SubscriptionRuns(),
+}: AppOptions): Express {
   assertUtcProcess();
   const document = loadDocument();
   const operations = listOperations(document);
@@ -98,8 +110,9 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   const documentRoutes = new DocumentRoutes(operations, namespaceRoot);
   const allow = allowHeader(documentRoutes);
   // What the reads of every request keep between requests: the rows event records embed
-  // (repositories/related-row-cache.ts) and list totals (db/versioned-cache.ts); never a transaction's.
-  const readCaches: ReadCaches = { relatedRows: new RelatedRowCache(), totals: createTotalsCache(db) };
+  // (repositories/related-row-cache.ts), list totals (db/versioned-cache.ts) and the change feed's
+  // key and position (repositories/changes.ts); never a transaction's.
+  const readCaches: ReadCaches = { relatedRows: new RelatedRowCache(), totals: createTotalsCache(db), changeFeed: new ChangeFeedCache(db) };
   useOutsideTheNamespace(app, config, db, now, metrics, restIndex(config, document, routes, now), allow, namespaceRoot, readCaches);
   useAuthentication(app, config, db, allow);
   // `_fields` on GET answers; before the validator, which then checks the whole answer (http/fields.ts).
@@ -111,7 +124,7 @@ export function createApp({ config, db, logger = createLogger(config.logLevel), 
   // A create sent with Idempotency-Key runs once per key: the operations that take the header (every create).
   // The one cache of whole replies (operations/shared/replies.ts), REPLY_CACHE=off: none.
   const replies = config.replyCache ? createReplyCache(db, config.replyLimit) : undefined;
-  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now, { replies, readCaches }));
+  app.use(dispatch(table, operationsWithHeader(operations, IDEMPOTENCY_HEADER), config, db, now, { replies, readCaches, subscriptionRuns }));
   app.use(noRouteHandler);
   app.use(errorMiddleware());
   return app;
@@ -295,7 +308,7 @@ function dispatch(
   config: Config,
   db: Knex,
   now: () => Date,
-  { replies, readCaches }: { replies: ReplyCache | undefined; readCaches: ReadCaches },
+  { replies, readCaches, subscriptionRuns }: { replies: ReplyCache | undefined; readCaches: ReadCaches; subscriptionRuns: SubscriptionRuns },
 ): RequestHandler {
   return async (req, res, next) => {
     const matched = (req as unknown as { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } }).openapi;
@@ -313,6 +326,7 @@ function dispatch(
       db,
       repositories: new Repositories(db, readCaches),
       now,
+      subscriptionRuns,
       query: req.query as never,
       path: (matched?.pathParams ?? req.params) as never,
       body: (req.body ?? {}) as never,

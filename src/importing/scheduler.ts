@@ -33,26 +33,20 @@ export function backoffMs(refreshMinutes: number, failures: number): number {
   return Math.max(interval, Math.min(interval * 2 ** Math.min(failures, 20), MAX_BACKOFF_MS));
 }
 
-/** One holder name per database handle and process, shared by the schedule and the refresh requests. */
-const holders = new WeakMap<Knex, string>();
-/** The runs under way in this process, per handle, by subscription id. */
-const running = new WeakMap<Knex, Map<number, Promise<SubscriptionRunRow | undefined>>>();
-
-function holderOf(db: Knex): string {
-  let holder = holders.get(db);
-  if (!holder) holders.set(db, (holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200)));
-  return holder;
-}
-
-function runsOf(db: Knex): Map<number, Promise<SubscriptionRunRow | undefined>> {
-  let map = running.get(db);
-  if (!map) running.set(db, (map = new Map()));
-  return map;
+/**
+ * This process's subscription runs: its lease holder's name and the runs under way, by subscription
+ * id. One per service (main.ts), shared by the schedule and the refresh requests (http/app.ts), so a
+ * refresh of a subscription the schedule is running here joins that run instead of starting another.
+ */
+export class SubscriptionRuns {
+  readonly holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
+  readonly running = new Map<number, Promise<SubscriptionRunRow | undefined>>();
 }
 
 interface RunSettings {
   db: Knex;
   config: Config;
+  runs: SubscriptionRuns;
   logger?: Logger;
   now?: () => number;
 }
@@ -65,7 +59,7 @@ async function runHeld(settings: RunSettings, sub: SubscriptionRow, cause: Subsc
   const { db, config } = settings;
   const now = settings.now ?? Date.now;
   const repository = new SubscriptionRepository(db);
-  const holder = holderOf(db);
+  const { holder } = settings.runs;
   const renewal = setInterval(() => {
     repository.renew(holder, [sub.id], now() + SUBSCRIPTION_LEASE_MS).catch((err: unknown) => settings.logger?.warn({ err }, 'renewing a subscription lease failed'));
   }, SUBSCRIPTION_LEASE_MS / 3);
@@ -113,7 +107,7 @@ async function runHeld(settings: RunSettings, sub: SubscriptionRow, cause: Subsc
 
 /** Claims and runs one subscription in the background of this process (once: a run already under way here is returned). */
 function start(settings: RunSettings, sub: SubscriptionRow, cause: SubscriptionRunRow['cause']): Promise<SubscriptionRunRow | undefined> | undefined {
-  const runs = runsOf(settings.db);
+  const runs = settings.runs.running;
   const under = runs.get(sub.id);
   if (under) return under;
   const task = runHeld(settings, sub, cause).finally(() => runs.delete(sub.id));
@@ -126,11 +120,11 @@ type RefreshOutcome = { kind: 'ran'; run: Promise<SubscriptionRunRow | undefined
 
 /** POST /subscriptions/{id}/refresh: the subscription's lease taken and a run started here, or it is made due now for its holder. */
 export async function refreshNow(settings: RunSettings, id: number): Promise<RefreshOutcome> {
-  const own = runsOf(settings.db).get(id);
+  const own = settings.runs.running.get(id);
   if (own) return { kind: 'ran', run: own };
   const repository = new SubscriptionRepository(settings.db);
   const nowMs = (settings.now ?? Date.now)();
-  const sub = await repository.claim(id, holderOf(settings.db), nowMs, nowMs + SUBSCRIPTION_LEASE_MS);
+  const sub = await repository.claim(id, settings.runs.holder, nowMs, nowMs + SUBSCRIPTION_LEASE_MS);
   if (sub) return { kind: 'ran', run: start(settings, sub, 'refresh') as Promise<SubscriptionRunRow | undefined> };
   return (await repository.requestRun(id)) ? { kind: 'queued' } : { kind: 'missing' };
 }
@@ -150,6 +144,7 @@ interface SubscriptionScheduler {
 
 export function startSubscriptionScheduler(options: SchedulerOptions, autostart = true): SubscriptionScheduler {
   const { db, config, logger } = options;
+  const { holder, running: runs } = options.runs;
   const now = options.now ?? Date.now;
   const repository = new SubscriptionRepository(db);
   const pollMs = options.pollMs ?? config.subscriptions.pollSeconds * 1000;
@@ -158,19 +153,18 @@ export function startSubscriptionScheduler(options: SchedulerOptions, autostart 
   let lastWarnMs = 0;
 
   const round = async (): Promise<Array<Promise<unknown>>> => {
-    const runs = runsOf(db);
     const free = config.subscriptions.concurrency - runs.size;
     if (free <= 0 || stopping) return [];
     const started: Array<Promise<unknown>> = [];
     const nowMs = now();
-    for (const row of await repository.due(holderOf(db), nowMs, free + runs.size)) {
+    for (const row of await repository.due(holder, nowMs, free + runs.size)) {
       if (stopping || runs.size >= config.subscriptions.concurrency) break;
       if (runs.has(row.id)) continue;
-      const held = await repository.claim(row.id, holderOf(db), nowMs, nowMs + SUBSCRIPTION_LEASE_MS);
+      const held = await repository.claim(row.id, holder, nowMs, nowMs + SUBSCRIPTION_LEASE_MS);
       if (!held) continue;
       // Another process ran it between the list and the claim: not due any more.
       if (held.next_run_ms > nowMs) {
-        await repository.letGo(held.id, holderOf(db));
+        await repository.letGo(held.id, holder);
         continue;
       }
       const task = start(options, held, 'schedule');
@@ -211,8 +205,8 @@ export function startSubscriptionScheduler(options: SchedulerOptions, autostart 
       stopping = true;
       clearTimeout(timer);
       const bound = new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref());
-      await Promise.race([Promise.allSettled([...runsOf(db).values()]), bound]);
-      await repository.release(holderOf(db)).catch((err: unknown) => logger.warn({ err }, 'releasing subscription leases failed; they lapse by themselves'));
+      await Promise.race([Promise.allSettled([...runs.values()]), bound]);
+      await repository.release(holder).catch((err: unknown) => logger.warn({ err }, 'releasing subscription leases failed; they lapse by themselves'));
     },
   };
 }

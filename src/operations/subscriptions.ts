@@ -205,7 +205,7 @@ const refreshSubscription = operation({
   authorize: manage,
   async execute(ctx: OperationContext<'refreshSubscription'>, _input, target) {
     const { id } = existing(target);
-    const outcome = await refreshNow({ db: ctx.db, config: ctx.config }, id);
+    const outcome = await refreshNow({ db: ctx.db, config: ctx.config, runs: ctx.subscriptionRuns }, id);
     if (outcome.kind === 'missing') throw notFound(id);
     const current = async () => {
       const row = await ctx.repositories.subscriptions.findById(id);

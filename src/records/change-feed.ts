@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
 import type { User } from '../auth/capabilities.js';
 import type { ChangeType } from '../db/change-log.js';
-import type { ChangeRow, ChangeRepository, CursorKey, FeedState } from '../repositories/changes.js';
+import type { ChangeRow, ChangeRepository, CursorKey, FeedState, PositionWaits } from '../repositories/changes.js';
 import { formatUtc } from '../dates/storage.js';
 import { RestError, invalidParam } from '../core/errors.js';
 import { mayFollow } from '../policies/posts.js';
@@ -58,7 +57,7 @@ function decodeCursor(secret: string, cursor: string): { position: number; histo
 
 /** The feed's position now, as a cursor: what lists send in `X-TEC-Change-Cursor`, read before their page. */
 export async function currentCursor(repositories: Repositories): Promise<string> {
-  return encodeCursor(await repositories.changes.cursorKey(), await repositories.changes.rememberedPosition());
+  return encodeCursor(await repositories.changes.cursorKey(), await repositories.changes.cachedPosition());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +184,7 @@ export async function changeFeed(repositories: Repositories, user: User | undefi
   // Stryker disable next-line EqualityOperator: `<=` differs only in the deadline's own millisecond.
   while (page.rows.length === 0 && Date.now() < deadline && !request.gone()) {
     // Nothing follows the cursor: wait for the committed position to move (a change committed), then read again.
-    if (await changeAfter(repositories.db, repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
+    if (await changeAfter(repositories.changes, page.position)) page = await readPage(repositories.changes, after, request.types, request.perPage);
   }
   const build = async () => {
     // A client that left while the page waited for its slot gets nothing built (nobody reads it).
@@ -285,27 +284,16 @@ async function changesAsSeenBy(repositories: Repositories, user: User | undefine
 }
 
 // ---------------------------------------------------------------------------------------------
-// Waiting: one poll of the committed position per database handle and 250 ms, whatever the number of
-// waiting requests, so the wait works across processes (it is read from the database) and stays cheap.
+// Waiting: one poll of the committed position per app (its ChangeFeedCache) and 250 ms, whatever the
+// number of waiting requests, so the wait works across processes (it is read from the database) and
+// stays cheap.
 
 const POLL_MS = 250;
 
-interface Poller {
-  waiters: Set<(position: number) => void>;
-  timer: NodeJS.Timeout | undefined;
-}
-
-const pollers = new WeakMap<Knex, Poller>();
-
 /** At the next poll of the committed position: true when it passed `position`, false otherwise. */
-function changeAfter(db: Knex, repo: ChangeRepository, position: number): Promise<boolean> {
-  let poller = pollers.get(db);
-  if (!poller) {
-    poller = { waiters: new Set(), timer: undefined };
-    // Stryker disable next-line CallExpression: the runner's process keeps a poller from earlier tests; "shares one poll" run alone fails without this.
-    pollers.set(db, poller);
-  }
-  const shared = poller;
+function changeAfter(repo: ChangeRepository, position: number): Promise<boolean> {
+  // A reader without a cache polls for itself.
+  const shared: PositionWaits = repo.cache?.waits ?? { waiters: new Set(), timer: undefined };
   return new Promise((resolve) => {
     // Each poll answers: the loop in changeFeed reads again when the position moved, and otherwise
     // waits again unless the deadline passed or the client has gone.

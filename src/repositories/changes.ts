@@ -56,15 +56,40 @@ function toChangeRow(row: Record<string, unknown>): ChangeRow {
 
 const COLUMNS = ['type', 'record_id', 'seq', 'deleted', 'changed_utc'];
 
-const rememberedPositions = new WeakMap<Knex, VersionedCache<number>>();
-const cursorKeys = new WeakMap<Knex, CursorKey>();
+/** The requests waiting for the committed position to pass theirs, and the one poll they share (records/change-feed.ts). */
+export interface PositionWaits {
+  waiters: Set<(position: number) => void>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * What a reader of the change feed keeps between its reads (one per app, http/app.ts `createApp`; one
+ * per purger and per webhook delivery): the cursors' key, read once, since only a restore changes it
+ * and a restore runs while no service does; the committed position last read, kept while the data
+ * version says no write has committed since, so that lists do not make writers wait (on MySQL
+ * reading the position waits for the writers under way, db/change-log.ts); and the requests waiting
+ * for a change, which share one poll of the position.
+ */
+export class ChangeFeedCache {
+  key: CursorKey | undefined;
+  readonly position: VersionedCache<number>;
+  readonly waits: PositionWaits = { waiters: new Set(), timer: undefined };
+
+  constructor(db: Knex) {
+    this.position = new VersionedCache<number>(db, { maxEntries: 1 });
+  }
+}
 
 /**
  * Reads of the change feed (docs/contract.md §9) and the purge of old tombstones. The changes
  * themselves are written by inTransaction (db/change-log.ts).
  */
 export class ChangeRepository {
-  constructor(private readonly db: Knex) {}
+  /** @param cache what the reader keeps between reads; none: every read asks the database. */
+  constructor(
+    private readonly db: Knex,
+    readonly cache?: ChangeFeedCache,
+  ) {}
 
   async state(): Promise<FeedState> {
     // The migrations write the feed's row (20261123000050-51); it is never missing.
@@ -74,14 +99,12 @@ export class ChangeRepository {
 
   /**
    * The cursors' signing secret and history: written by the migration and changed only by a restore,
-   * which runs while no service does, so each database handle reads them once.
+   * which runs while no service does, so a reader with a cache reads them once.
    */
   async cursorKey(): Promise<CursorKey> {
-    const known = cursorKeys.get(this.db);
-    if (known !== undefined) return known;
+    if (this.cache?.key) return this.cache.key;
     const { secret, history } = await this.state();
-    // Kept per handle (a transaction's copy goes with it).
-    cursorKeys.set(this.db, { secret, history });
+    if (this.cache) this.cache.key = { secret, history };
     return { secret, history };
   }
 
@@ -135,11 +158,10 @@ export class ChangeRepository {
    * no write has committed since (an older position is still a correct cursor, only a less recent
    * one), so lists do not make writers wait (db/change-log.ts).
    */
-  async rememberedPosition(): Promise<number> {
-    let cache = rememberedPositions.get(this.db);
-    if (!cache) rememberedPositions.set(this.db, (cache = new VersionedCache<number>(this.db, { maxEntries: 1 })));
+  async cachedPosition(): Promise<number> {
+    if (!this.cache) return this.position();
     // Stryker disable next-line StringLiteral: the cache holds this one entry; any name does.
-    return cache.get('position', () => this.position());
+    return this.cache.position.get('position', () => this.position());
   }
 
   /**

@@ -12,19 +12,24 @@ import { OccurrenceWriteRepository } from './occurrence-writes.js';
 import { LinkedRepository } from './linked.js';
 import { ORGANIZERS, VENUES, type LinkedKind } from './linked-kinds.js';
 import { TermRepository } from './terms.js';
-import { ChangeRepository } from './changes.js';
+import { ChangeRepository, type ChangeFeedCache } from './changes.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { PasswordGuessRepository } from './password-guesses.js';
 import { WebhookRepository } from './webhooks.js';
 import { ImportOriginRepository } from './import-origins.js';
 import { SubscriptionRepository } from './subscriptions.js';
 
-/** The caches of one app that the reads of its requests use (http/app.ts `createApp`). */
+/**
+ * The caches of one app that the reads of its requests use (http/app.ts `createApp`); a purger or a
+ * webhook delivery keeps the change feed's alone. Each is optional: without it, reads ask the database.
+ */
 export interface ReadCaches {
   /** The rows event records embed (repositories/related-row-cache.ts). */
-  relatedRows: RelatedRowCache;
+  relatedRows?: RelatedRowCache;
   /** Exact list totals per filter (db/versioned-cache.ts `createTotalsCache`). */
-  totals: VersionedCache<number>;
+  totals?: VersionedCache<number>;
+  /** The cursors' key, the committed position and the waits for a change (repositories/changes.ts). */
+  changeFeed?: ChangeFeedCache;
 }
 
 /**
@@ -91,7 +96,7 @@ export class Repositories {
   }
 
   get changes(): ChangeRepository {
-    return this.once('changes', () => new ChangeRepository(this.db));
+    return this.once('changes', () => new ChangeRepository(this.db, this.caches?.changeFeed));
   }
 
   get idempotency(): IdempotencyRepository {

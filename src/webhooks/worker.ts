@@ -7,7 +7,7 @@ import type { Config, WebhookSettings } from '../core/config.js';
 import { onCommitted } from '../db/commit-signal.js';
 import { formatUtc } from '../dates/storage.js';
 import { cursorExpired } from '../records/change-feed.js';
-import type { FeedState } from '../repositories/changes.js';
+import { ChangeFeedCache, type FeedState } from '../repositories/changes.js';
 import { Repositories } from '../repositories/registry.js';
 import { DELIVERING, WebhookQueueRepository, type Failure, type Held, type NewDelivery } from '../repositories/webhook-queue.js';
 import type { WebhookRow } from '../repositories/webhook-rows.js';
@@ -139,8 +139,11 @@ class DeliveryLoop {
   private lastWarnMs = 0;
   private renewal: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** The change feed's key and position the rounds read (repositories/changes.ts). */
+  private readonly feedCache: ChangeFeedCache;
 
   constructor(private readonly options: DeliveryOptions) {
+    this.feedCache = new ChangeFeedCache(options.db);
     this.logger = options.logger.child({ component: 'webhooks' });
     this.settings = { ...options.config.webhooks, allowedNetworks: options.config.outbound.allowedNetworks }; // the outbound rule (core/outbound.ts)
     this.leaseMs = this.settings.leaseSeconds * 1000;
@@ -210,9 +213,9 @@ class DeliveryLoop {
   private async roundOfWork(): Promise<void> {
     await this.prune(Date.now());
     if (this.stopping || (this.slotted.size >= this.settings.concurrency && this.waiting.length > 0)) return;
-    const repositories = new Repositories(this.options.db);
+    const repositories = new Repositories(this.options.db, { changeFeed: this.feedCache });
     // One read of the committed position for every webhook of the round: changes past it wait for the next.
-    this.upTo = await repositories.changes.rememberedPosition();
+    this.upTo = await repositories.changes.cachedPosition();
     this.state = await repositories.changes.state();
     this.waiting = await this.queue.due(this.holder, Date.now(), this.upTo, 100, [...this.inFlight.keys()]);
     this.fill();
@@ -294,7 +297,7 @@ class DeliveryLoop {
       this.forget(webhook.id);
       return false;
     }
-    const next = await this.builder.next(new Repositories(this.options.db), webhook, { upTo, history: state?.history ?? '' }, TURN_MESSAGES);
+    const next = await this.builder.next(new Repositories(this.options.db, { changeFeed: this.feedCache }), webhook, { upTo, history: state?.history ?? '' }, TURN_MESSAGES);
     if (next.kind === 'caught-up') {
       this.behind(webhook.id, undefined);
       if (next.skipTo > webhook.position) await this.queue.skip(held, next.skipTo);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/logger.js';
-import { backoffMs, MAX_BACKOFF_MS, startSubscriptionScheduler } from '../../src/importing/scheduler.js';
+import { backoffMs, MAX_BACKOFF_MS, startSubscriptionScheduler, SubscriptionRuns } from '../../src/importing/scheduler.js';
 import { projectRoot } from '../../src/openapi/document.js';
 import { SubscriptionRepository } from '../../src/repositories/subscriptions.js';
 import { createUser, NS, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js';
@@ -274,7 +274,7 @@ describe('subscriptions', () => {
     const up = await subscribe({ url: `${server.origin}/up.ics`, type: 'ical', refresh_minutes: 5 });
     let clock = Date.now();
     const config = testConfig({ ...OVERRIDES, subscriptions: { schedule: true, concurrency: 1, pollSeconds: 30 } });
-    const scheduler = startSubscriptionScheduler({ db, config, logger: createLogger('silent'), now: () => clock }, false);
+    const scheduler = startSubscriptionScheduler({ db, config, logger: createLogger('silent'), now: () => clock, runs: new SubscriptionRuns() }, false);
     try {
       // One at a time: the failing source runs first (it is the oldest) and fails; it does not hold the other.
       await scheduler.tick();
@@ -357,10 +357,9 @@ describe('subscriptions', () => {
     const config = testConfig(OVERRIDES);
     const logger = createLogger('silent');
     const runCount = async () => Number((await db('subscription_runs').where('subscription_id', sub.id).count({ n: '*' }))[0].n);
-    // Another process on the same database: another handle (its own lease holder and runs).
-    const other = db.withUserParams({ process: 'other' });
-    const one = startSubscriptionScheduler({ db, config, logger }, false);
-    const two = startSubscriptionScheduler({ db: other, config, logger }, false);
+    // Two processes on the same database: each its own lease holder and runs.
+    const one = startSubscriptionScheduler({ db, config, logger, runs: new SubscriptionRuns() }, false);
+    const two = startSubscriptionScheduler({ db, config, logger, runs: new SubscriptionRuns() }, false);
     try {
       await Promise.all([one.tick(), two.tick()]);
       assert.equal(server.requests.filter((r) => r.path === '/timer.ics').length, 1, 'fetched once');
@@ -370,7 +369,7 @@ describe('subscriptions', () => {
     }
     // Started as the service starts it: the timer finds the subscription made due and runs it.
     await db('subscriptions').where('id', sub.id).update({ next_run_ms: 0 });
-    const timed = startSubscriptionScheduler({ db, config, logger, pollMs: 20 });
+    const timed = startSubscriptionScheduler({ db, config, logger, pollMs: 20, runs: new SubscriptionRuns() });
     try {
       await waitFor(async () => (await runCount()) >= 2, 'the timer to run the subscription made due', 5_000, 25);
     } finally {
@@ -384,7 +383,7 @@ describe('subscriptions', () => {
     const { db } = await openTestDatabase();
     server.serve('/slow.ics', google);
     const sub = await subscribe({ url: `${server.origin}/slow.ics`, type: 'ical' });
-    const scheduler = startSubscriptionScheduler({ db, config: testConfig(OVERRIDES), logger: createLogger('silent') }, false);
+    const scheduler = startSubscriptionScheduler({ db, config: testConfig(OVERRIDES), logger: createLogger('silent'), runs: new SubscriptionRuns() }, false);
     try {
       const held = server.hold('/slow.ics');
       const ticked = scheduler.tick();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import madge from 'madge';
 
@@ -113,6 +114,14 @@ describe('the architecture of src/', function () {
       }
     }
     assert.deepEqual(upward, []);
+  });
+
+  it('keeps no table of database handles in a module: only the three notes on an object about itself (docs/architecture.md "State between requests")', () => {
+    const withWeakMaps = Object.keys(graph)
+      .filter((file) => !file.startsWith('..'))
+      .filter((file) => /new WeakMap\b/.test(fs.readFileSync(path.resolve('src', file), 'utf8')))
+      .sort();
+    assert.deepEqual(withWeakMaps, ['db/change-log.ts', 'db/data-version.ts', 'db/galera.ts']);
   });
 
   it('places every file of src/ in a layer', () => {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
+import type { SubscriptionRuns } from '../../importing/scheduler.js';
 import type { operations } from '../../../generated/openapi.js';
 import type { User } from '../../auth/capabilities.js';
 import { invalidParams, type ParamProblem, type RestError } from '../../core/errors.js';
@@ -50,6 +51,8 @@ export interface OperationContext<Op extends OperationId = OperationId> {
   repositories: Repositories;
   /** The clock, injectable in tests (date windows, publication dates). */
   now: () => Date;
+  /** This process's subscription runs, which a refresh request joins or adds to (importing/scheduler.ts). */
+  subscriptionRuns: SubscriptionRuns;
   query: QueryOf<Op>;
   path: PathOf<Op>;
   body: BodyOf<Op>;

@@ -10,7 +10,7 @@ import { call, eventBody, eventsApp, NOW, type Http, type Rec } from '../../help
 import { encodeCursor } from '../../../src/records/change-feed.js';
 import { noteChange } from '../../../src/db/change-log.js';
 import { inTransaction } from '../../../src/db/transactions.js';
-import { ChangeRepository } from '../../../src/repositories/changes.js';
+import { ChangeFeedCache, ChangeRepository } from '../../../src/repositories/changes.js';
 import { insertEvent } from '../../helpers/event-rows.js';
 
 /** `GET /changes`: the change feed (docs/contract.md §9). */
@@ -443,10 +443,10 @@ describe('GET /changes: the change feed', () => {
     );
   });
 
-  it('reads the signing secret and history once per database handle (the repository)', async () => {
+  it('reads the signing secret and history once per cache (the repository)', async () => {
     const { db } = await openTestDatabase();
     await inTransaction(db, async (trx) => {
-      const repo = new ChangeRepository(trx);
+      const repo = new ChangeRepository(trx, new ChangeFeedCache(trx));
       let keys: unknown[] = [];
       const seen = await statementsDuring(db, async () => (keys = [await repo.cursorKey(), await repo.cursorKey()]));
       assert.deepEqual(keys[0], keys[1]);
