@@ -72,7 +72,8 @@ const TEXTS_PER_STATEMENT = 500;
  * (see "Shared texts and their cleaning"): a row this transaction inserts gets its trigrams; one
  * found is share-locked. In hash order, so that writers of the same texts take them in one order.
  * New texts (an import, the fill, a create) are inserted many rows a statement: when the statement
- * inserts every row, all are this transaction's; otherwise each text of it is looked at alone.
+ * inserts every row, all are this transaction's; otherwise the statement's texts are held in one
+ * statement and those without trigrams found in another (two statements whatever their number).
  */
 async function holdTexts(trx: Knex, texts: Texts): Promise<void> {
   let pending: Array<{ text_hash: string; n: number; gram: string }> = [];
@@ -99,16 +100,20 @@ async function holdTexts(trx: Knex, texts: Texts): Promise<void> {
       for (const hash of part) await addGrams(hash);
       continue;
     }
-    for (const hash of part) {
-      // Held with a shared lock; gone meanwhile (a cleaner's delete committed after the insert): inserted again.
-      for (;;) {
-        const [held] = (await trx.raw('select text_hash from search_texts where text_hash = ? lock in share mode', [hash])) as unknown as [unknown[]];
-        if (held.length) break;
-        await trx.raw('insert ignore into search_texts (text_hash) values (?)', [hash]);
-      }
-      // The row may be this statement's (no trigrams yet) or another writer's (its trigrams committed with it).
-      if (!(await trx('search_text_grams').where({ text_hash: hash, n: 0 }).first('n'))) await addGrams(hash);
+    // Some rows were there already: the part's rows are held with a shared lock, in one statement;
+    // a row gone meanwhile (a cleaner's delete committed after the insert) is inserted again.
+    for (;;) {
+      const [rows] = (await trx.raw(`select text_hash from search_texts where text_hash in (${part.map(() => '?').join(', ')}) lock in share mode`, part)) as unknown as [
+        Array<{ text_hash: string }>,
+      ];
+      const held = new Set(rows.map((row) => row.text_hash));
+      const gone = part.filter((hash) => !held.has(hash));
+      if (gone.length === 0) break;
+      await trx.raw(`insert ignore into search_texts (text_hash) values ${gone.map(() => '(?)').join(', ')}`, gone);
     }
+    // A row may be this statement's (no trigrams yet) or another writer's (its trigrams committed with it).
+    const withGrams = new Set<string>(await trx('search_text_grams').whereIn('text_hash', part).where('n', 0).pluck('text_hash'));
+    for (const hash of part) if (!withGrams.has(hash)) await addGrams(hash);
   }
   if (pending.length) await flush();
 }
