@@ -1,5 +1,4 @@
 import { Tokenizer, TokenizerMode, type TokenHandler } from 'parse5';
-import { rememberedText } from './remembered-text.js';
 
 /**
  * Structural bounds of HTML in descriptions (docs/limits.md "HTML in descriptions"). The cleaners
@@ -229,28 +228,26 @@ export function withinStructureBounds(html: string): string {
 }
 
 /**
- * The cut of HTML with more than `MAX_HTML_DEPTH` start tags, remembered by its text: a stored row
- * past the bounds is cut once per process, not once per form made of it (text/rendered-forms.ts,
- * text/remembered-text.ts).
+ * The cut of HTML with more than `MAX_HTML_DEPTH` start tags: text past MAX_HTML_ELEMENTS start tags
+ * keeps its text only, and start tags that would open deeper than MAX_HTML_DEPTH are left out. Run
+ * when a text is written, once per form made of it (text/rendered-forms.ts): about 1 ms for 16 KB of
+ * nested tags, the longest description.
  */
-const cutToBounds = rememberedText(
-  (html) => {
-    const cut = startTagBeyond(html, MAX_HTML_ELEMENTS);
-    const head = cut === -1 ? html : html.slice(0, cut);
-    const tail = cut === -1 ? '' : withoutMarkup(html.slice(cut));
-    const kept: string[] = [];
-    let from = 0;
-    walkStartTags(head, (depth, start, end) => {
-      if (depth <= MAX_HTML_DEPTH) return true;
-      kept.push(beforeDropped(head.slice(from, start)));
-      from = end;
-      return false;
-    });
-    kept.push(cut === -1 ? head.slice(from) : beforeDropped(head.slice(from)), tail);
-    return kept.join('');
-  },
-  { minLength: 1024, maxChars: 4 * 1024 * 1024 },
-);
+function cutToBounds(html: string): string {
+  const cut = startTagBeyond(html, MAX_HTML_ELEMENTS);
+  const head = cut === -1 ? html : html.slice(0, cut);
+  const tail = cut === -1 ? '' : withoutMarkup(html.slice(cut));
+  const kept: string[] = [];
+  let from = 0;
+  walkStartTags(head, (depth, start, end) => {
+    if (depth <= MAX_HTML_DEPTH) return true;
+    kept.push(beforeDropped(head.slice(from, start)));
+    from = end;
+    return false;
+  });
+  kept.push(cut === -1 ? head.slice(from) : beforeDropped(head.slice(from)), tail);
+  return kept.join('');
+}
 
 /**
  * Text kept in front of markup that is left out: a `<` at its end is written `&lt;` (the same text),

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { HtmlElementBudget, htmlStructureMessage, MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, structureProblem, withinStructureBounds } from '../../src/text/html-structure.js';
-import { rememberedText } from '../../src/text/remembered-text.js';
 import { autoParagraph, htmlToText, plainText, sanitizePageHtml, sanitizeUserHtml } from '../../src/text/html.js';
 
 /** The deepest nesting of elements in HTML as the cleaners write it (every element closed). */
@@ -113,37 +112,5 @@ describe('htmlToText and unclosed markup', () => {
     assert.equal(htmlToText('a <script "x'), 'a');
     assert.equal(htmlToText('a <a <a <a '), 'a');
     assert.equal(htmlToText('a < b <3 </ c'), 'a < b <3 </ c');
-  });
-});
-
-describe('rememberedText (text/remembered-text.ts)', () => {
-  function counted(limits: { minLength: number; maxChars: number }) {
-    const calls: string[] = [];
-    const upper = rememberedText((text) => {
-      calls.push(text);
-      return text.toUpperCase();
-    }, limits);
-    return { upper, calls };
-  }
-
-  it('computes once per text, and every time for texts shorter than minLength', () => {
-    const { upper, calls } = counted({ minLength: 3, maxChars: 100 });
-    assert.equal(upper('abc'), 'ABC');
-    assert.equal(upper('abc'), 'ABC');
-    assert.equal(upper('abd'), 'ABD');
-    assert.equal(upper('ab'), 'AB');
-    assert.equal(upper('ab'), 'AB');
-    assert.deepEqual(calls, ['abc', 'abd', 'ab', 'ab']);
-  });
-
-  it('lets the least recently used results go past maxChars, and keeps none heavier than a quarter of it', () => {
-    const { upper, calls } = counted({ minLength: 1, maxChars: 24 });
-    for (const text of ['aaaaa', 'bbbbb', 'ccccc', 'aaaaa', 'ddddd']) upper(text);
-    upper('eeeee'); // 25 characters: 'bbbbb', the least recently used, goes.
-    upper('aaaaa');
-    upper('bbbbb');
-    upper('fffffff'); // heavier than 6: computed, not kept
-    upper('fffffff');
-    assert.deepEqual(calls, ['aaaaa', 'bbbbb', 'ccccc', 'ddddd', 'eeeee', 'bbbbb', 'fffffff', 'fffffff']);
   });
 });
