@@ -4,16 +4,18 @@
  * seed (so that two builds are timed on the same requests). The service runs in this process unless
  * said otherwise, with response validation off and logging silent, as in production.
  *
- *   --probe cpu     [--events 100000 | --database URL] [--requests 2000] [--only TEXT] [--connections 1]
- *                   CPU time per request (client included, which is small), `--connections N` in flight.
- *   --probe feed    [--events 10000 | --database URL] [--requests 400] [--only TEXT] [--allocations]
- *                   CPU and heap per feed request (events-ics, events-jsonld, changes); --allocations
- *                   samples where the bytes were allocated and prints the 25 sites that allocated most.
- *   --probe search  [--events 10000 | --database URL] [--requests 300] [--answers FILE] [--only TEXT]
- *                   CPU per `GET /events?search=` by kind of word, each window a day earlier than the
- *                   last (no remembered reply or total); --answers writes ids, order and X-WP-Total to diff.
- *   --probe ics     [--events 500] [--requests 40]: `GET /events.ics` of 500 events in five zones (a fresh
- *                   SQLite file, through the API), a different window each time: median, p90, max.
+ *   --probe cpu     [--set requests|feed|search|ics] [--events N | --database URL] [--requests N] [--only TEXT]
+ *                   [--connections 1] [--allocations] [--answers FILE]
+ *                   Per row of the set (those whose name contains --only): CPU and wall time per request
+ *                   (client included, which is small), latency p50/p90/max, collections and heap peak.
+ *                   requests (default; 100,000 events, 2,000 requests): eleven reads and writes.
+ *                   feed (10,000 events, 400 requests): events-ics, events-jsonld, changes.
+ *                   search (10,000 events, 300 requests): `GET /events?search=` by kind of word, each
+ *                   window a day earlier than the last (no remembered reply or total).
+ *                   ics (500 events, 40 requests): `GET /events.ics` of events in five zones in a fresh
+ *                   SQLite file (made through the API), a different window each time.
+ *                   --allocations samples where the bytes were allocated and prints the 25 sites that
+ *                   allocated most; --answers FILE writes each answer's ids, order and X-WP-Total to diff.
  *   --probe purge   [--events 2000] [--requests 300] [--rounds 3]: CPU per PATCH without PURGE_URL and with
  *                   it (BANs to a fake cache answering 200 at once), until the last write's BAN is sent.
  *   --probe commit  [--commits 300] [--rounds 2]: one SQLite commit as the service opens it, synced
@@ -27,7 +29,7 @@
  *                   Every statement of each scenario's request with its query plan and median time.
  *   --probe profile --file FILE.cpuprofile [--top 25]: where the time of a `node --cpu-prof` profile goes.
  *
- * The databases (but for ics, purge and commit) must have been seeded (npm run bench).
+ * The databases (but for `--set ics`, purge and commit) must have been seeded (npm run bench).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -51,13 +53,16 @@ import { closedLoop, send, sendJson, type BenchRequest } from './load.js';
 import { SCENARIOS, createEvent, loadSamples, patchEvent, samplesOf, scenario, type Samples } from './scenarios.js';
 import { ADJECTIVES, FORMATS, SUBJECTS } from './seed.js';
 
-const DEFAULT_EVENTS: Record<string, number> = { cpu: 100_000, explain: 100_000, ics: 500, purge: 2000 };
-const DEFAULT_REQUESTS: Record<string, number> = { cpu: 2000, feed: 400, search: 300, ics: 40, purge: 300, memory: 600 };
+// Keyed by probe, or by `--set` for `--probe cpu` (whose sets were probes of their own until 2026-12-01).
+const DEFAULT_EVENTS: Record<string, number> = { requests: 100_000, explain: 100_000, ics: 500, purge: 2000 };
+const DEFAULT_REQUESTS: Record<string, number> = { requests: 2000, feed: 400, search: 300, ics: 40, purge: 300, memory: 600 };
+const defaultOf = (table: Record<string, number>, o: Record<string, unknown>) => table[String(o.probe === 'cpu' ? o.set : o.probe)];
 const SPEC = {
   probe: ['string'],
-  events: ['number', (o) => DEFAULT_EVENTS[String(o.probe)] ?? 10_000, 1, 5_000_000],
+  set: ['string', 'requests'],
+  events: ['number', (o) => defaultOf(DEFAULT_EVENTS, o) ?? 10_000, 1, 5_000_000],
   database: ['string', (o) => c.defaultSqliteUrl(Number(o.events))],
-  requests: ['number', (o) => DEFAULT_REQUESTS[String(o.probe)], 1, 1_000_000],
+  requests: ['number', (o) => defaultOf(DEFAULT_REQUESTS, o), 1, 1_000_000],
   connections: ['number', (o) => (o.probe === 'memory' ? 32 : 1), 1, 256],
   only: ['string'],
   allocations: ['boolean'],
@@ -88,49 +93,119 @@ async function inProcess(url: string, env: Record<string, string | undefined> = 
   return { db, base, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => void db.destroy().then(resolve)))) };
 }
 
-/** `requests` of `make` on `connections` connections, after `warm` unmeasured: this process's CPU ms and the wall ms per request. */
-async function timed(
-  base: string,
-  make: () => BenchRequest,
-  requests: number,
-  o: { connections?: number; warm?: number; onAnswer?: (status: number, body: string, headers: Record<string, string>) => void } = {},
-) {
-  if (o.warm) await closedLoop({ base, connections: 1, requests: o.warm, request: make });
-  const [cpu, started] = [process.cpuUsage(), performance.now()];
-  const result = await closedLoop({ base, connections: o.connections ?? 1, requests, timeout: 120, request: make, onAnswer: o.onAnswer });
-  const used = process.cpuUsage(cpu);
-  if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx and ${result.errors} errors: ${JSON.stringify(result.statusCodes)}`);
-  return { cpuMs: (used.user + used.system) / 1000 / requests, wallMs: (performance.now() - started) / requests, result };
-}
-
 const seeded = (name: string, seed: number, samples: Samples) => {
   const random = c.rng(seed);
   return () => scenario(name).request(samples, random);
 };
 
-async function cpuProbe(o: ProbeOptions): Promise<void> {
-  const app = await inProcess(o.database);
-  const samples = await loadSamples(app.db);
-  let k = 0;
-  const probes: Array<[string, () => BenchRequest]> = [
-    ['GET /events/{id} (a different event each time)', () => ({ path: c.api(`/events/${samples.events[(k = (k + 7919) % samples.events.length)].id}`) })],
-    ['GET /events/{id} (the same event: a remembered reply)', seeded('event-by-id-same', 1, samples)],
-    ['GET /events (default window)', seeded('events-default', 1, samples)],
-    ['GET /events?categories&start_date&end_date&search', seeded('events-filtered', 15, samples)],
-    ['GET /events?search="<phrase>"', seeded('events-search', 16, samples)],
-    ['GET /events?search=<word or phrase>&start_date&end_date', seeded('events-search-words', 17, samples)],
-    ['GET /venues?only_with_upcoming=1', seeded('venues-upcoming', 1, samples)],
-    ['GET /categories', seeded('categories', 1, samples)],
-    ['GET /healthz (the HTTP stack alone)', () => ({ path: '/healthz' })],
-    ['POST /events (venue, organizer, 2 terms)', () => createEvent(samples, Math.random)],
-    ['PATCH /events/{id} (title and cost)', () => patchEvent(samples, Math.random)],
-  ];
-  for (const [name, make] of probes.filter(([name]) => !o.only || name.includes(o.only))) {
-    const { cpuMs, wallMs } = await timed(app.base, make, /^(POST|PATCH)/.test(name) ? Math.min(o.requests, 500) : o.requests, { connections: o.connections, warm: 50 });
-    console.log(`${name.padEnd(48)} ${cpuMs.toFixed(3)} ms CPU/request   ${wallMs.toFixed(3)} ms wall`);
-  }
-  await app.close();
+/** A fresh SQLite file under the temporary folder with an administrator, served in this process. */
+async function scratch(prefix: string, env: Record<string, string> = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const app = await inProcess(`sqlite:${path.join(dir, 'events.sqlite')}`, env);
+  await new UserRepository(app.db).add(c.BENCH_ADMIN.login, 'administrator', c.BENCH_ADMIN.secret);
+  const write = async (method: BenchRequest['method'], route: string, body: unknown) =>
+    Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
+  return { ...app, write, close: () => app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })) };
 }
+
+/** One measured line of `--probe cpu`: a name, the next request, and a check of each answer. */
+type Row = { name: string; make: () => BenchRequest; requests?: number; onAnswer?: (status: number, body: string, headers: Record<string, string>) => void };
+
+/** The service and the rows of one `--set`: the scenarios' requests, the feeds, searches by kind of word, or an ICS feed in five zones. */
+const SETS: Record<string, (o: ProbeOptions) => Promise<{ app: Awaited<ReturnType<typeof inProcess>>; rows: Row[]; finish?: () => void }>> = {
+  async requests(o) {
+    const app = await inProcess(o.database);
+    const samples = await loadSamples(app.db);
+    let k = 0;
+    const row = (name: string, make: () => BenchRequest): Row => ({ name, make, requests: /^(POST|PATCH)/.test(name) ? Math.min(o.requests, 500) : undefined });
+    const rows = [
+      row('GET /events/{id} (a different event each time)', () => ({ path: c.api(`/events/${samples.events[(k = (k + 7919) % samples.events.length)].id}`) })),
+      row('GET /events/{id} (the same event: a remembered reply)', seeded('event-by-id-same', 1, samples)),
+      row('GET /events (default window)', seeded('events-default', 1, samples)),
+      row('GET /events?categories&start_date&end_date&search', seeded('events-filtered', 15, samples)),
+      row('GET /events?search="<phrase>"', seeded('events-search', 16, samples)),
+      row('GET /events?search=<word or phrase>&start_date&end_date', seeded('events-search-words', 17, samples)),
+      row('GET /venues?only_with_upcoming=1', seeded('venues-upcoming', 1, samples)),
+      row('GET /categories', seeded('categories', 1, samples)),
+      row('GET /healthz (the HTTP stack alone)', () => ({ path: '/healthz' })),
+      row('POST /events (venue, organizer, 2 terms)', () => createEvent(samples, Math.random)),
+      row('PATCH /events/{id} (title and cost)', () => patchEvent(samples, Math.random)),
+    ];
+    return { app, rows };
+  },
+  async feed(o) {
+    const app = await inProcess(o.database);
+    const samples = await loadSamples(app.db);
+    return { app, rows: ['events-ics', 'events-jsonld', 'changes'].map((name) => ({ name, make: seeded(name, 31, samples) })) };
+  },
+  async search(o) {
+    const app = await inProcess(o.database);
+    const samples = await loadSamples(app.db);
+    const end = c.day(samples.lastDay + 365 * c.DAY);
+    let shift = 0;
+    // Each window starts a day earlier than the last (all before the calendar, so the answer is the same): neither reply nor total is remembered.
+    const fresh = () => ({ start_date: c.day(samples.firstDay - (730 + (shift++ % 3000)) * c.DAY), end_date: end });
+    const fixed = () => ({ start_date: c.day(samples.firstDay - 730 * c.DAY), end_date: end });
+    const common = (r: () => number) => c.pick(r, [ADJECTIVES, SUBJECTS, FORMATS][Math.floor(r() * 3)]).toLowerCase();
+    const kinds: Array<[string, (r: () => number) => Record<string, string>]> = [
+      ['common word, page 1', (r) => ({ ...fresh(), search: common(r) })],
+      ['common word, pages 1-5 (total remembered)', (r) => ({ ...fixed(), search: common(r), page: String(1 + Math.floor(r() * 5)) })],
+      ['two common words', (r) => ({ ...fresh(), search: `${common(r)} ${common(r)}` })],
+      ['very common word ("the")', () => ({ ...fresh(), search: 'the' })],
+      ['rare title phrase', (r) => ({ ...fresh(), search: `"${c.pick(r, ADJECTIVES)} ${c.pick(r, SUBJECTS)} ${c.pick(r, FORMATS)}"` })],
+      ['word found nowhere', (r) => ({ ...fresh(), search: `zq${Math.floor(r() * 36 ** 5).toString(36)}` })],
+      ['common word, default window', (r) => ({ search: common(r), page: String(1 + Math.floor(r() * 3)) })],
+    ];
+    // --answers: each answer's ids, order and X-WP-Total, to diff two builds' (the warm-up's answers are written too).
+    const answers: string[] = [];
+    const rows = kinds.map(([name, query]): Row => {
+      const r = c.rng(31);
+      const sent: URLSearchParams[] = [];
+      let got = 0;
+      return {
+        name,
+        make: () => (sent.push(new URLSearchParams(query(r))), { path: c.api(`/events?${sent.at(-1)}`) }),
+        onAnswer: (_status, body, headers) => {
+          const q = sent[got++] ?? new URLSearchParams();
+          q.delete('start_date');
+          answers.push(`${name}\t${q}\t${headers['x-wp-total']}\t${((JSON.parse(body) as { events?: Array<{ id: number }> }).events ?? []).map((e) => e.id).join(',')}`);
+        },
+      };
+    });
+    return { app, rows, finish: () => o.answers && fs.writeFileSync(o.answers, `${answers.join('\n')}\n`) };
+  },
+  async ics(o) {
+    const app = await scratch('ics-probe-', { PUBLIC_URL: 'http://bench.test' });
+    const zones = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'UTC+5.5', 'Australia/Sydney'];
+    const [venues, organizers]: number[][] = [[], []];
+    for (let i = 0; i < 20; i++) {
+      venues.push(await app.write('POST', '/venues', { venue: `Hall ${i}`, address: `${i} Main Street`, city: 'Springfield', geo_lat: 40 + i / 10, geo_lng: -70 }));
+      organizers.push(await app.write('POST', '/organizers', { organizer: `Crew ${i}`, email: `crew${i}@example.test` }));
+    }
+    for (let i = 0; i < o.events; i++) {
+      const date = c.day(Date.UTC(2030, 0, 1) + (i % 365) * c.DAY);
+      await app.write('POST', '/events', {
+        title: `Concert ${i}: strings, winds; and voices – 音楽会 🎻`,
+        description: `<p>An evening of music number ${i}.</p><p>${'Long programme text. '.repeat(10)}</p>`,
+        start_date: `${date} 19:00:00`,
+        end_date: `${date} 22:00:00`,
+        all_day: i % 10 === 0,
+        timezone: zones[i % zones.length],
+        venue: venues[i % venues.length],
+        organizer: [organizers[i % organizers.length]],
+        categories: [`Category ${i % 8}`],
+      });
+    }
+    // A window ending on a different day each time: the same events, never a remembered reply.
+    let n = 0;
+    const make = () => ({ path: c.api(`/events.ics?start_date=2030-01-01&end_date=${c.day(Date.UTC(2031, 0, 1) + n++ * c.DAY)}`) });
+    const onAnswer = (_status: number, body: string) => {
+      const events = (body.match(/^BEGIN:VEVENT\r$/gm) ?? []).length;
+      if (events !== o.events) throw new Error(`${events} events in the feed, expected ${o.events}`);
+    };
+    return { app, rows: [{ name: `GET /events.ics (${o.events} events in five zones)`, make, onAnswer }] };
+  },
+};
 
 type AllocationNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocationNode[] };
 
@@ -151,124 +226,50 @@ function printAllocations(head: AllocationNode, count: number): void {
     console.log(`  ${(bytes / count / 1024).toFixed(1).padStart(8)} KB  ${site.split(' < ').reverse().join(' < ')}`);
 }
 
-async function feedProbe(o: ProbeOptions): Promise<void> {
-  const app = await inProcess(o.database);
-  const samples = await loadSamples(app.db);
+/**
+ * `--probe cpu`: each row of the set (those whose name contains --only) warmed by 50 requests on one
+ * connection, then `--requests` on `--connections`: this process's CPU and wall time per request, the
+ * latency's median, p90 and max, the garbage collections and the peak of the heap used.
+ */
+async function cpuProbe(o: ProbeOptions): Promise<void> {
+  const set = SETS[o.set];
+  if (!set) throw new Error(`--set must be one of ${Object.keys(SETS).join(', ')}`);
+  const { app, rows, finish } = await set(o);
   let gcs = 0;
   new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });
-  for (const name of ['events-ics', 'events-jsonld', 'changes'].filter((n) => !o.only || n.includes(o.only))) {
-    const make = seeded(name, 31, samples);
-    await closedLoop({ base: app.base, connections: 1, requests: 30, request: make });
-    const paths = Array.from({ length: o.requests }, make);
-    global.gc?.();
-    const before = v8.getHeapStatistics();
-    let peakUsed = before.used_heap_size;
-    const timer = setInterval(() => (peakUsed = Math.max(peakUsed, v8.getHeapStatistics().used_heap_size)), 5);
-    gcs = 0;
-    const session = o.allocations ? new Session() : undefined;
-    session?.connect();
-    await session?.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-    let i = 0;
-    const { cpuMs } = await timed(app.base, () => paths[i++ % paths.length], o.requests);
-    clearInterval(timer);
-    if (session) {
-      const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } };
-      session.disconnect();
-      printAllocations(profile.head, o.requests);
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  try {
+    for (const row of rows.filter(({ name }) => !o.only || name.includes(o.only))) {
+      const requests = row.requests ?? o.requests;
+      await closedLoop({ base: app.base, connections: 1, requests: Math.min(50, requests), request: row.make, onAnswer: row.onAnswer });
+      global.gc?.();
+      const before = v8.getHeapStatistics().used_heap_size;
+      let peak = before;
+      const timer = setInterval(() => (peak = Math.max(peak, v8.getHeapStatistics().used_heap_size)), 5);
+      gcs = 0;
+      const session = o.allocations ? new Session() : undefined;
+      session?.connect();
+      await session?.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      const [cpu, started] = [process.cpuUsage(), performance.now()];
+      const result = await closedLoop({ base: app.base, connections: o.connections, requests, timeout: 120, request: row.make, onAnswer: row.onAnswer });
+      const used = process.cpuUsage(cpu);
+      const wallMs = (performance.now() - started) / requests;
+      clearInterval(timer);
+      if (result.non2xx || result.errors) throw new Error(`${row.name}: ${result.non2xx} non-2xx and ${result.errors} errors: ${JSON.stringify(result.statusCodes)}`);
+      if (session) {
+        const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } };
+        session.disconnect();
+        printAllocations(profile.head, requests);
+      }
+      const l = result.latencyMs;
+      console.log(
+        `${row.name.padEnd(48)} ${((used.user + used.system) / 1000 / requests).toFixed(3)} ms CPU/request   ${wallMs.toFixed(3)} ms wall   p50 ${l.p50} p90 ${l.p90} max ${l.max} ms   ${gcs} collections   heap used peak ${mb(peak)} MB (from ${mb(before)})`,
+      );
     }
-    const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-    console.log(`${name.padEnd(14)} ${cpuMs.toFixed(3)} ms CPU/request   ${gcs} collections   heap used peak ${mb(peakUsed)} MB (from ${mb(before.used_heap_size)})`);
+    finish?.();
+  } finally {
+    await app.close();
   }
-  await app.close();
-}
-
-async function searchProbe(o: ProbeOptions): Promise<void> {
-  const app = await inProcess(o.database);
-  const samples = await loadSamples(app.db);
-  const end = c.day(samples.lastDay + 365 * c.DAY);
-  let shift = 0;
-  // Each window starts a day earlier than the last (all before the calendar, so the answer is the same): neither reply nor total is remembered.
-  const fresh = () => ({ start_date: c.day(samples.firstDay - (730 + (shift++ % 3000)) * c.DAY), end_date: end });
-  const fixed = () => ({ start_date: c.day(samples.firstDay - 730 * c.DAY), end_date: end });
-  const common = (r: () => number) => c.pick(r, [ADJECTIVES, SUBJECTS, FORMATS][Math.floor(r() * 3)]).toLowerCase();
-  const kinds: Array<[string, (r: () => number) => Record<string, string>]> = [
-    ['common word, page 1', (r) => ({ ...fresh(), search: common(r) })],
-    ['common word, pages 1-5 (total remembered)', (r) => ({ ...fixed(), search: common(r), page: String(1 + Math.floor(r() * 5)) })],
-    ['two common words', (r) => ({ ...fresh(), search: `${common(r)} ${common(r)}` })],
-    ['very common word ("the")', () => ({ ...fresh(), search: 'the' })],
-    ['rare title phrase', (r) => ({ ...fresh(), search: `"${c.pick(r, ADJECTIVES)} ${c.pick(r, SUBJECTS)} ${c.pick(r, FORMATS)}"` })],
-    ['word found nowhere', (r) => ({ ...fresh(), search: `zq${Math.floor(r() * 36 ** 5).toString(36)}` })],
-    ['common word, default window', (r) => ({ search: common(r), page: String(1 + Math.floor(r() * 3)) })],
-  ];
-  const answers: string[] = [];
-  for (const [name, query] of kinds.filter(([name]) => !o.only || name.includes(o.only))) {
-    const r = c.rng(31);
-    const sent: URLSearchParams[] = [];
-    let got = 0;
-    const make = () => (sent.push(new URLSearchParams(query(r))), { path: c.api(`/events?${sent.at(-1)}`) });
-    const { cpuMs, wallMs } = await timed(app.base, make, o.requests, {
-      onAnswer: (_status, body, headers) => {
-        const q = sent[got++] ?? new URLSearchParams();
-        q.delete('start_date');
-        answers.push(`${name}\t${q}\t${headers['x-wp-total']}\t${((JSON.parse(body) as { events?: Array<{ id: number }> }).events ?? []).map((e) => e.id).join(',')}`);
-      },
-    });
-    console.log(`${name.padEnd(44)} ${cpuMs.toFixed(2)} ms CPU/request   ${wallMs.toFixed(2)} ms wall`);
-  }
-  if (o.answers) fs.writeFileSync(o.answers, `${answers.join('\n')}\n`);
-  await app.close();
-}
-
-/** A fresh SQLite file under the temporary folder with an administrator, served in this process. */
-async function scratch(prefix: string, env: Record<string, string> = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const app = await inProcess(`sqlite:${path.join(dir, 'events.sqlite')}`, env);
-  await new UserRepository(app.db).add(c.BENCH_ADMIN.login, 'administrator', c.BENCH_ADMIN.secret);
-  const write = async (method: BenchRequest['method'], route: string, body: unknown) =>
-    Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
-  return { ...app, write, close: () => app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })) };
-}
-
-async function icsProbe(o: ProbeOptions): Promise<void> {
-  const app = await scratch('ics-probe-', { PUBLIC_URL: 'http://bench.test' });
-  const zones = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'UTC+5.5', 'Australia/Sydney'];
-  const [venues, organizers]: number[][] = [[], []];
-  for (let i = 0; i < 20; i++) {
-    venues.push(await app.write('POST', '/venues', { venue: `Hall ${i}`, address: `${i} Main Street`, city: 'Springfield', geo_lat: 40 + i / 10, geo_lng: -70 }));
-    organizers.push(await app.write('POST', '/organizers', { organizer: `Crew ${i}`, email: `crew${i}@example.test` }));
-  }
-  for (let i = 0; i < o.events; i++) {
-    const date = c.day(Date.UTC(2030, 0, 1) + (i % 365) * c.DAY);
-    const description = `<p>An evening of music number ${i}.</p><p>${'Long programme text. '.repeat(10)}</p>`;
-    const [venue, organizer] = [venues[i % venues.length], [organizers[i % organizers.length]]];
-    await app.write('POST', '/events', {
-      title: `Concert ${i}: strings, winds; and voices – 音楽会 🎻`,
-      description,
-      start_date: `${date} 19:00:00`,
-      end_date: `${date} 22:00:00`,
-      all_day: i % 10 === 0,
-      timezone: zones[i % zones.length],
-      venue,
-      organizer,
-      categories: [`Category ${i % 8}`],
-    });
-  }
-  // A window ending on a different day each time: the same events, never a remembered reply; the first three warm up the code and the zone tables.
-  let n = 0;
-  const make = () => ({ path: c.api(`/events.ics?start_date=2030-01-01&end_date=${c.day(Date.UTC(2031, 0, 1) + n++ * c.DAY)}`) });
-  for (let i = 0; i < 3; i++) await send(app.base, make());
-  let bytes = 0;
-  const { result } = await timed(app.base, make, o.requests, {
-    onAnswer: (_status, body) => {
-      const events = (body.match(/^BEGIN:VEVENT\r$/gm) ?? []).length;
-      if (events !== o.events) throw new Error(`${events} events in the feed, expected ${o.events}`);
-      bytes = Buffer.byteLength(body);
-    },
-  });
-  console.log(
-    `GET /events.ics, ${o.events} events, ${(bytes / 1024).toFixed(0)} KiB: median ${result.latencyMs.p50} ms, p90 ${result.latencyMs.p90} ms, max ${result.latencyMs.max} ms (${o.requests} requests)`,
-  );
-  await app.close();
 }
 
 async function purgeProbe(o: ProbeOptions): Promise<void> {
@@ -317,7 +318,8 @@ async function purgeProbe(o: ProbeOptions): Promise<void> {
     const purger = withPurger ? startCachePurger({ db: app.db, config: { publicUrl: undefined, basePath: '/wp-json', purgeUrl }, logger: createLogger('silent') }) : undefined;
     await purger?.ready;
     const [before, started] = [bans, process.cpuUsage()];
-    await timed(app.base, patch, o.requests);
+    const result = await closedLoop({ base: app.base, connections: 1, requests: o.requests, timeout: 120, request: patch });
+    if (result.non2xx || result.errors) throw new Error(`PATCH: ${result.non2xx} non-2xx and ${result.errors} errors`);
     for (let idle = 0; purger && idle < 3;) {
       const seen = bans;
       await c.sleep(20);
@@ -562,9 +564,6 @@ async function profileSummary(o: ProbeOptions): Promise<void> {
 
 const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = {
   cpu: cpuProbe,
-  feed: feedProbe,
-  search: searchProbe,
-  ics: icsProbe,
   purge: purgeProbe,
   commit: commitProbe,
   memory: memoryProbe,
@@ -574,6 +573,8 @@ const PROBES: Record<string, (o: ProbeOptions) => Promise<void>> = {
 
 export async function main(argv: string[]): Promise<void> {
   const o = c.options(argv, SPEC, import.meta.url);
+  // Probes of their own until 2026-12-01: the figures printed in the docs name them.
+  if (o.probe && SETS[o.probe]) throw new Error(`--probe ${o.probe} is now --probe cpu --set ${o.probe} (same options)`);
   if (!o.probe || !PROBES[o.probe]) throw new Error(`--probe must be one of ${Object.keys(PROBES).join(', ')}`);
   c.checkDatabaseUrl(o.database);
   await PROBES[o.probe](o);

@@ -6,7 +6,7 @@
  *
  *   npm run bench -- [options]   (--database mysql://root@127.0.0.1:3306/bench for MySQL/MariaDB)
  *   npm run bench -- --cluster | --soak MINUTES | --webhooks | --cache | --terms | --recurrence [...]
- *   npm run bench -- --probe cpu|feed|search|ics|purge|commit|memory|explain|profile [...]
+ *   npm run bench -- --probe cpu|purge|commit|memory|explain|profile [...]   (cpu: --set requests|feed|search|ics)
  *
  * --scale       the list scenarios at each size, one connection and a 60 s timeout: latency is service time.
  * --skip-seed   reuses the database when it holds about the requested number of events and the current schema.
