@@ -301,7 +301,8 @@ async function measure(
   const metricsBefore = await scrapeRequests(service.base);
   const varnishd = findVarnishd(varnish.port);
   const varnishCpu = () => varnishd?.pids.reduce<number | undefined>((sum, pid) => (sum === undefined ? undefined : (c.cpuMsOf(pid) ?? 0) + sum), 0);
-  const before = { service: c.cpuMsOf(service.child.pid), varnish: varnishCpu(), machine: c.machineBusyMs(), self: process.cpuUsage(), at: performance.now() };
+  const meter = c.usageMeter(service.child.pid);
+  const before = { varnish: varnishCpu(), self: process.cpuUsage() };
   c.log(
     `${o.subscribers} subscribers on ${prepared.urls.length} URLs, polling every ${o.poll} s for ${o.duration} s over ${o.connections} connections; CACHE_MAX_AGE=${o.maxAge}; a PATCH every ${o.writeEvery || '-'} s`,
   );
@@ -323,15 +324,13 @@ async function measure(
       : undefined;
   const client = await runSubscribers(varnish.url, subscriberUrls, o);
   await writes?.stop();
-  const seconds = (performance.now() - before.at) / 1000;
-  const self = process.cpuUsage(before.self);
-  const cores = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : c.round((b - a) / 1000 / seconds, 2));
+  const [{ seconds, serviceCores, machineCores }, self, varnishMs] = [meter(), process.cpuUsage(before.self), varnishCpu()];
   const usage = {
-    seconds: c.round(seconds, 1),
-    serviceCores: cores(before.service, c.cpuMsOf(service.child.pid)),
-    varnishCores: cores(before.varnish, varnishCpu()),
+    seconds,
+    serviceCores,
+    varnishCores: before.varnish === undefined || varnishMs === undefined ? undefined : c.round((varnishMs - before.varnish) / 1000 / seconds, 2),
     loadGeneratorCores: c.round((self.user + self.system) / 1e6 / seconds, 2),
-    machineCores: cores(before.machine, c.machineBusyMs()),
+    machineCores,
   };
   const origin = counter.counts;
   const metricsAfter = await scrapeRequests(service.base);

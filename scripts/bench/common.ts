@@ -262,10 +262,10 @@ export function buildService(): boolean {
 
 /**
  * The service's environment: defaults for everything but the port, the database and the log level.
- * AUTH_FAILURE_LIMIT is raised unless `keepAuthLimit`, so that the failed-login throttle cannot shape a
+ * AUTH_FAILURE_LIMIT is raised so that the failed-login throttle cannot shape a
  * measurement; SQLITE_SYNCHRONOUS is dropped too (a scenario that compares another level sets it).
  */
-export function serviceEnv(url: string, port: number, keepAuthLimit = false): NodeJS.ProcessEnv {
+export function serviceEnv(url: string, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -275,6 +275,7 @@ export function serviceEnv(url: string, port: number, keepAuthLimit = false): No
     SITE_TIMEZONE: 'UTC',
     VALIDATE_RESPONSES: 'false',
     NODE_ENV: 'production',
+    AUTH_FAILURE_LIMIT: '1000000',
   };
   for (const name of [
     'PUBLIC_URL',
@@ -283,14 +284,12 @@ export function serviceEnv(url: string, port: number, keepAuthLimit = false): No
     'BODY_LIMIT',
     'DEBUG',
     'NODE_OPTIONS',
-    'AUTH_FAILURE_LIMIT',
     'AUTH_FAILURE_ADDRESS_LIMIT',
     'AUTH_FAILURE_WINDOW',
     'TRUST_PROXY',
     'SQLITE_SYNCHRONOUS',
   ])
     delete env[name];
-  if (!keepAuthLimit) env.AUTH_FAILURE_LIMIT = '1000000';
   return env;
 }
 
@@ -310,7 +309,6 @@ export interface ServiceOptions {
   env?: (env: NodeJS.ProcessEnv) => void;
   /** Node flags besides `npm start`'s (`--cpu-prof`, which NODE_OPTIONS refuses; `--max-old-space-size=96` to try a setting). */
   flags?: string[];
-  keepAuthLimit?: boolean;
   name?: string;
   /** The path polled until it answers (the namespace index by default). */
   ready?: string;
@@ -320,7 +318,7 @@ export interface ServiceOptions {
 export async function startService(database: string, o: ServiceOptions = {}): Promise<{ child: Child; base: string }> {
   const port = await freePort();
   const start = npmStart();
-  const env: NodeJS.ProcessEnv = { ...serviceEnv(database, port, o.keepAuthLimit), ...start.env };
+  const env: NodeJS.ProcessEnv = { ...serviceEnv(database, port), ...start.env };
   o.env?.(env);
   const entry = o.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
   const child = startNode(o.name ?? 'service', [...start.flags, ...(o.flags ?? []), ...entry], env, true);

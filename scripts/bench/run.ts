@@ -50,7 +50,6 @@ const SPEC = {
   seed: ['number', 42],
   force: ['boolean'],
   'quiet-wait': ['number', 30, 0, 600],
-  'keep-auth-limit': ['boolean'],
   'node-args': ['string', ''],
   timeout: ['number', (o) => (o.scale ? 60 : 10), 1, 120],
   'paired-rounds': ['number', 1, 1, 10],
@@ -243,7 +242,6 @@ async function suite(url: string, events: number, scenarios: Scenario[], opts: O
   if (opts.profile) fs.mkdirSync(opts.profile, { recursive: true });
   const serviceOptions = (env: Record<string, string> = {}): c.ServiceOptions => ({
     tsx: opts.tsx,
-    keepAuthLimit: opts.keepAuthLimit,
     flags: [...opts.nodeArgs.split(/\s+/).filter((a) => a.startsWith('--')), ...profileFlags],
     env: (e) => Object.assign(e, env),
   });
