@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { quantiles, round } from './common.js';
+import { JSON_WRITE, api, quantiles, round } from './common.js';
 
 export type BenchRequest = { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: string };
 
@@ -148,10 +148,10 @@ export function send(base: string, req: BenchRequest, o: { agent?: http.Agent; t
   });
 }
 
-/** `send` that throws on a status of 300 or more, and parses the JSON answer. */
-export async function sendJson(base: string, req: BenchRequest): Promise<{ status: number; json: Record<string, unknown> | undefined; ms: number }> {
-  const answer = await send(base, req);
-  if (answer.status >= 300) throw new Error(`${req.method ?? 'GET'} ${req.path} -> ${answer.status} ${answer.body.slice(0, 300)}`);
+/** A JSON `body` sent as the benchmark's administrator to `route` of the namespace: throws on a status of 300 or more, parses the JSON answer. */
+export async function sendJson(base: string, method: BenchRequest['method'], route: string, body?: unknown) {
+  const answer = await send(base, { method, path: api(route), headers: JSON_WRITE, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (answer.status >= 300) throw new Error(`${method} ${route} -> ${answer.status} ${answer.body.slice(0, 300)}`);
   return { status: answer.status, json: parseJson(answer.body), ms: answer.ms };
 }
 

@@ -103,8 +103,7 @@ async function scratch(prefix: string, env: Record<string, string> = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const app = await inProcess(`sqlite:${path.join(dir, 'events.sqlite')}`, env);
   await new UserRepository(app.db).add(c.BENCH_ADMIN.login, 'administrator', c.BENCH_ADMIN.secret);
-  const write = async (method: BenchRequest['method'], route: string, body: unknown) =>
-    Number((await sendJson(app.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) })).json?.id);
+  const write = async (method: BenchRequest['method'], route: string, body: unknown) => Number((await sendJson(app.base, method, route, body)).json?.id);
   return { ...app, write, close: () => app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })) };
 }
 

@@ -48,8 +48,7 @@ export async function main(argv: string[]): Promise<void> {
   await db.destroy();
 
   let service = await c.startService(o.database);
-  const call = (method: BenchRequest['method'], route: string, body: unknown) =>
-    sendJson(service.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: JSON.stringify(body) });
+  const call = (method: BenchRequest['method'], route: string, body: unknown) => sendJson(service.base, method, route, body);
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
   const createSeries = async (i: number) => {
     const [date, hour] = [c.day(today + (i % 7) * c.DAY), String(8 + (i % 12)).padStart(2, '0')];

@@ -172,8 +172,7 @@ const createWith = (b: Bench, title: string): BenchRequest => ({
   headers: c.JSON_WRITE,
   body: eventBody(b.samples, Math.random, title, { categories: [], tags: [] }),
 });
-const call = (b: Bench, method: BenchRequest['method'], route: string, body?: unknown) =>
-  sendJson(b.base, { method, path: c.api(route), headers: c.JSON_WRITE, body: body === undefined ? undefined : JSON.stringify(body) });
+const call = (b: Bench, method: BenchRequest['method'], route: string, body?: unknown) => sendJson(b.base, method, route, body);
 
 /** A closed loop of `request` on --connections for `seconds`, beside open-loop event creates at --rate when `beside`. */
 async function closed(b: Bench, label: string, request: () => BenchRequest, o: { seconds?: number; beside?: boolean } = {}): Promise<Throughput> {
