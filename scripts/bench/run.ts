@@ -10,7 +10,7 @@
  *
  * --scale       the list scenarios at each size, one connection and a 60 s timeout: latency is service time.
  * --skip-seed   reuses the database when it holds about the requested number of events and the current schema.
- * --profile DIR starts the service with `node --cpu-prof --cpu-prof-dir DIR` (`--probe profile FILE` summarises it).
+ * --profile DIR starts the service with `node --cpu-prof --cpu-prof-dir DIR` (`--probe profile --file FILE` summarises it).
  * --quiet-wait S waits up to S seconds before each measurement until other processes use under 0.3 core.
  * --paired-rounds N  rounds of the alternating windows (alone, beside, beside, alone) of the reads beside the writer.
  */
